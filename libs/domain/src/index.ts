@@ -1,0 +1,2 @@
+export * from './span';
+export * from './events';

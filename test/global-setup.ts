@@ -1,0 +1,2 @@
+// Replaced by the Postgres template-database setup as the storage tests land.
+export default function setup(): void {}
