@@ -1,0 +1,75 @@
+import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from './config/app-config';
+import { HealthController } from './controllers/health.controller';
+import { OtlpIngestController } from './controllers/otlp-ingest.controller';
+import { ReportsController } from './controllers/reports.controller';
+import { DATABASE, openDatabase, type Database } from './database/database';
+import { migrateToLatest } from './database/migrations';
+import { ApiKeyGuard } from './http/api-key.guard';
+import { CheckpointRepository } from './repositories/checkpoint.repository';
+import { EventRepository } from './repositories/event.repository';
+import { ProjectRepository } from './repositories/project.repository';
+import { ReadModelRepository } from './repositories/read-model.repository';
+import { ToolCallQueryRepository } from './repositories/tool-call-query.repository';
+import { ApiKeyService } from './services/api-key.service';
+import { HealthService } from './services/health.service';
+import { IngestService } from './services/ingest.service';
+import { KeyBootstrapService } from './services/key-bootstrap.service';
+import { ProjectorService } from './services/projector.service';
+import { RetryWasteService } from './services/retry-waste.service';
+
+export const repositories = [
+  CheckpointRepository,
+  EventRepository,
+  ProjectRepository,
+  ReadModelRepository,
+  ToolCallQueryRepository,
+];
+export const services = [
+  ApiKeyService,
+  HealthService,
+  IngestService,
+  KeyBootstrapService,
+  ProjectorService,
+  RetryWasteService,
+];
+
+/** Closes the database last, after the HTTP server has drained its in-flight requests. */
+class DatabaseCloser implements OnApplicationShutdown {
+  constructor(@Inject(DATABASE) private readonly database: Database) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.database.destroy();
+  }
+}
+
+@Module({})
+export class AppModule {
+  /** The whole service for `config`; the database is opened and migrated before anything else starts. */
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      controllers: [OtlpIngestController, ReportsController, HealthController],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        {
+          provide: DATABASE,
+          useFactory: async (): Promise<Database> => {
+            const database = openDatabase(config);
+            try {
+              await migrateToLatest(database.db);
+            } catch (error) {
+              await database.destroy();
+              throw error;
+            }
+            return database;
+          },
+        },
+        DatabaseCloser,
+        ApiKeyGuard,
+        ...repositories,
+        ...services,
+      ],
+    };
+  }
+}

@@ -1,0 +1,149 @@
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config/app-config';
+import { openDatabase, type Database } from '../database/database';
+import { migrateToLatest } from '../database/migrations';
+import type { KeyScope } from '../database/schema';
+import { CheckpointRepository } from '../repositories/checkpoint.repository';
+import { EventRepository } from '../repositories/event.repository';
+import { ProjectRepository } from '../repositories/project.repository';
+import { ReadModelRepository } from '../repositories/read-model.repository';
+import { ApiKeyService, hashKey, KEY_SCOPES } from '../services/api-key.service';
+import { ProjectorService } from '../services/projector.service';
+import { ProgressBar } from './progress-bar';
+
+const USAGE = `Usage: npm run errata -- <command>
+
+  migrate                                         apply pending migrations
+  projections rebuild                             rebuild every read model from the event log
+  projects create <name>                          create a project
+  projects list                                   list projects
+  keys create --project <name> --scope <scope> [--label <text>]
+                                                  create a key (ingest | read | admin); printed once
+  keys list --project <name>                      list a project's keys (prefixes only)
+  keys revoke (--id <key id> | --key <key>)       revoke a key
+
+The database is DATABASE_URL, or the embedded PGlite in ERRATA_DATA_DIR (default ./.errata).`;
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      project: { type: 'string' },
+      scope: { type: 'string' },
+      label: { type: 'string' },
+      id: { type: 'string' },
+      key: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const command = positionals.slice(0, 2).join(' ');
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const database = openDatabase(loadConfig());
+  try {
+    await migrateToLatest(database.db);
+    await run(command, positionals, values, database);
+  } finally {
+    await database.destroy();
+  }
+}
+
+async function run(
+  command: string,
+  positionals: string[],
+  values: Record<string, string | boolean | undefined>,
+  database: Database,
+): Promise<void> {
+  const projects = new ProjectRepository(database);
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  switch (command) {
+    case 'migrate':
+      out(`migrations up to date (${database.description})`);
+      return;
+    case 'projections rebuild': {
+      const events = new EventRepository(database);
+      const projector = new ProjectorService(
+        loadConfig(),
+        database,
+        events,
+        new CheckpointRepository(),
+        new ReadModelRepository(),
+      );
+      const progress = new ProgressBar('rebuilding read models', await events.count());
+      const applied = await projector.rebuild((done) => progress.update(done));
+      progress.finish(applied);
+      out(`rebuilt read models from ${applied} events`);
+      return;
+    }
+    case 'projects create': {
+      const name = required(positionals[2], 'a project name');
+      if (await projects.findProject(name)) throw new UsageError(`project "${name}" already exists`);
+      const project = await projects.createProject(name);
+      out(`created project "${project.name}"`);
+      return;
+    }
+    case 'projects list':
+      for (const name of await projects.listProjectNames()) out(name);
+      return;
+    case 'keys create': {
+      const project = await existingProject(projects, values.project);
+      const scope = required(values.scope, '--scope') as KeyScope;
+      if (!KEY_SCOPES.includes(scope)) throw new UsageError(`--scope must be one of ${KEY_SCOPES.join(', ')}`);
+      const label = typeof values.label === 'string' ? values.label : null;
+      const created = await new ApiKeyService(projects).create(project.id, scope, 'cli', label);
+      out(`created ${scope} key ${created.id} for project "${project.name}" (shown only now):`);
+      out(created.key);
+      return;
+    }
+    case 'keys list': {
+      const project = await existingProject(projects, values.project);
+      for (const key of await projects.listKeys(project.id)) {
+        const state = key.revokedAt ? `revoked ${new Date(key.revokedAt).toISOString()}` : 'live';
+        out(`${key.id}  ${key.scope.padEnd(6)}  ${key.keyPrefix}…  ${key.managedBy.padEnd(9)}  ${state}  ${key.label ?? ''}`);
+      }
+      return;
+    }
+    case 'keys revoke': {
+      const { id, key } = values;
+      if (typeof id === 'string' && !/^[0-9a-f-]{36}$/i.test(id)) throw new UsageError('--id must be a key id (a UUID)');
+      const revoked =
+        typeof id === 'string'
+          ? await projects.revokeKey({ id })
+          : typeof key === 'string'
+            ? await projects.revokeKey({ keyHash: hashKey(key) })
+            : null;
+      if (!revoked) throw new UsageError('keys revoke needs --id <key id> or --key <key>');
+      if (revoked.length === 0) throw new UsageError('no live key matches');
+      for (const key of revoked) out(`revoked ${key.scope} key ${key.id} (${key.keyPrefix}…)`);
+      return;
+    }
+    default:
+      throw new UsageError(`unknown command "${positionals.join(' ')}"\n\n${USAGE}`);
+  }
+}
+
+function required<T>(value: T | undefined | boolean, what: string): T {
+  if (value === undefined || value === '' || typeof value === 'boolean') throw new UsageError(`missing ${what}`);
+  return value as T;
+}
+
+async function existingProject(projects: ProjectRepository, name: string | boolean | undefined) {
+  const projectName = required(name, '--project <name>') as string;
+  const project = await projects.findProject(projectName);
+  if (!project) {
+    throw new UsageError(`project "${projectName}" does not exist; create it with: npm run errata -- projects create ${projectName}`);
+  }
+  return project;
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const known = error instanceof UsageError || error instanceof ConfigError || (error as { code?: string })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+  process.stderr.write(`errata: ${error instanceof Error ? (known ? error.message : (error.stack ?? error.message)) : String(error)}\n`);
+  process.exit(known ? 2 : 1);
+});

@@ -1,0 +1,40 @@
+import { Controller, Inject, Post, Req, Res, UnsupportedMediaTypeException, UseFilters, UseGuards } from '@nestjs/common';
+import { encodeTraceResponse, encodingForContentType, partialSuccessMessage } from '@errata/otlp';
+import type { Request, Response } from 'express';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
+import { OtlpExceptionFilter } from '../http/otlp-exception.filter';
+import { readRequestBody } from '../http/read-request-body';
+import type { Principal } from '../services/api-key.service';
+import { IngestService } from '../services/ingest.service';
+
+/** OTLP/HTTP traces receiver (https://opentelemetry.io/docs/specs/otlp/#otlphttp). */
+@Controller('v1')
+@UseGuards(ApiKeyGuard)
+@UseFilters(OtlpExceptionFilter)
+export class OtlpIngestController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly ingest: IngestService,
+  ) {}
+
+  @Post('traces')
+  @RequireScope('ingest')
+  async exportTraces(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response) {
+    const contentType = req.headers['content-type'];
+    const encoding = encodingForContentType(contentType);
+    if (!encoding) {
+      throw new UnsupportedMediaTypeException(
+        `unsupported Content-Type "${contentType ?? ''}"; send application/x-protobuf or application/json`,
+      );
+    }
+    const body = await readRequestBody(req, this.config.maxBodyBytes);
+    const result = await this.ingest.ingest(principal.projectId, body, encoding);
+    const partial =
+      result.rejected.length > 0
+        ? { rejectedSpans: result.rejected.length, errorMessage: partialSuccessMessage(result.rejected) }
+        : undefined;
+    res.status(200).type(encoding === 'json' ? 'application/json' : 'application/x-protobuf');
+    res.send(encodeTraceResponse(encoding, partial));
+  }
+}

@@ -1,0 +1,52 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+/** `migrations/` at the repository root; the same relative place from `src/` (tests) and `dist/` (runtime). */
+export const MIGRATIONS_DIR = resolve(__dirname, '..', '..', '..', '..', 'migrations');
+
+/** Plain `.sql` files, applied in name order, each in its own transaction. */
+class SqlFileMigrationProvider implements MigrationProvider {
+  constructor(private readonly dir: string) {}
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const files = (await readdir(this.dir)).filter((file) => file.endsWith('.sql')).sort();
+    const migrations: Record<string, Migration> = {};
+    for (const file of files) {
+      const text = await readFile(join(this.dir, file), 'utf8');
+      migrations[file.replace(/\.sql$/, '')] = {
+        up: async (db) => {
+          await sql.raw(text).execute(db);
+        },
+      };
+    }
+    return migrations;
+  }
+}
+
+// Migrations are typed against no schema on purpose: old ones must compile whatever the tables become.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function migrator(db: Kysely<any>, dir: string) {
+  return new Migrator({ db, provider: new SqlFileMigrationProvider(dir) });
+}
+
+export class MigrationError extends Error {}
+
+/** Applies every pending migration; returns the names applied now. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function migrateToLatest(db: Kysely<any>, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const { error, results = [] } = await migrator(db, dir).migrateToLatest();
+  const failed = results.find((result) => result.status === 'Error');
+  if (error || failed) {
+    const cause = error instanceof Error ? error.message : String(error ?? '');
+    throw new MigrationError(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${cause}`);
+  }
+  return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}
+
+/** Names of migrations that exist in `dir` but are not applied to the database. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function pendingMigrations(db: Kysely<any>, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const all = await migrator(db, dir).getMigrations();
+  return all.filter((migration) => !migration.executedAt).map((migration) => migration.name);
+}

@@ -1,0 +1,123 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * Table types for Kysely, one interface per table of `migrations/`. Repositories select explicit columns
+ * and cast ids, positions and times to text in SQL, so `pg` and PGlite return the same JavaScript types.
+ */
+type Bytea = ColumnType<Uint8Array, Uint8Array, never>;
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type Xid8 = ColumnType<string, string | undefined, string>;
+type Int8 = ColumnType<string, string | bigint | number, string | bigint | number>;
+
+export interface ProjectTable {
+  id: Generated<number>;
+  name: string;
+  created_at: Generated<Timestamp>;
+}
+
+export type KeyScope = 'ingest' | 'read' | 'admin';
+export type KeyManagedBy = 'env' | 'bootstrap' | 'cli';
+
+export interface ApiKeyTable {
+  id: Generated<string>;
+  project_id: number;
+  scope: KeyScope;
+  key_hash: ColumnType<Uint8Array, Uint8Array, never>;
+  key_prefix: string;
+  managed_by: KeyManagedBy;
+  label: string | null;
+  created_at: Generated<Timestamp>;
+  revoked_at: Timestamp | null;
+}
+
+export interface EventTable {
+  project_id: number;
+  trace_id: Bytea;
+  span_id: Bytea;
+  start_time: Timestamp;
+  global_position: Generated<Int8>;
+  transaction_id: Xid8;
+  type: string;
+  parent_span_id: Bytea | null;
+  end_time: Timestamp;
+  server_name: string | null;
+  tool_name: string | null;
+  outcome: string | null;
+  data: ColumnType<unknown, string, never>;
+  received_at: Generated<Timestamp>;
+}
+
+export interface SpanEdgeTable {
+  project_id: number;
+  trace_id: Bytea;
+  span_id: Bytea;
+  start_time: Timestamp;
+  parent_span_id: Bytea;
+}
+
+export interface IngestBatchTable {
+  id: Generated<Int8>;
+  project_id: number;
+  received_at: Generated<Timestamp>;
+  spans_received: number;
+  events_appended: number;
+  spans_dropped: number;
+  spans_rejected: number;
+}
+
+export interface ProjectionCheckpointTable {
+  name: string;
+  version: number;
+  transaction_id: Xid8;
+  global_position: Int8;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface ToolCallTable {
+  project_id: number;
+  trace_id: Bytea;
+  span_id: Bytea;
+  start_time: Timestamp;
+  parent_span_id: Bytea | null;
+  start_ns: Int8;
+  end_ns: Int8;
+  server_name: string | null;
+  server_version: string | null;
+  tool: string;
+  outcome: string;
+  category: string | null;
+  category_source: string | null;
+  declared_category: string | null;
+  retryable: string | null;
+  empty_as_error: boolean;
+  failure_as_empty: boolean;
+  args_hash: string | null;
+  retry_of: Bytea | null;
+  retry_attempt: number | null;
+  retry_after_ms: number | null;
+  tokens: number | null;
+  rules_version: number;
+}
+
+export interface AgentRunTable {
+  project_id: number;
+  trace_id: Bytea;
+  span_id: Bytea;
+  start_time: Timestamp;
+  parent_span_id: Bytea | null;
+  agent_name: string | null;
+  agent_id: string | null;
+  conversation_id: string | null;
+  role: string | null;
+}
+
+export interface DB {
+  project: ProjectTable;
+  api_key: ApiKeyTable;
+  event: EventTable;
+  span_edge: SpanEdgeTable;
+  ingest_batch: IngestBatchTable;
+  projection_checkpoint: ProjectionCheckpointTable;
+  tool_call: ToolCallTable;
+  agent_run: AgentRunTable;
+}

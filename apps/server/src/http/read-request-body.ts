@@ -1,0 +1,84 @@
+import type { IncomingMessage } from 'node:http';
+import { createGunzip } from 'node:zlib';
+
+export class BodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`request body exceeds ${limit} bytes (measured after decompression)`);
+  }
+}
+export class UnsupportedEncodingError extends Error {
+  constructor(encoding: string) {
+    super(`unsupported Content-Encoding "${encoding}"; send gzip or identity`);
+  }
+}
+export class BadCompressionError extends Error {
+  constructor(cause: string) {
+    super(`request body is not valid gzip: ${cause}`);
+  }
+}
+
+/** Past the limit the rest of the upload is read and discarded (so the client sees the 413), up to this much. */
+const DISCARD_FACTOR = 4;
+
+/**
+ * Reads the whole body, inflating gzip on the fly, and stops keeping bytes once `limit` is exceeded: the limit
+ * applies to the decompressed size, so a small gzip bomb is refused without inflating it all.
+ */
+export function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toString().trim().toLowerCase();
+  if (encoding !== 'gzip' && encoding !== 'identity' && encoding !== '') {
+    return Promise.reject(new UnsupportedEncodingError(encoding));
+  }
+  const declared = Number(req.headers['content-length']);
+  if (encoding !== 'gzip' && Number.isFinite(declared) && declared > limit) {
+    return discardThenReject(req, new BodyTooLargeError(limit), limit);
+  }
+
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    const source = encoding === 'gzip' ? req.pipe(createGunzip()) : req;
+
+    const fail = (error: Error) => {
+      if (failed) return;
+      failed = true;
+      chunks.length = 0;
+      if (source !== req) (source as ReturnType<typeof createGunzip>).destroy();
+      discardThenReject(req, error, limit).catch(reject);
+    };
+
+    source.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) fail(new BodyTooLargeError(limit));
+      else chunks.push(chunk);
+    });
+    source.on('error', (error: Error) => {
+      if (source === req) reject(error);
+      else fail(new BadCompressionError(error.message));
+    });
+    source.on('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks, size));
+    });
+  });
+}
+
+function discardThenReject(req: IncomingMessage, error: Error, limit: number): Promise<never> {
+  return new Promise((_, reject) => {
+    if (req.readableEnded) return reject(error);
+    let discarded = 0;
+    req.unpipe();
+    req.on('data', (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > limit * DISCARD_FACTOR) {
+        req.removeAllListeners('data');
+        req.pause();
+        reject(error);
+      }
+    });
+    req.once('end', () => reject(error));
+    req.once('error', () => reject(error));
+    req.resume();
+  });
+}

@@ -1,0 +1,33 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AppModule } from './app.module';
+import { loadConfig, type AppConfig } from './config/app-config';
+import { DATABASE, type Database } from './database/database';
+
+/** Starts Errata; resolves once it listens. SIGTERM/SIGINT drain in-flight requests, then close the pool. */
+export async function startServer(config: AppConfig = loadConfig()): Promise<NestExpressApplication> {
+  // Nest's body parsers are off: the OTLP route reads its own body (gzip, a post-decompression limit).
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false,
+    logger: ['log', 'warn', 'error'],
+  });
+  app.disable('x-powered-by');
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  await app.listen(config.port, config.host);
+  const database = app.get<Database>(DATABASE);
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  new Logger('Errata').log(
+    `listening on http://${config.host}:${port} (OTLP/HTTP traces: POST /v1/traces) — store: ${database.description}`,
+  );
+  return app;
+}
+
+if (require.main === module) {
+  startServer().catch((error: unknown) => {
+    process.stderr.write(`Errata failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../database/schema';
+import { LOG_START, type LogPosition } from './event.repository';
+
+export interface Checkpoint {
+  readonly version: number;
+  readonly position: LogPosition;
+}
+
+/** Projection checkpoints; every write is a compare-and-set inside the caller's transaction. */
+@Injectable()
+export class CheckpointRepository {
+  async get(db: Kysely<DB>, name: string): Promise<Checkpoint | null> {
+    const row = await db
+      .selectFrom('projection_checkpoint')
+      .select([
+        'version',
+        sql<string>`transaction_id::text`.as('transactionId'),
+        sql<string>`global_position::text`.as('globalPosition'),
+      ])
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return row
+      ? { version: row.version, position: { transactionId: row.transactionId, globalPosition: row.globalPosition } }
+      : null;
+  }
+
+  /** Creates the checkpoint at the log's start unless it exists. */
+  async ensure(db: Kysely<DB>, name: string, version: number): Promise<void> {
+    await db
+      .insertInto('projection_checkpoint')
+      .values({ name, version, transaction_id: LOG_START.transactionId, global_position: LOG_START.globalPosition })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute();
+  }
+
+  /** Moves `expected` → `next`; false when another writer moved it first (the caller must roll back). */
+  async compareAndSet(
+    db: Kysely<DB>,
+    name: string,
+    version: number,
+    expected: LogPosition,
+    next: LogPosition,
+  ): Promise<boolean> {
+    const result = await db
+      .updateTable('projection_checkpoint')
+      .set({
+        transaction_id: sql`${next.transactionId}::xid8`,
+        global_position: next.globalPosition,
+        updated_at: sql`now()`,
+      })
+      .where('name', '=', name)
+      .where('version', '=', version)
+      .where(sql<boolean>`transaction_id = ${expected.transactionId}::xid8`)
+      .where(sql<boolean>`global_position = ${expected.globalPosition}::bigint`)
+      .executeTakeFirst();
+    return result.numUpdatedRows === 1n;
+  }
+
+  /** Back to the log's start, at `version` (a rebuild, or rules that changed). */
+  async reset(db: Kysely<DB>, name: string, version: number): Promise<void> {
+    await db
+      .updateTable('projection_checkpoint')
+      .set({
+        version,
+        transaction_id: LOG_START.transactionId,
+        global_position: LOG_START.globalPosition,
+        updated_at: sql`now()`,
+      })
+      .where('name', '=', name)
+      .execute();
+  }
+}

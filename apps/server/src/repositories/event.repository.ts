@@ -1,0 +1,117 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
+import { DATABASE, type Database } from '../database/database';
+import type { DB } from '../database/schema';
+
+/** An event ready to append; ids are hex, times `timestamptz` text, `data` a JSON document. */
+export interface NewEvent {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId: string | null;
+  readonly startTime: string;
+  readonly endTime: string;
+  readonly type: string;
+  readonly serverName: string | null;
+  readonly toolName: string | null;
+  readonly outcome: string | null;
+  readonly data: string;
+}
+
+/** The place in its trace of a span that is not an event. */
+export interface NewSpanEdge {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly startTime: string;
+  readonly parentSpanId: string;
+}
+
+export interface IngestCounts {
+  readonly received: number;
+  readonly dropped: number;
+  readonly rejected: number;
+}
+
+/** A position in the global log: transaction id first, then sequence (eventstore.md §1). */
+export interface LogPosition {
+  readonly transactionId: string;
+  readonly globalPosition: string;
+}
+
+export const LOG_START: LogPosition = { transactionId: '0', globalPosition: '0' };
+
+@Injectable()
+export class EventRepository {
+  private readonly db: Kysely<DB>;
+
+  constructor(@Inject(DATABASE) database: Database) {
+    this.db = database.db;
+  }
+
+  /**
+   * One statement, so one round trip and one implicit transaction: events, edges and the request's
+   * counts. Duplicates (an exporter retrying, or a span twice in one request) are skipped by the key.
+   */
+  async append(projectId: number, events: readonly NewEvent[], edges: readonly NewSpanEdge[], counts: IngestCounts) {
+    const column = <K extends keyof NewEvent>(key: K) => events.map((event) => event[key]);
+    const edgeColumn = <K extends keyof NewSpanEdge>(key: K) => edges.map((edge) => edge[key]);
+    const { rows } = await sql<{ appended: number }>`
+      WITH appended AS (
+        INSERT INTO event (project_id, trace_id, span_id, start_time, end_time, parent_span_id, type,
+                           server_name, tool_name, outcome, data)
+        SELECT ${projectId}::int, decode(u.trace_id, 'hex'), decode(u.span_id, 'hex'), u.start_time, u.end_time,
+               decode(u.parent_span_id, 'hex'), u.type, u.server_name, u.tool_name, u.outcome, u.data
+          FROM unnest(${column('traceId')}::text[], ${column('spanId')}::text[],
+                      ${column('startTime')}::timestamptz[], ${column('endTime')}::timestamptz[],
+                      ${column('parentSpanId')}::text[], ${column('type')}::text[], ${column('serverName')}::text[],
+                      ${column('toolName')}::text[], ${column('outcome')}::text[], ${column('data')}::jsonb[])
+               AS u(trace_id, span_id, start_time, end_time, parent_span_id, type, server_name, tool_name, outcome, data)
+        ON CONFLICT DO NOTHING
+        RETURNING 1
+      ), edges AS (
+        INSERT INTO span_edge (project_id, trace_id, span_id, start_time, parent_span_id)
+        SELECT ${projectId}::int, decode(e.trace_id, 'hex'), decode(e.span_id, 'hex'), e.start_time,
+               decode(e.parent_span_id, 'hex')
+          FROM unnest(${edgeColumn('traceId')}::text[], ${edgeColumn('spanId')}::text[],
+                      ${edgeColumn('startTime')}::timestamptz[], ${edgeColumn('parentSpanId')}::text[])
+               AS e(trace_id, span_id, start_time, parent_span_id)
+        ON CONFLICT DO NOTHING
+      )
+      INSERT INTO ingest_batch (project_id, spans_received, events_appended, spans_dropped, spans_rejected)
+      SELECT ${projectId}::int, ${counts.received}::int, (SELECT count(*) FROM appended)::int,
+             ${counts.dropped}::int, ${counts.rejected}::int
+      RETURNING events_appended AS appended`.execute(this.db);
+    return { appended: rows[0]?.appended ?? 0 };
+  }
+
+  /**
+   * The next events after `after`, never past a transaction that may still commit below it: rows are read
+   * only from transactions older than every one still running (one statement, one snapshot).
+   */
+  readAfter(db: Kysely<DB>, after: LogPosition, limit: number) {
+    return db
+      .selectFrom('event')
+      .select([
+        sql<string>`transaction_id::text`.as('transactionId'),
+        sql<string>`global_position::text`.as('globalPosition'),
+        'project_id as projectId',
+        'type',
+        'data',
+      ])
+      .where(
+        sql<boolean>`(transaction_id, global_position) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)`,
+      )
+      .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
+      .orderBy('transaction_id')
+      .orderBy('global_position')
+      .limit(limit)
+      .execute();
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db
+      .selectFrom('event')
+      .select(sql<number>`count(*)::int`.as('count'))
+      .executeTakeFirstOrThrow();
+    return row.count;
+  }
+}

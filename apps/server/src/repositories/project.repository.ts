@@ -1,0 +1,132 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
+import { DATABASE, type Database } from '../database/database';
+import type { DB, KeyManagedBy, KeyScope } from '../database/schema';
+
+export interface NewApiKey {
+  readonly projectId: number;
+  readonly scope: KeyScope;
+  readonly keyHash: Buffer;
+  readonly keyPrefix: string;
+  readonly managedBy: KeyManagedBy;
+  readonly label: string | null;
+}
+
+/** Projects and their API keys. Key hashes never leave this repository. */
+@Injectable()
+export class ProjectRepository {
+  private readonly db: Kysely<DB>;
+
+  constructor(@Inject(DATABASE) private readonly database: Database) {
+    this.db = database.db;
+  }
+
+  /** Runs `work` with a repository bound to one transaction. */
+  transaction<T>(work: (repository: ProjectRepository) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => work(new ProjectRepository({ ...this.database, db: trx })));
+  }
+
+  findProject(name: string) {
+    return this.db.selectFrom('project').select(['id', 'name']).where('name', '=', name).executeTakeFirst();
+  }
+
+  async listProjectNames(): Promise<string[]> {
+    const rows = await this.db.selectFrom('project').select('name').orderBy('name').execute();
+    return rows.map((row) => row.name);
+  }
+
+  async countProjects(): Promise<number> {
+    const row = await this.db
+      .selectFrom('project')
+      .select(sql<number>`count(*)::int`.as('count'))
+      .executeTakeFirstOrThrow();
+    return row.count;
+  }
+
+  /** Creates the project unless it exists; returns it either way. */
+  async ensureProject(name: string) {
+    await this.db
+      .insertInto('project')
+      .values({ name })
+      .onConflict((oc) => oc.constraint('project_name_uq').doNothing())
+      .execute();
+    return this.db.selectFrom('project').select(['id', 'name']).where('name', '=', name).executeTakeFirstOrThrow();
+  }
+
+  createProject(name: string) {
+    return this.db.insertInto('project').values({ name }).returning(['id', 'name']).executeTakeFirstOrThrow();
+  }
+
+  insertKey(key: NewApiKey) {
+    return this.db
+      .insertInto('api_key')
+      .values({
+        project_id: key.projectId,
+        scope: key.scope,
+        key_hash: key.keyHash,
+        key_prefix: key.keyPrefix,
+        managed_by: key.managedBy,
+        label: key.label,
+      })
+      .returning(['id', 'scope', 'key_prefix as keyPrefix'])
+      .executeTakeFirstOrThrow();
+  }
+
+  /** The live key with this hash, with its project. */
+  findLiveKeyByHash(keyHash: Buffer) {
+    return this.db
+      .selectFrom('api_key')
+      .innerJoin('project', 'project.id', 'api_key.project_id')
+      .select(['api_key.id', 'api_key.scope', 'api_key.project_id as projectId', 'project.name as projectName'])
+      .where('api_key.key_hash', '=', keyHash)
+      .where('api_key.revoked_at', 'is', null)
+      .executeTakeFirst();
+  }
+
+  listKeys(projectId: number) {
+    return this.db
+      .selectFrom('api_key')
+      .select(['id', 'scope', 'key_prefix as keyPrefix', 'managed_by as managedBy', 'label', 'created_at as createdAt', 'revoked_at as revokedAt'])
+      .where('project_id', '=', projectId)
+      .orderBy('created_at')
+      .execute();
+  }
+
+  /** Revokes live keys matching the id or the hash; returns what was revoked. */
+  revokeKey(match: { id: string } | { keyHash: Buffer }) {
+    return this.db
+      .updateTable('api_key')
+      .set({ revoked_at: sql`now()` })
+      .where('revoked_at', 'is', null)
+      .$if('id' in match, (qb) => qb.where('id', '=', (match as { id: string }).id))
+      .$if('keyHash' in match, (qb) => qb.where('key_hash', '=', (match as { keyHash: Buffer }).keyHash))
+      .returning(['id', 'scope', 'key_prefix as keyPrefix'])
+      .execute();
+  }
+
+  /** Revokes the env and bootstrap keys of a project's scope except the one with `keepHash`. */
+  revokeManagedKeysExcept(projectId: number, scope: KeyScope, keepHash: Buffer) {
+    return this.db
+      .updateTable('api_key')
+      .set({ revoked_at: sql`now()` })
+      .where('project_id', '=', projectId)
+      .where('scope', '=', scope)
+      .where('managed_by', 'in', ['env', 'bootstrap'])
+      .where('revoked_at', 'is', null)
+      .where('key_hash', '!=', keepHash)
+      .execute();
+  }
+
+  /** Un-revokes (or keeps) an env key; returns false when no row has that hash. */
+  async reviveEnvKey(projectId: number, scope: KeyScope, keyHash: Buffer): Promise<boolean> {
+    const rows = await this.db
+      .updateTable('api_key')
+      .set({ revoked_at: null })
+      .where('key_hash', '=', keyHash)
+      .where('project_id', '=', projectId)
+      .where('scope', '=', scope)
+      .returning('id')
+      .execute();
+    return rows.length > 0;
+  }
+}

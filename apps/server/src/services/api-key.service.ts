@@ -1,0 +1,56 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { KeyManagedBy, KeyScope } from '../database/schema';
+import { ProjectRepository } from '../repositories/project.repository';
+
+export const KEY_SCOPES: readonly KeyScope[] = ['ingest', 'read', 'admin'];
+
+export interface Principal {
+  readonly projectId: number;
+  readonly projectName: string;
+  readonly scope: KeyScope;
+}
+
+/** How long a verified key is trusted without asking the database; revocation takes effect within it. */
+const KEY_CACHE_MS = 5_000;
+
+export function hashKey(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+/** What a key of `scope` may do: admin keys can also read and ingest; ingest and read keys only that. */
+export function scopeAllows(scope: KeyScope, needed: KeyScope): boolean {
+  return scope === needed || scope === 'admin';
+}
+
+@Injectable()
+export class ApiKeyService {
+  private readonly cache = new Map<string, { principal: Principal | null; until: number }>();
+
+  constructor(private readonly projects: ProjectRepository) {}
+
+  /** A new random key; only its hash is stored, so this is the one time it can be shown. */
+  async create(projectId: number, scope: KeyScope, managedBy: KeyManagedBy, label: string | null = null) {
+    const key = `errata_${scope}_${randomBytes(24).toString('base64url')}`;
+    const row = await this.projects.insertKey({
+      projectId,
+      scope,
+      keyHash: hashKey(key),
+      keyPrefix: key.slice(0, scope.length + 12),
+      managedBy,
+      label,
+    });
+    return { ...row, key };
+  }
+
+  async verify(key: string): Promise<Principal | null> {
+    const now = Date.now();
+    const cached = this.cache.get(key);
+    if (cached && cached.until > now) return cached.principal;
+    const row = await this.projects.findLiveKeyByHash(hashKey(key));
+    const principal = row ? { projectId: row.projectId, projectName: row.projectName, scope: row.scope } : null;
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(key, { principal, until: now + KEY_CACHE_MS });
+    return principal;
+  }
+}

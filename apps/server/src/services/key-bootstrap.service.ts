@@ -1,0 +1,79 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import type { KeyScope } from '../database/schema';
+import { ProjectRepository } from '../repositories/project.repository';
+import { ApiKeyService, hashKey } from './api-key.service';
+
+export const DEFAULT_PROJECT = 'default';
+
+/**
+ * Makes sure someone can use a fresh install. With ERRATA_INGEST_KEY / ERRATA_READ_KEY set, project `default`
+ * gets exactly those keys for those scopes (earlier env or bootstrap keys of the scope are revoked; keys made
+ * with the CLI stay). Otherwise the first start on an empty database creates `default` and prints its keys once.
+ */
+@Injectable()
+export class KeyBootstrapService implements OnApplicationBootstrap {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly projects: ProjectRepository,
+    private readonly keys: ApiKeyService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const configured: [KeyScope, string | null][] = [
+      ['ingest', this.config.ingestKey],
+      ['read', this.config.readKey],
+    ];
+    const envKeys = configured.filter((entry): entry is [KeyScope, string] => entry[1] !== null);
+    if (envKeys.length > 0) {
+      await this.applyEnvKeys(envKeys);
+      return;
+    }
+    const created = await this.createFirstProject();
+    if (created) printFirstKeys(created);
+  }
+
+  private async applyEnvKeys(envKeys: readonly (readonly [KeyScope, string])[]): Promise<void> {
+    await this.projects.transaction(async (projects) => {
+      const project = await projects.ensureProject(DEFAULT_PROJECT);
+      for (const [scope, key] of envKeys) {
+        const keyHash = hashKey(key);
+        const owner = await projects.findLiveKeyByHash(keyHash);
+        if (owner && (owner.projectId !== project.id || owner.scope !== scope)) {
+          throw new Error(`ERRATA_${scope.toUpperCase()}_KEY is already a ${owner.scope} key of project ${owner.projectName}`);
+        }
+        if (!(await projects.reviveEnvKey(project.id, scope, keyHash))) {
+          await projects.insertKey({
+            projectId: project.id,
+            scope,
+            keyHash,
+            keyPrefix: key.slice(0, 8),
+            managedBy: 'env',
+            label: `ERRATA_${scope.toUpperCase()}_KEY`,
+          });
+        }
+        await projects.revokeManagedKeysExcept(project.id, scope, keyHash);
+      }
+    });
+  }
+
+  private async createFirstProject() {
+    if ((await this.projects.countProjects()) > 0) return null;
+    const project = await this.projects.ensureProject(DEFAULT_PROJECT);
+    if ((await this.projects.listKeys(project.id)).length > 0) return null; // another instance won the race
+    const created = [];
+    for (const scope of ['ingest', 'read', 'admin'] as const) {
+      created.push(await this.keys.create(project.id, scope, 'bootstrap', 'created at first start'));
+    }
+    return { project: project.name, keys: created };
+  }
+}
+
+function printFirstKeys(created: { project: string; keys: { scope: string; key: string }[] }): void {
+  const lines = [
+    `Created project "${created.project}". Its keys are shown only now; store them somewhere safe:`,
+    ...created.keys.map(({ scope, key }) => `  ${scope.padEnd(6)} ${key}`),
+    'Send traces with: Authorization: Bearer <ingest key>. More keys: npm run errata -- keys create --project default --scope read',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,184 @@
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import protobuf from 'protobufjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentTrace } from './support/agent-spans';
+import { listEvents, startTestServer, type TestServer } from './support/server';
+
+const status = protobuf
+  .loadSync(join(__dirname, '../libs/otlp/proto/google/rpc/status.proto'))
+  .lookupType('google.rpc.Status');
+
+function validProtobufBody(agentName = 'bad-input'): Uint8Array {
+  const t0 = Date.UTC(2026, 10, 30, 11, 0, 0);
+  const spans = new AgentTrace().run(agentName, t0, [{ tool: 'search', startMs: t0 + 1, durationMs: 2 }]);
+  return ProtobufTraceSerializer.serializeRequest(spans)!;
+}
+
+function jsonSpan(traceId: string, spanId: string, name = 'tools/call search') {
+  const start = `${BigInt(Date.UTC(2026, 10, 30, 12)) * 1_000_000n}`;
+  return {
+    traceId,
+    spanId,
+    name,
+    kind: 3,
+    startTimeUnixNano: start,
+    endTimeUnixNano: start,
+    attributes: [
+      { key: 'mcp.method.name', value: { stringValue: 'tools/call' } },
+      { key: 'gen_ai.tool.name', value: { stringValue: 'search' } },
+    ],
+  };
+}
+
+function jsonRequest(spans: unknown[]) {
+  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 't' }, spans }] }] });
+}
+
+describe('OTLP/HTTP ingest refuses bad input with the documented status, stores nothing of it, and keeps serving', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('postgres', { ERRATA_MAX_BODY_BYTES: String(16 * 1024 * 1024) });
+  });
+  afterAll(() => server.close());
+
+  async function post(body: Uint8Array | string, headers: Record<string, string>) {
+    const response = await fetch(`${server.url}/v1/traces`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.ingestKey}`, ...headers },
+      body,
+    });
+    return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
+  }
+  const protobufHeaders = { 'content-type': 'application/x-protobuf' };
+  const jsonHeaders = { 'content-type': 'application/json' };
+  const statusMessage = (body: Buffer) => (status.toObject(status.decode(body)) as { message: string }).message;
+  const eventCount = async () => (await listEvents(server.db)).length;
+
+  async function expectRefused(
+    request: () => Promise<{ status: number; headers: Headers; body: Buffer }>,
+    expected: { status: number; message: RegExp; encoding: 'protobuf' | 'json' },
+  ) {
+    const before = await eventCount();
+    const response = await request();
+    expect(response.status).toBe(expected.status);
+    const message =
+      expected.encoding === 'json'
+        ? (JSON.parse(response.body.toString('utf8')) as { message: string }).message
+        : statusMessage(response.body);
+    expect(message).toMatch(expected.message);
+    expect(await eventCount()).toBe(before);
+    const healthy = await post(validProtobufBody(), protobufHeaders);
+    expect(healthy.status).toBe(200);
+  }
+
+  it('400 with a protobuf google.rpc.Status for a truncated protobuf body', async () => {
+    const body = validProtobufBody();
+    await expectRefused(() => post(body.subarray(0, body.length - 7), protobufHeaders), {
+      status: 400,
+      message: /protobuf|decode|invalid|truncat|index out of range/i,
+      encoding: 'protobuf',
+    });
+  });
+
+  it('400 with a JSON google.rpc.Status for invalid JSON', async () => {
+    await expectRefused(() => post('{"resourceSpans": [', jsonHeaders), {
+      status: 400,
+      message: /JSON/i,
+      encoding: 'json',
+    });
+  });
+
+  it('400 for a body that claims gzip but is not', async () => {
+    await expectRefused(() => post(Buffer.from('definitely not gzip'), { ...protobufHeaders, 'content-encoding': 'gzip' }), {
+      status: 400,
+      message: /gzip/i,
+      encoding: 'protobuf',
+    });
+  });
+
+  it('413 for a body over the limit, and for a small gzip body that inflates past it', async () => {
+    const huge = Buffer.alloc(17 * 1024 * 1024, 0x41);
+    await expectRefused(() => post(huge, protobufHeaders), { status: 413, message: /exceeds/, encoding: 'protobuf' });
+    const bomb = gzipSync(Buffer.alloc(40 * 1024 * 1024, 0));
+    expect(bomb.length).toBeLessThan(100 * 1024);
+    await expectRefused(() => post(bomb, { ...protobufHeaders, 'content-encoding': 'gzip' }), {
+      status: 413,
+      message: /decompression/,
+      encoding: 'protobuf',
+    });
+  });
+
+  it('415 for an unknown content type', async () => {
+    await expectRefused(() => post('hello', { 'content-type': 'text/plain' }), {
+      status: 415,
+      message: /Content-Type/,
+      encoding: 'json',
+    });
+  });
+
+  it('401 for a missing or wrong key, 403 for a read key', async () => {
+    const body = validProtobufBody();
+    await expectRefused(
+      () =>
+        fetch(`${server.url}/v1/traces`, { method: 'POST', headers: protobufHeaders, body }).then(async (r) => ({
+          status: r.status,
+          headers: r.headers,
+          body: Buffer.from(await r.arrayBuffer()),
+        })),
+      { status: 401, message: /missing API key/, encoding: 'protobuf' },
+    );
+    await expectRefused(() => post(body, { ...protobufHeaders, authorization: 'Bearer not-a-key' }), {
+      status: 401,
+      message: /invalid or revoked/,
+      encoding: 'protobuf',
+    });
+    await expectRefused(() => post(body, { ...protobufHeaders, authorization: `Bearer ${server.readKey}` }), {
+      status: 403,
+      message: /read key/,
+      encoding: 'protobuf',
+    });
+  });
+
+  it('200 with partial_success for wrong-length and all-zero ids; the valid span is stored', async () => {
+    const good = jsonSpan('5b8efff798038103d269b633813fc60c', 'eee19b7ec3c1b174');
+    const before = await eventCount();
+    const response = await post(
+      jsonRequest([
+        good,
+        jsonSpan('5b8efff798038103d269b633813fc6', 'eee19b7ec3c1b175'),
+        jsonSpan('00000000000000000000000000000000', 'eee19b7ec3c1b176'),
+        jsonSpan('5b8efff798038103d269b633813fc60c', '0000000000000000'),
+        jsonSpan('5b8efff798038103d269b633813fc60c', ''),
+      ]),
+      jsonHeaders,
+    );
+    expect(response.status).toBe(200);
+    const answer = JSON.parse(response.body.toString('utf8')) as {
+      partialSuccess: { rejectedSpans: string; errorMessage: string };
+    };
+    expect(Number(answer.partialSuccess.rejectedSpans)).toBe(4);
+    expect(answer.partialSuccess.errorMessage).toMatch(/4 spans rejected/);
+    const events = await listEvents(server.db);
+    expect(events.length - before).toBe(1);
+    expect(events.at(-1)!.spanId).toBe('eee19b7ec3c1b174');
+  });
+
+  it('200 with partial_success naming the attribute for a 10 MB attribute; the rest is stored', async () => {
+    const big = jsonSpan('6b8efff798038103d269b633813fc60c', 'aee19b7ec3c1b174');
+    big.attributes.push({ key: 'errata.result.text', value: { stringValue: 'x'.repeat(10 * 1024 * 1024) } });
+    const good = jsonSpan('6b8efff798038103d269b633813fc60c', 'aee19b7ec3c1b175');
+    const before = await eventCount();
+    const response = await post(jsonRequest([big, good]), jsonHeaders);
+    expect(response.status).toBe(200);
+    const answer = JSON.parse(response.body.toString('utf8')) as {
+      partialSuccess: { rejectedSpans: string; errorMessage: string };
+    };
+    expect(Number(answer.partialSuccess.rejectedSpans)).toBe(1);
+    expect(answer.partialSuccess.errorMessage).toMatch(/errata\.result\.text/);
+    const events = await listEvents(server.db);
+    expect(events.length - before).toBe(1);
+    expect(events.at(-1)!.spanId).toBe('aee19b7ec3c1b175');
+  });
+});

@@ -1,0 +1,96 @@
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { OTLPTraceExporter as HttpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentTrace } from './support/agent-spans';
+import { listEvents, startTestServer, type TestServer } from './support/server';
+
+/** Spans from the real OTLP exporters, over HTTP, into the event log (protobuf, JSON; gzip or not). */
+describe.each([
+  { exporter: 'exporter-trace-otlp-proto', compression: 'none' },
+  { exporter: 'exporter-trace-otlp-proto', compression: 'gzip' },
+  { exporter: 'exporter-trace-otlp-http', compression: 'none' },
+  { exporter: 'exporter-trace-otlp-http', compression: 'gzip' },
+] as const)('$exporter with compression $compression', ({ exporter: kind, compression }) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('postgres');
+  });
+  afterAll(() => server.close());
+
+  function exporter(): SpanExporter {
+    const options = {
+      url: `${server.url}/v1/traces`,
+      headers: { Authorization: `Bearer ${server.ingestKey}` },
+      compression: compression as never,
+    };
+    return kind === 'exporter-trace-otlp-proto' ? new ProtobufExporter(options) : new HttpJsonExporter(options);
+  }
+
+  function send(target: SpanExporter, spans: ReadableSpan[]): Promise<ExportResult> {
+    return new Promise((resolve) => target.export(spans, resolve));
+  }
+
+  it('stores tool calls and agent runs as the right events, and drops other spans', async () => {
+    const agentTrace = new AgentTrace();
+    const t0 = Date.UTC(2026, 10, 30, 9, 0, 0);
+    const spans = agentTrace.run('planner', t0, [
+      { tool: 'search_tickets', startMs: t0 + 10, durationMs: 25, empty: true },
+      { tool: 'refund', startMs: t0 + 50, durationMs: 40, isError: true, text: 'Refund exceeds policy limit', category: 'business' },
+      { tool: 'lookup', startMs: t0 + 100, durationMs: 5, rpcCode: -32602, text: 'Unknown tool: lookup' },
+    ]);
+    const unrelated = new AgentTrace();
+    const plain = unrelated.run('other', t0, []).map((span) => ({ ...span, name: 'GET /health', attributes: {} }) as ReadableSpan);
+    const target = exporter();
+
+    const result = await send(target, [...spans, ...plain]);
+    await target.shutdown();
+
+    expect(result.code).toBe(ExportResultCode.SUCCESS);
+    const events = await listEvents(server.db);
+    const byTool = Object.fromEntries(events.filter((e) => e.type === 'ToolCallObserved').map((e) => [e.toolName, e]));
+    expect(events.filter((e) => e.type === 'AgentRunObserved')).toHaveLength(1);
+    expect(Object.keys(byTool).sort()).toEqual(['lookup', 'refund', 'search_tickets']);
+    expect(byTool.search_tickets).toMatchObject({ outcome: 'ok_empty', serverName: 'test-server' });
+    expect(byTool.refund).toMatchObject({ outcome: 'tool_error' });
+    expect(byTool.lookup).toMatchObject({ outcome: 'protocol_error' });
+    const agent = spans.find((span) => span.name === 'invoke_agent planner')!;
+    for (const event of Object.values(byTool)) {
+      expect(event.parentSpanId).toBe(agent.spanContext().spanId);
+      expect(event.traceId).toBe(agent.spanContext().traceId);
+    }
+    const refund = spans.find((span) => span.name === 'tools/call refund')!;
+    expect(byTool.refund!.spanId).toBe(refund.spanContext().spanId);
+    expect(byTool.refund!.data).toMatchObject({
+      tool: 'refund',
+      declared: { category: 'business' },
+      span: { startTimeUnixNano: `${BigInt(t0 + 50) * 1_000_000n}` },
+    });
+    expect(events.some((e) => e.data && JSON.stringify(e.data).includes('GET /health'))).toBe(false);
+    await agentTrace.shutdown();
+    await unrelated.shutdown();
+  });
+
+  it('stores each span once when the same export is delivered twice, as exporters do on retry', async () => {
+    const agentTrace = new AgentTrace();
+    const t0 = Date.UTC(2026, 10, 30, 10, 0, 0);
+    const spans = agentTrace.run('retrier', t0, [
+      { tool: 'fetch_page', startMs: t0 + 1, durationMs: 3, isError: true, text: 'upstream timed out' },
+      { tool: 'fetch_page', startMs: t0 + 10, durationMs: 3 },
+    ]);
+    const before = (await listEvents(server.db)).length;
+    const target = exporter();
+
+    const first = await send(target, spans);
+    const second = await send(target, spans);
+    await target.shutdown();
+
+    expect([first.code, second.code]).toEqual([ExportResultCode.SUCCESS, ExportResultCode.SUCCESS]);
+    const events = await listEvents(server.db);
+    expect(events.length - before).toBe(spans.length);
+    const ids = spans.map((span) => span.spanContext().spanId);
+    expect(events.filter((e) => ids.includes(e.spanId))).toHaveLength(spans.length);
+    await agentTrace.shutdown();
+  });
+});

@@ -1,0 +1,99 @@
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
+
+export interface ToolCallSpec {
+  readonly tool: string;
+  readonly server?: string;
+  readonly startMs: number;
+  readonly durationMs: number;
+  readonly isError?: boolean;
+  readonly empty?: boolean;
+  readonly text?: string;
+  readonly category?: string;
+  readonly argsHash?: string;
+  readonly rpcCode?: number;
+  readonly extra?: Attributes;
+}
+
+/**
+ * Real OpenTelemetry SDK spans shaped as DOMAIN.md §5 says an instrumented agent sends them: an
+ * `invoke_agent` span with `tools/call` CLIENT children. Collected in memory, then exported by whatever
+ * exporter the test wants to exercise.
+ */
+export class AgentTrace {
+  readonly memory = new InMemorySpanExporter();
+  private readonly provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'test-agent' }),
+    spanProcessors: [new SimpleSpanProcessor(this.memory)],
+  });
+  private readonly tracer = this.provider.getTracer('errata-tests');
+
+  run(agentName: string, startMs: number, calls: readonly ToolCallSpec[], role = 'coordinator'): ReadableSpan[] {
+    const agent = this.tracer.startSpan(`invoke_agent ${agentName}`, {
+      kind: SpanKind.INTERNAL,
+      startTime: startMs,
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': agentName,
+        'gen_ai.agent.id': `${agentName}-1`,
+        'errata.agent.role': role,
+      },
+    });
+    const parent = trace.setSpan(context.active(), agent);
+    let endMs = startMs;
+    for (const call of calls) {
+      this.toolCall(parent, call);
+      endMs = Math.max(endMs, call.startMs + call.durationMs);
+    }
+    agent.end(endMs + 1);
+    return this.memory.getFinishedSpans();
+  }
+
+  private toolCall(parent: ReturnType<typeof context.active>, call: ToolCallSpec): Span {
+    const attributes: Attributes = {
+      'mcp.method.name': 'tools/call',
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': call.tool,
+      'jsonrpc.request.id': String(call.startMs),
+      'network.transport': 'pipe',
+      'errata.server.name': call.server ?? 'test-server',
+      'errata.server.version': '1.0.0',
+      'errata.args.hash': call.argsHash ?? 'a1b2c3d4e5f60718293a4b5c6d7e8f90',
+      'errata.args.size': 42,
+      ...(call.extra ?? {}),
+    };
+    if (call.rpcCode !== undefined) {
+      attributes['error.type'] = String(call.rpcCode);
+      attributes['rpc.response.status_code'] = String(call.rpcCode);
+    } else {
+      attributes['errata.result.is_error'] = call.isError ?? false;
+      attributes['errata.result.empty'] = call.empty ?? false;
+      attributes['errata.result.item_count'] = call.empty ? 0 : 1;
+      if (call.isError) attributes['error.type'] = 'tool_error';
+      if (call.text !== undefined) attributes['errata.result.text'] = call.text;
+      if (call.category !== undefined) attributes['errata.error.category'] = call.category;
+    }
+    const span = this.tracer.startSpan(
+      `tools/call ${call.tool}`,
+      { kind: SpanKind.CLIENT, startTime: call.startMs, attributes },
+      parent,
+    );
+    if (call.isError || call.rpcCode !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: call.text ?? '' });
+    span.end(call.startMs + call.durationMs);
+    return span;
+  }
+
+  spans(): ReadableSpan[] {
+    return this.memory.getFinishedSpans();
+  }
+
+  async shutdown(): Promise<void> {
+    await this.provider.shutdown();
+  }
+}

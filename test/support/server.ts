@@ -1,0 +1,77 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { sql, type Kysely } from 'kysely';
+import { inject } from 'vitest';
+import { loadConfig } from '../../apps/server/src/config/app-config';
+import { DATABASE, type Database } from '../../apps/server/src/database/database';
+import type { DB } from '../../apps/server/src/database/schema';
+import { startServer } from '../../apps/server/src/main';
+import { ProjectorService } from '../../apps/server/src/services/projector.service';
+import { createTestDatabase } from './postgres';
+
+export type Store = 'postgres' | 'pglite';
+
+export interface TestServer {
+  readonly url: string;
+  readonly ingestKey: string;
+  readonly readKey: string;
+  readonly db: Kysely<DB>;
+  readonly app: NestExpressApplication;
+  /** Projects everything committed so far into the read models. */
+  catchUp(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The real service, in process, on an ephemeral port, with a database (or PGlite directory) of its own. */
+export async function startTestServer(store: Store, env: Record<string, string> = {}): Promise<TestServer> {
+  const ingestKey = `test-ingest-${randomBytes(8).toString('hex')}`;
+  const readKey = `test-read-${randomBytes(8).toString('hex')}`;
+  const database = store === 'postgres' ? await createTestDatabase(inject('templateDatabase')) : null;
+  const dataDir = await mkdtemp(join(tmpdir(), 'errata-test-'));
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ERRATA_DATA_DIR: dataDir,
+    ERRATA_INGEST_KEY: ingestKey,
+    ERRATA_READ_KEY: readKey,
+    ...(database ? { DATABASE_URL: database.url } : {}),
+    ...env,
+  });
+  const app = await startServer(config);
+  const address = app.getHttpServer().address() as { port: number };
+  const projector = app.get(ProjectorService);
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    ingestKey,
+    readKey,
+    db: app.get<Database>(DATABASE).db,
+    app,
+    catchUp: () => projector.catchUp(),
+    async close() {
+      await app.close();
+      await database?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Events in the log, oldest first, with hex ids. */
+export function listEvents(db: Kysely<DB>) {
+  return db
+    .selectFrom('event')
+    .select([
+      sql<string>`encode(trace_id, 'hex')`.as('traceId'),
+      sql<string>`encode(span_id, 'hex')`.as('spanId'),
+      sql<string | null>`encode(parent_span_id, 'hex')`.as('parentSpanId'),
+      'type',
+      'server_name as serverName',
+      'tool_name as toolName',
+      'outcome',
+      'data',
+    ])
+    .orderBy('global_position')
+    .execute();
+}
