@@ -41,7 +41,7 @@ describe.each([
       { tool: 'lookup', startMs: t0 + 100, durationMs: 5, rpcCode: -32602, text: 'Unknown tool: lookup' },
     ]);
     const unrelated = new AgentTrace();
-    const plain = unrelated.run('other', t0, []).map((span) => ({ ...span, name: 'GET /health', attributes: {} }) as ReadableSpan);
+    const plain = unrelated.plain('GET /health', t0);
     const target = exporter();
 
     const result = await send(target, [...spans, ...plain]);

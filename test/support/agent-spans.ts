@@ -89,6 +89,12 @@ export class AgentTrace {
     return span;
   }
 
+  /** A span of some other instrumentation, which Errata accepts and drops. */
+  plain(name: string, startMs: number): ReadableSpan[] {
+    this.tracer.startSpan(name, { kind: SpanKind.SERVER, startTime: startMs }).end(startMs + 1);
+    return this.memory.getFinishedSpans();
+  }
+
   spans(): ReadableSpan[] {
     return this.memory.getFinishedSpans();
   }

@@ -49,7 +49,7 @@ export async function startTestServer(store: Store, env: Record<string, string> 
     readKey,
     db: app.get<Database>(DATABASE).db,
     app,
-    catchUp: () => projector.catchUp(),
+    catchUp: () => projector.settle(),
     async close() {
       await app.close();
       await database?.drop();

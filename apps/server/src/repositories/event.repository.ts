@@ -39,6 +39,14 @@ export interface LogPosition {
 
 export const LOG_START: LogPosition = { transactionId: '0', globalPosition: '0' };
 
+/** Log order: negative when `a` comes before `b`. */
+export function compareLogPositions(a: LogPosition, b: LogPosition): number {
+  const byTransaction = BigInt(a.transactionId) - BigInt(b.transactionId);
+  if (byTransaction !== 0n) return byTransaction < 0n ? -1 : 1;
+  const byPosition = BigInt(a.globalPosition) - BigInt(b.globalPosition);
+  return byPosition === 0n ? 0 : byPosition < 0n ? -1 : 1;
+}
+
 @Injectable()
 export class EventRepository {
   private readonly db: Kysely<DB>;
@@ -105,6 +113,18 @@ export class EventRepository {
       .orderBy('global_position')
       .limit(limit)
       .execute();
+  }
+
+  /** The last committed event in log order, or null for an empty log. */
+  async lastPosition(): Promise<LogPosition | null> {
+    const row = await this.db
+      .selectFrom('event')
+      .select([sql<string>`transaction_id::text`.as('transactionId'), sql<string>`global_position::text`.as('globalPosition')])
+      .orderBy('transaction_id', 'desc')
+      .orderBy('global_position', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ?? null;
   }
 
   async count(): Promise<number> {

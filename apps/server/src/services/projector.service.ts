@@ -11,7 +11,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DATABASE, type Database } from '../database/database';
 import { projectEvents } from '../projections/read-model.projection';
 import { CheckpointRepository } from '../repositories/checkpoint.repository';
-import { EventRepository, LOG_START } from '../repositories/event.repository';
+import { compareLogPositions, EventRepository, LOG_START } from '../repositories/event.repository';
 import { ReadModelRepository } from '../repositories/read-model.repository';
 
 export const READ_MODELS_PROJECTION = 'read-models';
@@ -96,6 +96,26 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     return total;
   }
 
+  /**
+   * Waits until the read models include every event committed before the call, projecting here or letting
+   * whichever instance holds the projector lock do it. Returns how many events this call applied.
+   */
+  async settle(onProgress?: ProgressListener, timeoutMs = 60_000): Promise<number> {
+    const target = await this.events.lastPosition();
+    const deadline = Date.now() + timeoutMs;
+    let applied = 0;
+    for (;;) {
+      applied += await this.catchUp((done) => onProgress?.(applied + done));
+      const checkpoint = await this.checkpoints.get(this.database.db, READ_MODELS_PROJECTION);
+      const reached =
+        target === null ||
+        (checkpoint?.version === READ_MODELS_VERSION && compareLogPositions(checkpoint.position, target) >= 0);
+      if (reached) return applied;
+      if (Date.now() > deadline) throw new Error(`read models did not catch up with the log within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   /** Empties the read models and replays the whole log into them. */
   async rebuild(onProgress?: ProgressListener): Promise<number> {
     await this.database.db.transaction().execute(async (trx) => {
@@ -104,7 +124,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       await this.readModels.truncate(trx);
       await this.checkpoints.reset(trx, READ_MODELS_PROJECTION, READ_MODELS_VERSION);
     });
-    return this.catchUp(onProgress);
+    return this.settle(onProgress);
   }
 
   private async run(): Promise<void> {
