@@ -1,0 +1,111 @@
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { AgentTrace } from './support/agent-spans';
+import { createTestDatabase, type TestDatabase } from './support/postgres';
+import { spawnServer } from './support/server-process';
+
+const CLI = join(__dirname, '../apps/server/dist/cli/errata.js');
+const run = promisify(execFile);
+
+function cli(database: TestDatabase, ...args: string[]) {
+  return run(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: database.url } }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+  );
+}
+
+const body = () => {
+  const t0 = Date.UTC(2026, 10, 30, 14);
+  return ProtobufTraceSerializer.serializeRequest(new AgentTrace().run('cli', t0, [{ tool: 'x', startMs: t0, durationMs: 1 }]))!;
+};
+
+async function ingest(url: string, key: string) {
+  const response = await fetch(`${url}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${key}` },
+    body: body(),
+  });
+  return response.status;
+}
+
+async function readReport(url: string, key: string) {
+  const response = await fetch(`${url}/api/v1/reports/retry-waste`, { headers: { authorization: `Bearer ${key}` } });
+  return response.status;
+}
+
+describe('projects and keys', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('templateDatabase'));
+  });
+  afterAll(() => database.drop());
+
+  it('first start on an empty database creates project default and prints its keys once', async () => {
+    const first = await spawnServer({ DATABASE_URL: database.url });
+    const printed = [...first.output().matchAll(/^\s+(ingest|read|admin)\s+(errata_\S+)$/gm)].map((m) => [m[1], m[2]]);
+    expect(first.output()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ .*store: PostgreSQL at postgres:\/\//);
+    const keys = Object.fromEntries(printed) as Record<string, string>;
+    expect(Object.keys(keys).sort()).toEqual(['admin', 'ingest', 'read']);
+    expect(await ingest(first.url, keys.ingest!)).toBe(200);
+    expect(await readReport(first.url, keys.read!)).toBe(200);
+    expect(await readReport(first.url, keys.ingest!)).toBe(403); // ingest keys cannot read
+    expect(await ingest(first.url, keys.read!)).toBe(403); // read keys cannot ingest
+    first.child.kill('SIGTERM');
+    await once(first.child, 'exit');
+
+    const second = await spawnServer({ DATABASE_URL: database.url });
+    expect(second.output()).not.toMatch(/errata_ingest_/);
+    expect(await ingest(second.url, keys.ingest!)).toBe(200);
+
+    // The CLI: a new read key works at once; revoked, it is refused.
+    const created = await cli(database, 'keys', 'create', '--project', 'default', '--scope', 'read', '--label', 'dashboard');
+    expect(created.code).toBe(0);
+    const newKey = created.stdout.trim().split('\n').at(-1)!;
+    expect(newKey).toMatch(/^errata_read_/);
+    expect(await readReport(second.url, newKey)).toBe(200);
+    const listed = await cli(database, 'keys', 'list', '--project', 'default');
+    expect(listed.stdout).toMatch(/read\s+errata_read_\S+…\s+cli\s+live\s+dashboard/);
+    const revoked = await cli(database, 'keys', 'revoke', '--key', newKey);
+    expect(revoked.stdout).toMatch(/revoked read key/);
+    await new Promise((resolve) => setTimeout(resolve, 5_100)); // the key cache trusts a verified key for 5 s
+    expect(await readReport(second.url, newKey)).toBe(401);
+    second.child.kill('SIGTERM');
+    await once(second.child, 'exit');
+  }, 60_000);
+
+  it('ERRATA_INGEST_KEY / ERRATA_READ_KEY: project default has exactly those keys; a changed key replaces the old', async () => {
+    const env = { DATABASE_URL: database.url, ERRATA_INGEST_KEY: 'env-ingest-1', ERRATA_READ_KEY: 'env-read-1' };
+    const first = await spawnServer(env);
+    expect(first.output()).not.toMatch(/errata_ingest_/);
+    expect(await ingest(first.url, 'env-ingest-1')).toBe(200);
+    expect(await readReport(first.url, 'env-read-1')).toBe(200);
+    first.child.kill('SIGTERM');
+    await once(first.child, 'exit');
+
+    const second = await spawnServer({ ...env, ERRATA_INGEST_KEY: 'env-ingest-2' });
+    expect(await ingest(second.url, 'env-ingest-2')).toBe(200);
+    expect(await ingest(second.url, 'env-ingest-1')).toBe(401);
+    expect(await readReport(second.url, 'env-read-1')).toBe(200);
+    second.child.kill('SIGTERM');
+    await once(second.child, 'exit');
+    const listed = await cli(database, 'keys', 'list', '--project', 'default');
+    const liveEnvKeys = listed.stdout.split('\n').filter((line) => /\benv\b/.test(line) && /\blive\b/.test(line));
+    expect(liveEnvKeys).toHaveLength(2);
+  }, 60_000);
+
+  it('the CLI explains bad input and exits non-zero', async () => {
+    const noProject = await cli(database, 'keys', 'create', '--project', 'nope', '--scope', 'read');
+    expect(noProject.code).toBe(2);
+    expect(noProject.stderr).toMatch(/project "nope" does not exist; create it with/);
+    const badScope = await cli(database, 'keys', 'create', '--project', 'default', '--scope', 'root');
+    expect(badScope.stderr).toMatch(/--scope must be one of ingest, read, admin/);
+    const unknown = await cli(database, 'frobnicate');
+    expect(unknown.stderr).toMatch(/unknown command "frobnicate"/);
+    const revokeNothing = await cli(database, 'keys', 'revoke', '--key', 'no-such-key');
+    expect(revokeNothing.stderr).toMatch(/no live key matches/);
+  });
+});

@@ -1,0 +1,110 @@
+import { once } from 'node:events';
+import { request } from 'node:http';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { Client } from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { AgentTrace, type ToolCallSpec } from './support/agent-spans';
+import { createTestDatabase, type TestDatabase } from './support/postgres';
+import { listEvents, startTestServer, type TestServer } from './support/server';
+import { spawnServer } from './support/server-process';
+
+function manyCalls(count: number, t0: number): ToolCallSpec[] {
+  return Array.from({ length: count }, (_, i) => ({ tool: `tool_${i % 7}`, startMs: t0 + i * 2, durationMs: 1 }));
+}
+
+describe('overload: 503 + Retry-After, and exporters that retry lose nothing', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('postgres', { ERRATA_MAX_CONCURRENT_INGESTS: '1' });
+  });
+  afterAll(() => server.close());
+
+  it('refuses past the concurrency limit with 503 and Retry-After; retried exports all land', async () => {
+    const traces = Array.from({ length: 8 }, (_, i) => {
+      const t0 = Date.UTC(2026, 10, 30, 16, i);
+      return new AgentTrace().run(`agent-${i}`, t0, manyCalls(300, t0));
+    });
+    const bodies = traces.map((spans) => ProtobufTraceSerializer.serializeRequest(spans)!);
+    const raw = await Promise.all(
+      bodies.map((body) =>
+        fetch(`${server.url}/v1/traces`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
+          body,
+        }),
+      ),
+    );
+    const refused = raw.filter((response) => response.status === 503);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((response) => response.headers.get('retry-after') === '1')).toBe(true);
+    expect(raw.every((response) => response.status === 200 || response.status === 503)).toBe(true);
+
+    // The same exports through the real exporter, which honours Retry-After: everything arrives, once.
+    const exporter = new OTLPTraceExporter({
+      url: `${server.url}/v1/traces`,
+      headers: { Authorization: `Bearer ${server.ingestKey}` },
+      timeoutMillis: 30_000,
+    });
+    const results = await Promise.all(
+      traces.map((spans) => new Promise<ExportResult>((resolve) => exporter.export(spans, resolve))),
+    );
+    await exporter.shutdown();
+    expect(results.map((result) => result.code)).toEqual(traces.map(() => ExportResultCode.SUCCESS));
+    const stored = new Set((await listEvents(server.db)).map((event) => event.spanId));
+    const sent = traces.flat().map((span) => span.spanContext().spanId);
+    expect(sent.filter((id) => !stored.has(id))).toEqual([]);
+    expect(stored.size).toBe(sent.length);
+  }, 60_000);
+});
+
+describe('graceful shutdown on SIGTERM', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('templateDatabase'));
+  });
+  afterAll(() => database.drop());
+
+  it('finishes the request in flight, stores it, then exits and releases its connections', async () => {
+    const server = await spawnServer({ DATABASE_URL: database.url, ERRATA_INGEST_KEY: 'drain-key' });
+    const t0 = Date.UTC(2026, 10, 30, 17);
+    const spans = new AgentTrace().run('drain', t0, manyCalls(200, t0));
+    const body = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
+    const { port } = new URL(server.url);
+
+    const upload = request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/v1/traces',
+      headers: {
+        'content-type': 'application/x-protobuf',
+        'content-length': body.length,
+        authorization: 'Bearer drain-key',
+      },
+    });
+    const answered = once(upload, 'response');
+    upload.write(body.subarray(0, 100)); // the request is in flight...
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    server.child.kill('SIGTERM'); // ...when the server is told to stop
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(server.child.exitCode).toBeNull(); // still draining
+    upload.end(body.subarray(100));
+    const [response] = (await answered) as [import('node:http').IncomingMessage];
+    response.resume();
+    expect(response.statusCode).toBe(200);
+    await once(server.child, 'exit');
+
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    const stored = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM event');
+    const connections = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    await client.end();
+    expect(stored.rows[0]!.n).toBe(spans.length);
+    expect(connections.rows[0]!.n).toBe(0);
+    expect(server.output()).not.toMatch(/error/i);
+  }, 60_000);
+});
