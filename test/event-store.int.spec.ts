@@ -2,7 +2,11 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint.repository';
 import { EventRepository, LOG_START, type NewEvent } from '../apps/server/src/repositories/event.repository';
-import { READ_MODELS_PROJECTION, READ_MODELS_VERSION, ProjectorService } from '../apps/server/src/services/projector.service';
+import {
+  READ_MODELS_PROJECTION,
+  READ_MODELS_VERSION,
+  ProjectorService,
+} from '../apps/server/src/services/projector.service';
 import { startTestServer, type Store, type TestServer } from './support/server';
 
 function event(spanId: string, startTime = '2026-11-30T15:00:00.000001Z'): NewEvent {
@@ -17,7 +21,13 @@ function event(spanId: string, startTime = '2026-11-30T15:00:00.000001Z'): NewEv
     toolName: null,
     outcome: null,
     data: JSON.stringify({
-      span: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId, parentSpanId: null, startTimeUnixNano: '1', endTimeUnixNano: '2' },
+      span: {
+        traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+        spanId,
+        parentSpanId: null,
+        startTimeUnixNano: '1',
+        endTimeUnixNano: '2',
+      },
       agentName: 'a',
       agentId: null,
       conversationId: null,
@@ -35,15 +45,31 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
     // The background projector only runs at start here, so each test decides when batches are projected.
     server = await startTestServer(store, { ERRATA_PROJECTION_POLL_MS: '600000' });
     events = server.app.get(EventRepository);
-    projectId = (await server.db.selectFrom('project').select('id').where('name', '=', 'default').executeTakeFirstOrThrow()).id;
+    projectId = (
+      await server.db
+        .selectFrom('project')
+        .select('id')
+        .where('name', '=', 'default')
+        .executeTakeFirstOrThrow()
+    ).id;
   }, 120_000);
   afterAll(() => server?.close());
 
   const counts = { received: 3, dropped: 0, rejected: 0 };
 
   it('appends idempotently by (project, trace, span, start): duplicates across and within requests are stored once', async () => {
-    const first = await events.append(projectId, [event('0000000000000001'), event('0000000000000002')], [], counts);
-    const again = await events.append(projectId, [event('0000000000000002'), event('0000000000000003'), event('0000000000000003')], [], counts);
+    const first = await events.append(
+      projectId,
+      [event('0000000000000001'), event('0000000000000002')],
+      [],
+      counts,
+    );
+    const again = await events.append(
+      projectId,
+      [event('0000000000000002'), event('0000000000000003'), event('0000000000000003')],
+      [],
+      counts,
+    );
     expect(first.appended).toBe(2);
     expect(again.appended).toBe(1);
     const batches = await server.db
@@ -55,9 +81,17 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
   });
 
   it('keeps the log append-only: rows keep their position when re-sent', async () => {
-    const before = await server.db.selectFrom('event').select(sql<string>`global_position::text`.as('p')).orderBy('global_position').execute();
+    const before = await server.db
+      .selectFrom('event')
+      .select(sql<string>`global_position::text`.as('p'))
+      .orderBy('global_position')
+      .execute();
     await events.append(projectId, [event('0000000000000001')], [], counts);
-    const after = await server.db.selectFrom('event').select(sql<string>`global_position::text`.as('p')).orderBy('global_position').execute();
+    const after = await server.db
+      .selectFrom('event')
+      .select(sql<string>`global_position::text`.as('p'))
+      .orderBy('global_position')
+      .execute();
     expect(after).toEqual(before);
   });
 
@@ -69,9 +103,18 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
     expect(current?.version).toBe(READ_MODELS_VERSION);
     const stale = LOG_START;
     // A zombie projector that still believes the checkpoint is at the start cannot move it.
-    const moved = await checkpoints.compareAndSet(server.db, READ_MODELS_PROJECTION, READ_MODELS_VERSION, stale, current!.position);
+    const moved = await checkpoints.compareAndSet(
+      server.db,
+      READ_MODELS_PROJECTION,
+      READ_MODELS_VERSION,
+      stale,
+      current!.position,
+    );
     expect(moved).toBe(false);
-    const runs = await server.db.selectFrom('agent_run').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+    const runs = await server.db
+      .selectFrom('agent_run')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
     const logged = await server.db
       .selectFrom('event')
       .select(sql<number>`count(*)::int`.as('n'))

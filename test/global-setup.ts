@@ -20,7 +20,9 @@ export default async function setup(project: TestProject) {
   const admin = new Client({ connectionString: adminDatabaseUrl() });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${template}`);
-  const db = new Kysely<never>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: databaseUrlFor(template) }) }) });
+  const db = new Kysely<never>({
+    dialect: new PostgresDialect({ pool: new Pool({ connectionString: databaseUrlFor(template) }) }),
+  });
   try {
     await migrateToLatest(db);
   } finally {

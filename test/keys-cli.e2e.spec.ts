@@ -14,13 +14,19 @@ const run = promisify(execFile);
 function cli(database: TestDatabase, ...args: string[]) {
   return run(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: database.url } }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      code: error.code,
+      stdout: error.stdout,
+      stderr: error.stderr,
+    }),
   );
 }
 
 const body = () => {
   const t0 = Date.UTC(2026, 10, 30, 14);
-  return ProtobufTraceSerializer.serializeRequest(new AgentTrace().run('cli', t0, [{ tool: 'x', startMs: t0, durationMs: 1 }]))!;
+  return ProtobufTraceSerializer.serializeRequest(
+    new AgentTrace().run('cli', t0, [{ tool: 'x', startMs: t0, durationMs: 1 }]),
+  )!;
 };
 
 async function ingest(url: string, key: string) {
@@ -33,7 +39,9 @@ async function ingest(url: string, key: string) {
 }
 
 async function readReport(url: string, key: string) {
-  const response = await fetch(`${url}/api/v1/reports/retry-waste`, { headers: { authorization: `Bearer ${key}` } });
+  const response = await fetch(`${url}/api/v1/reports/retry-waste`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   return response.status;
 }
 
@@ -46,8 +54,13 @@ describe('projects and keys', () => {
 
   it('first start on an empty database creates project default and prints its keys once', async () => {
     const first = await spawnServer({ DATABASE_URL: database.url });
-    const printed = [...first.output().matchAll(/^\s+(ingest|read|admin)\s+(errata_\S+)$/gm)].map((m) => [m[1], m[2]]);
-    expect(first.output()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ .*store: PostgreSQL at postgres:\/\//);
+    const printed = [...first.output().matchAll(/^\s+(ingest|read|admin)\s+(errata_\S+)$/gm)].map((m) => [
+      m[1],
+      m[2],
+    ]);
+    expect(first.output()).toMatch(
+      /listening on http:\/\/127\.0\.0\.1:\d+ .*store: PostgreSQL at postgres:\/\//,
+    );
     const keys = Object.fromEntries(printed) as Record<string, string>;
     expect(Object.keys(keys).sort()).toEqual(['admin', 'ingest', 'read']);
     expect(await ingest(first.url, keys.ingest!)).toBe(200);
@@ -62,7 +75,17 @@ describe('projects and keys', () => {
     expect(await ingest(second.url, keys.ingest!)).toBe(200);
 
     // The CLI: a new read key works at once; revoked, it is refused.
-    const created = await cli(database, 'keys', 'create', '--project', 'default', '--scope', 'read', '--label', 'dashboard');
+    const created = await cli(
+      database,
+      'keys',
+      'create',
+      '--project',
+      'default',
+      '--scope',
+      'read',
+      '--label',
+      'dashboard',
+    );
     expect(created.code).toBe(0);
     const newKey = created.stdout.trim().split('\n').at(-1)!;
     expect(newKey).toMatch(/^errata_read_/);
@@ -78,7 +101,11 @@ describe('projects and keys', () => {
   }, 60_000);
 
   it('ERRATA_INGEST_KEY / ERRATA_READ_KEY: project default has exactly those keys; a changed key replaces the old', async () => {
-    const env = { DATABASE_URL: database.url, ERRATA_INGEST_KEY: 'env-ingest-1', ERRATA_READ_KEY: 'env-read-1' };
+    const env = {
+      DATABASE_URL: database.url,
+      ERRATA_INGEST_KEY: 'env-ingest-1',
+      ERRATA_READ_KEY: 'env-read-1',
+    };
     const first = await spawnServer(env);
     expect(first.output()).not.toMatch(/errata_ingest_/);
     expect(await ingest(first.url, 'env-ingest-1')).toBe(200);
@@ -93,7 +120,9 @@ describe('projects and keys', () => {
     second.child.kill('SIGTERM');
     await once(second.child, 'exit');
     const listed = await cli(database, 'keys', 'list', '--project', 'default');
-    const liveEnvKeys = listed.stdout.split('\n').filter((line) => /\benv\b/.test(line) && /\blive\b/.test(line));
+    const liveEnvKeys = listed.stdout
+      .split('\n')
+      .filter((line) => /\benv\b/.test(line) && /\blive\b/.test(line));
     expect(liveEnvKeys).toHaveLength(2);
   }, 60_000);
 

@@ -4,7 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import type { Database } from '../apps/server/src/database/database';
 import type { DB } from '../apps/server/src/database/schema';
-import { EventRepository, LOG_START, type LogPosition } from '../apps/server/src/repositories/event.repository';
+import {
+  EventRepository,
+  LOG_START,
+  type LogPosition,
+} from '../apps/server/src/repositories/event.repository';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
 
 /**
@@ -20,7 +24,9 @@ describe('global log order (xid8 + pg_snapshot_xmin)', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('templateDatabase'));
-    db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: database.url }) }) });
+    db = new Kysely<DB>({
+      dialect: new PostgresDialect({ pool: new Pool({ connectionString: database.url }) }),
+    });
     events = new EventRepository({ db } as Database);
   });
   afterAll(async () => {
@@ -77,7 +83,10 @@ describe('global log order (xid8 + pg_snapshot_xmin)', () => {
     expect(BigInt(first!.transactionId)).toBeLessThan(BigInt(second!.transactionId));
     expect(BigInt(first!.globalPosition)).toBeGreaterThan(BigInt(second!.globalPosition));
 
-    const afterCheckpoint = await poll({ transactionId: second!.transactionId, globalPosition: second!.globalPosition });
+    const afterCheckpoint = await poll({
+      transactionId: second!.transactionId,
+      globalPosition: second!.globalPosition,
+    });
     expect(afterCheckpoint).toHaveLength(0);
   });
 

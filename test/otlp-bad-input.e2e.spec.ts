@@ -33,7 +33,9 @@ function jsonSpan(traceId: string, spanId: string, name = 'tools/call search') {
 }
 
 function jsonRequest(spans: unknown[]) {
-  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 't' }, spans }] }] });
+  return JSON.stringify({
+    resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 't' }, spans }] }],
+  });
 }
 
 describe('OTLP/HTTP ingest refuses bad input with the documented status, stores nothing of it, and keeps serving', () => {
@@ -49,11 +51,16 @@ describe('OTLP/HTTP ingest refuses bad input with the documented status, stores 
       headers: { authorization: `Bearer ${server.ingestKey}`, ...headers },
       body,
     });
-    return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: Buffer.from(await response.arrayBuffer()),
+    };
   }
   const protobufHeaders = { 'content-type': 'application/x-protobuf' };
   const jsonHeaders = { 'content-type': 'application/json' };
-  const statusMessage = (body: Buffer) => (status.toObject(status.decode(body)) as { message: string }).message;
+  const statusMessage = (body: Buffer) =>
+    (status.toObject(status.decode(body)) as { message: string }).message;
   const eventCount = async () => (await listEvents(server.db)).length;
 
   async function expectRefused(
@@ -91,16 +98,23 @@ describe('OTLP/HTTP ingest refuses bad input with the documented status, stores 
   });
 
   it('400 for a body that claims gzip but is not', async () => {
-    await expectRefused(() => post(Buffer.from('definitely not gzip'), { ...protobufHeaders, 'content-encoding': 'gzip' }), {
-      status: 400,
-      message: /gzip/i,
-      encoding: 'protobuf',
-    });
+    await expectRefused(
+      () => post(Buffer.from('definitely not gzip'), { ...protobufHeaders, 'content-encoding': 'gzip' }),
+      {
+        status: 400,
+        message: /gzip/i,
+        encoding: 'protobuf',
+      },
+    );
   });
 
   it('413 for a body over the limit, and for a small gzip body that inflates past it', async () => {
     const huge = Buffer.alloc(17 * 1024 * 1024, 0x41);
-    await expectRefused(() => post(huge, protobufHeaders), { status: 413, message: /exceeds/, encoding: 'protobuf' });
+    await expectRefused(() => post(huge, protobufHeaders), {
+      status: 413,
+      message: /exceeds/,
+      encoding: 'protobuf',
+    });
     const bomb = gzipSync(Buffer.alloc(40 * 1024 * 1024, 0));
     expect(bomb.length).toBeLessThan(100 * 1024);
     await expectRefused(() => post(bomb, { ...protobufHeaders, 'content-encoding': 'gzip' }), {
@@ -122,11 +136,13 @@ describe('OTLP/HTTP ingest refuses bad input with the documented status, stores 
     const body = validProtobufBody();
     await expectRefused(
       () =>
-        fetch(`${server.url}/v1/traces`, { method: 'POST', headers: protobufHeaders, body }).then(async (r) => ({
-          status: r.status,
-          headers: r.headers,
-          body: Buffer.from(await r.arrayBuffer()),
-        })),
+        fetch(`${server.url}/v1/traces`, { method: 'POST', headers: protobufHeaders, body }).then(
+          async (r) => ({
+            status: r.status,
+            headers: r.headers,
+            body: Buffer.from(await r.arrayBuffer()),
+          }),
+        ),
       { status: 401, message: /missing API key/, encoding: 'protobuf' },
     );
     await expectRefused(() => post(body, { ...protobufHeaders, authorization: 'Bearer not-a-key' }), {

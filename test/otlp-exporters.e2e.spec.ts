@@ -25,7 +25,9 @@ describe.each([
       headers: { Authorization: `Bearer ${server.ingestKey}` },
       compression: compression as never,
     };
-    return kind === 'exporter-trace-otlp-proto' ? new ProtobufExporter(options) : new HttpJsonExporter(options);
+    return kind === 'exporter-trace-otlp-proto'
+      ? new ProtobufExporter(options)
+      : new HttpJsonExporter(options);
   }
 
   function send(target: SpanExporter, spans: ReadableSpan[]): Promise<ExportResult> {
@@ -37,7 +39,14 @@ describe.each([
     const t0 = Date.UTC(2026, 10, 30, 9, 0, 0);
     const spans = agentTrace.run('planner', t0, [
       { tool: 'search_tickets', startMs: t0 + 10, durationMs: 25, empty: true },
-      { tool: 'refund', startMs: t0 + 50, durationMs: 40, isError: true, text: 'Refund exceeds policy limit', category: 'business' },
+      {
+        tool: 'refund',
+        startMs: t0 + 50,
+        durationMs: 40,
+        isError: true,
+        text: 'Refund exceeds policy limit',
+        category: 'business',
+      },
       { tool: 'lookup', startMs: t0 + 100, durationMs: 5, rpcCode: -32602, text: 'Unknown tool: lookup' },
     ]);
     const unrelated = new AgentTrace();
@@ -49,7 +58,9 @@ describe.each([
 
     expect(result.code).toBe(ExportResultCode.SUCCESS);
     const events = await listEvents(server.db);
-    const byTool = Object.fromEntries(events.filter((e) => e.type === 'ToolCallObserved').map((e) => [e.toolName, e]));
+    const byTool = Object.fromEntries(
+      events.filter((e) => e.type === 'ToolCallObserved').map((e) => [e.toolName, e]),
+    );
     expect(events.filter((e) => e.type === 'AgentRunObserved')).toHaveLength(1);
     expect(Object.keys(byTool).sort()).toEqual(['lookup', 'refund', 'search_tickets']);
     expect(byTool.search_tickets).toMatchObject({ outcome: 'ok_empty', serverName: 'test-server' });

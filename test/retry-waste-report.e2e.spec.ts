@@ -11,10 +11,31 @@ function agentSpans() {
   const agentTrace = new AgentTrace();
   agentTrace.run('support-bot', t0, [
     // business failure retried with the same arguments: wasted non_retryable
-    { tool: 'refund', startMs: t0, durationMs: 40, isError: true, category: 'business', text: 'Refund exceeds the 30 day window' },
-    { tool: 'refund', startMs: t0 + 100, durationMs: 35, isError: true, category: 'business', text: 'Refund exceeds the 30 day window' },
+    {
+      tool: 'refund',
+      startMs: t0,
+      durationMs: 40,
+      isError: true,
+      category: 'business',
+      text: 'Refund exceeds the 30 day window',
+    },
+    {
+      tool: 'refund',
+      startMs: t0 + 100,
+      durationMs: 35,
+      isError: true,
+      category: 'business',
+      text: 'Refund exceeds the 30 day window',
+    },
     // transient failure retried: useful recovery
-    { tool: 'fetch_order', startMs: t0 + 200, durationMs: 1000, isError: true, category: 'transient', text: 'upstream timed out' },
+    {
+      tool: 'fetch_order',
+      startMs: t0 + 200,
+      durationMs: 1000,
+      isError: true,
+      category: 'transient',
+      text: 'upstream timed out',
+    },
     { tool: 'fetch_order', startMs: t0 + 1300, durationMs: 20 },
     // a call that is not a retry
     { tool: 'search_tickets', startMs: t0 + 1400, durationMs: 10 },
@@ -47,10 +68,26 @@ describe.each(['postgres', 'pglite'] as Store[])('GET /api/v1/reports/retry-wast
     const { status, text } = await report();
     expect(status).toBe(200);
     const body = JSON.parse(text);
-    expect(body.totals).toMatchObject({ calls: 5, retries: 2, wastedRetries: 1, wastedMs: 35, unrecoveredChains: 1 });
+    expect(body.totals).toMatchObject({
+      calls: 5,
+      retries: 2,
+      wastedRetries: 1,
+      wastedMs: 35,
+      unrecoveredChains: 1,
+    });
     const groups = Object.fromEntries(body.groups.map((group: { key: string }) => [group.key, group]));
-    expect(groups.business).toMatchObject({ retries: 1, wastedRetries: 1, wastedMs: 35, reasons: { non_retryable: 1 } });
-    expect(groups.transient).toMatchObject({ retries: 1, wastedRetries: 0, wastedMs: 0, reasons: { recovery: 1 } });
+    expect(groups.business).toMatchObject({
+      retries: 1,
+      wastedRetries: 1,
+      wastedMs: 35,
+      reasons: { non_retryable: 1 },
+    });
+    expect(groups.transient).toMatchObject({
+      retries: 1,
+      wastedRetries: 0,
+      wastedMs: 0,
+      reasons: { recovery: 1 },
+    });
   });
 
   it('filters by server, tool, time and agent, and rejects bad parameters with 400', async () => {

@@ -11,7 +11,11 @@ import { listEvents, startTestServer, type TestServer } from './support/server';
 import { spawnServer } from './support/server-process';
 
 function manyCalls(count: number, t0: number): ToolCallSpec[] {
-  return Array.from({ length: count }, (_, i) => ({ tool: `tool_${i % 7}`, startMs: t0 + i * 2, durationMs: 1 }));
+  return Array.from({ length: count }, (_, i) => ({
+    tool: `tool_${i % 7}`,
+    startMs: t0 + i * 2,
+    durationMs: 1,
+  }));
 }
 
 describe('overload: 503 + Retry-After, and exporters that retry lose nothing', () => {

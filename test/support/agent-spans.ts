@@ -34,7 +34,12 @@ export class AgentTrace {
   });
   private readonly tracer = this.provider.getTracer('errata-tests');
 
-  run(agentName: string, startMs: number, calls: readonly ToolCallSpec[], role = 'coordinator'): ReadableSpan[] {
+  run(
+    agentName: string,
+    startMs: number,
+    calls: readonly ToolCallSpec[],
+    role = 'coordinator',
+  ): ReadableSpan[] {
     const agent = this.tracer.startSpan(`invoke_agent ${agentName}`, {
       kind: SpanKind.INTERNAL,
       startTime: startMs,
@@ -84,7 +89,8 @@ export class AgentTrace {
       { kind: SpanKind.CLIENT, startTime: call.startMs, attributes },
       parent,
     );
-    if (call.isError || call.rpcCode !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: call.text ?? '' });
+    if (call.isError || call.rpcCode !== undefined)
+      span.setStatus({ code: SpanStatusCode.ERROR, message: call.text ?? '' });
     span.end(call.startMs + call.durationMs);
     return span;
   }

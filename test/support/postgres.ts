@@ -35,6 +35,9 @@ export async function createTestDatabase(template: string): Promise<TestDatabase
   return {
     name,
     url: databaseUrlFor(name),
-    drop: () => withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(
+        () => undefined,
+      ),
   };
 }

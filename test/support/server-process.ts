@@ -16,7 +16,9 @@ export async function freePort(): Promise<number> {
 }
 
 /** The built server (`npm run build`) as its own process, as users run it; resolves once /readyz answers 200. */
-export async function spawnServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+export async function spawnServer(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const port = await freePort();
   const child = spawn(process.execPath, [SERVER_ENTRY], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
@@ -29,7 +31,10 @@ export async function spawnServer(env: Record<string, string>): Promise<{ child:
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
-    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) return { child, url, output: () => output };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

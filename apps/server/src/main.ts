@@ -27,7 +27,9 @@ export async function startServer(config: AppConfig = loadConfig()): Promise<Nes
 
 if (require.main === module) {
   startServer().catch((error: unknown) => {
-    process.stderr.write(`Errata failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `Errata failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exit(1);
   });
 }

@@ -94,7 +94,8 @@ async function run(
     case 'keys create': {
       const project = await existingProject(projects, values.project);
       const scope = required(values.scope, '--scope') as KeyScope;
-      if (!KEY_SCOPES.includes(scope)) throw new UsageError(`--scope must be one of ${KEY_SCOPES.join(', ')}`);
+      if (!KEY_SCOPES.includes(scope))
+        throw new UsageError(`--scope must be one of ${KEY_SCOPES.join(', ')}`);
       const label = typeof values.label === 'string' ? values.label : null;
       const created = await new ApiKeyService(projects).create(project.id, scope, 'cli', label);
       out(`created ${scope} key ${created.id} for project "${project.name}" (shown only now):`);
@@ -105,13 +106,16 @@ async function run(
       const project = await existingProject(projects, values.project);
       for (const key of await projects.listKeys(project.id)) {
         const state = key.revokedAt ? `revoked ${new Date(key.revokedAt).toISOString()}` : 'live';
-        out(`${key.id}  ${key.scope.padEnd(6)}  ${key.keyPrefix}…  ${key.managedBy.padEnd(9)}  ${state}  ${key.label ?? ''}`);
+        out(
+          `${key.id}  ${key.scope.padEnd(6)}  ${key.keyPrefix}…  ${key.managedBy.padEnd(9)}  ${state}  ${key.label ?? ''}`,
+        );
       }
       return;
     }
     case 'keys revoke': {
       const { id, key } = values;
-      if (typeof id === 'string' && !/^[0-9a-f-]{36}$/i.test(id)) throw new UsageError('--id must be a key id (a UUID)');
+      if (typeof id === 'string' && !/^[0-9a-f-]{36}$/i.test(id))
+        throw new UsageError('--id must be a key id (a UUID)');
       const revoked =
         typeof id === 'string'
           ? await projects.revokeKey({ id })
@@ -129,7 +133,8 @@ async function run(
 }
 
 function required<T>(value: T | undefined | boolean, what: string): T {
-  if (value === undefined || value === '' || typeof value === 'boolean') throw new UsageError(`missing ${what}`);
+  if (value === undefined || value === '' || typeof value === 'boolean')
+    throw new UsageError(`missing ${what}`);
   return value as T;
 }
 
@@ -137,13 +142,20 @@ async function existingProject(projects: ProjectRepository, name: string | boole
   const projectName = required(name, '--project <name>') as string;
   const project = await projects.findProject(projectName);
   if (!project) {
-    throw new UsageError(`project "${projectName}" does not exist; create it with: npm run errata -- projects create ${projectName}`);
+    throw new UsageError(
+      `project "${projectName}" does not exist; create it with: npm run errata -- projects create ${projectName}`,
+    );
   }
   return project;
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  const known = error instanceof UsageError || error instanceof ConfigError || (error as { code?: string })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
-  process.stderr.write(`errata: ${error instanceof Error ? (known ? error.message : (error.stack ?? error.message)) : String(error)}\n`);
+  const known =
+    error instanceof UsageError ||
+    error instanceof ConfigError ||
+    (error as { code?: string })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+  process.stderr.write(
+    `errata: ${error instanceof Error ? (known ? error.message : (error.stack ?? error.message)) : String(error)}\n`,
+  );
   process.exit(known ? 2 : 1);
 });

@@ -65,7 +65,13 @@ function text(env: Env, name: ConfigVariable): string | null {
   return value ? value : null;
 }
 
-function integer(env: Env, name: ConfigVariable, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) {
+function integer(
+  env: Env,
+  name: ConfigVariable,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+) {
   const raw = text(env, name);
   if (raw === null) return fallback;
   const value = Number(raw);

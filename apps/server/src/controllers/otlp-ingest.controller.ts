@@ -1,4 +1,13 @@
-import { Controller, Inject, Post, Req, Res, UnsupportedMediaTypeException, UseFilters, UseGuards } from '@nestjs/common';
+import {
+  Controller,
+  Inject,
+  Post,
+  Req,
+  Res,
+  UnsupportedMediaTypeException,
+  UseFilters,
+  UseGuards,
+} from '@nestjs/common';
 import { encodeTraceResponse, encodingForContentType, partialSuccessMessage } from '@errata/otlp';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';

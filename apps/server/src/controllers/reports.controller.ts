@@ -12,6 +12,9 @@ export class ReportsController {
 
   @Get('retry-waste')
   retryWasteReport(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    return this.retryWaste.report(principal.projectId, parseReportQuery(query, RETRY_WASTE_GROUPINGS, 'category'));
+    return this.retryWaste.report(
+      principal.projectId,
+      parseReportQuery(query, RETRY_WASTE_GROUPINGS, 'category'),
+    );
   }
 }

@@ -1,13 +1,32 @@
-import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import {
+  Catch,
+  HttpException,
+  HttpStatus,
+  Logger,
+  type ArgumentsHost,
+  type ExceptionFilter,
+} from '@nestjs/common';
 import { encodeStatus, encodingForContentType, OtlpDecodeError, type OtlpEncoding } from '@errata/otlp';
 import type { Request, Response } from 'express';
 import { IngestOverloadedError } from '../services/ingest.service';
 import { BadCompressionError, BodyTooLargeError, UnsupportedEncodingError } from './read-request-body';
 
-const CONTENT_TYPES: Record<OtlpEncoding, string> = { protobuf: 'application/x-protobuf', json: 'application/json' };
+const CONTENT_TYPES: Record<OtlpEncoding, string> = {
+  protobuf: 'application/x-protobuf',
+  json: 'application/json',
+};
 
 /** Postgres unreachable or saturated: the exporter should come back later, not drop the data. */
-const UNAVAILABLE_PG_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006']);
+const UNAVAILABLE_PG_CODES = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
 
 interface Failure {
   readonly status: number;
@@ -28,7 +47,8 @@ export class OtlpExceptionFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     const failure = this.describe(exception);
     const encoding = encodingForContentType(request.headers['content-type']) ?? 'json';
-    if (failure.retryAfterSeconds !== undefined) response.setHeader('Retry-After', String(failure.retryAfterSeconds));
+    if (failure.retryAfterSeconds !== undefined)
+      response.setHeader('Retry-After', String(failure.retryAfterSeconds));
     if (!request.readableEnded) response.setHeader('Connection', 'close');
     response
       .status(failure.status)
@@ -39,12 +59,14 @@ export class OtlpExceptionFilter implements ExceptionFilter {
   private describe(exception: unknown): Failure {
     if (exception instanceof HttpException) {
       const body = exception.getResponse();
-      const message = typeof body === 'string' ? body : ((body as { message?: unknown }).message ?? exception.message);
+      const message =
+        typeof body === 'string' ? body : ((body as { message?: unknown }).message ?? exception.message);
       return { status: exception.getStatus(), message: String(message) };
     }
     if (exception instanceof OtlpDecodeError) return { status: 400, message: exception.message };
     if (exception instanceof BadCompressionError) return { status: 400, message: exception.message };
-    if (exception instanceof BodyTooLargeError) return { status: HttpStatus.PAYLOAD_TOO_LARGE, message: exception.message };
+    if (exception instanceof BodyTooLargeError)
+      return { status: HttpStatus.PAYLOAD_TOO_LARGE, message: exception.message };
     if (exception instanceof UnsupportedEncodingError) return { status: 415, message: exception.message };
     if (exception instanceof IngestOverloadedError) {
       return { status: 503, message: exception.message, retryAfterSeconds: exception.retryAfterSeconds };
@@ -53,7 +75,9 @@ export class OtlpExceptionFilter implements ExceptionFilter {
       this.logger.warn(`database unavailable: ${(exception as Error).message}`);
       return { status: 503, message: 'the event store is unavailable; retry later', retryAfterSeconds: 5 };
     }
-    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    this.logger.error(
+      exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
+    );
     return { status: 500, message: 'internal error; nothing from this request was stored' };
   }
 }
@@ -61,7 +85,10 @@ export class OtlpExceptionFilter implements ExceptionFilter {
 function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (UNAVAILABLE_PG_CODES.has(code) || code === 'ECONNREFUSED' || code === 'ECONNRESET')) {
+  if (
+    typeof code === 'string' &&
+    (UNAVAILABLE_PG_CODES.has(code) || code === 'ECONNREFUSED' || code === 'ECONNRESET')
+  ) {
     return true;
   }
   return /timeout exceeded when trying to connect|Connection terminated/i.test(error.message);

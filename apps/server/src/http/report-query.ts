@@ -49,7 +49,9 @@ function date(raw: RawQuery, name: string): Date | null {
   if (value === null) return null;
   const parsed = new Date(value);
   if (!ISO_8601.test(value) || Number.isNaN(parsed.getTime())) {
-    throw new BadRequestException(`"${name}" must be an ISO-8601 date-time such as 2026-11-30T00:00:00Z; got "${value}"`);
+    throw new BadRequestException(
+      `"${name}" must be an ISO-8601 date-time such as 2026-11-30T00:00:00Z; got "${value}"`,
+    );
   }
   return parsed;
 }

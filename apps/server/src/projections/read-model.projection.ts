@@ -1,4 +1,10 @@
-import { classifyToolCall, type AgentRunData, type ErrataEvent, type SpanRef, type ToolCallData } from '@errata/domain';
+import {
+  classifyToolCall,
+  type AgentRunData,
+  type ErrataEvent,
+  type SpanRef,
+  type ToolCallData,
+} from '@errata/domain';
 import { timestampFromUnixNano } from '../database/timestamps';
 import type { AgentRunRow, ToolCallRow } from '../repositories/read-model.repository';
 
@@ -22,7 +28,8 @@ export function projectEvents(events: readonly StoredEvent[]): ReadModelChanges 
   for (const stored of events) {
     const event = { type: stored.type, data: stored.data } as ErrataEvent;
     if (event.type === 'ToolCallObserved') changes.toolCalls.push(toolCallRow(stored.projectId, event.data));
-    else if (event.type === 'AgentRunObserved') changes.agentRuns.push(agentRunRow(stored.projectId, event.data));
+    else if (event.type === 'AgentRunObserved')
+      changes.agentRuns.push(agentRunRow(stored.projectId, event.data));
   }
   return changes;
 }

@@ -22,7 +22,10 @@ export class CheckpointRepository {
       .where('name', '=', name)
       .executeTakeFirst();
     return row
-      ? { version: row.version, position: { transactionId: row.transactionId, globalPosition: row.globalPosition } }
+      ? {
+          version: row.version,
+          position: { transactionId: row.transactionId, globalPosition: row.globalPosition },
+        }
       : null;
   }
 
@@ -30,7 +33,12 @@ export class CheckpointRepository {
   async ensure(db: Kysely<DB>, name: string, version: number): Promise<void> {
     await db
       .insertInto('projection_checkpoint')
-      .values({ name, version, transaction_id: LOG_START.transactionId, global_position: LOG_START.globalPosition })
+      .values({
+        name,
+        version,
+        transaction_id: LOG_START.transactionId,
+        global_position: LOG_START.globalPosition,
+      })
       .onConflict((oc) => oc.column('name').doNothing())
       .execute();
   }

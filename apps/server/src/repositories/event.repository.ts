@@ -59,7 +59,12 @@ export class EventRepository {
    * One statement, so one round trip and one implicit transaction: events, edges and the request's
    * counts. Duplicates (an exporter retrying, or a span twice in one request) are skipped by the key.
    */
-  async append(projectId: number, events: readonly NewEvent[], edges: readonly NewSpanEdge[], counts: IngestCounts) {
+  async append(
+    projectId: number,
+    events: readonly NewEvent[],
+    edges: readonly NewSpanEdge[],
+    counts: IngestCounts,
+  ) {
     const column = <K extends keyof NewEvent>(key: K) => events.map((event) => event[key]);
     const edgeColumn = <K extends keyof NewSpanEdge>(key: K) => edges.map((edge) => edge[key]);
     const { rows } = await sql<{ appended: number }>`
@@ -119,7 +124,10 @@ export class EventRepository {
   async lastPosition(): Promise<LogPosition | null> {
     const row = await this.db
       .selectFrom('event')
-      .select([sql<string>`transaction_id::text`.as('transactionId'), sql<string>`global_position::text`.as('globalPosition')])
+      .select([
+        sql<string>`transaction_id::text`.as('transactionId'),
+        sql<string>`global_position::text`.as('globalPosition'),
+      ])
       .orderBy('transaction_id', 'desc')
       .orderBy('global_position', 'desc')
       .limit(1)

@@ -50,7 +50,11 @@ export class ProjectRepository {
       .values({ name })
       .onConflict((oc) => oc.constraint('project_name_uq').doNothing())
       .execute();
-    return this.db.selectFrom('project').select(['id', 'name']).where('name', '=', name).executeTakeFirstOrThrow();
+    return this.db
+      .selectFrom('project')
+      .select(['id', 'name'])
+      .where('name', '=', name)
+      .executeTakeFirstOrThrow();
   }
 
   createProject(name: string) {
@@ -77,7 +81,12 @@ export class ProjectRepository {
     return this.db
       .selectFrom('api_key')
       .innerJoin('project', 'project.id', 'api_key.project_id')
-      .select(['api_key.id', 'api_key.scope', 'api_key.project_id as projectId', 'project.name as projectName'])
+      .select([
+        'api_key.id',
+        'api_key.scope',
+        'api_key.project_id as projectId',
+        'project.name as projectName',
+      ])
       .where('api_key.key_hash', '=', keyHash)
       .where('api_key.revoked_at', 'is', null)
       .executeTakeFirst();
@@ -86,7 +95,15 @@ export class ProjectRepository {
   listKeys(projectId: number) {
     return this.db
       .selectFrom('api_key')
-      .select(['id', 'scope', 'key_prefix as keyPrefix', 'managed_by as managedBy', 'label', 'created_at as createdAt', 'revoked_at as revokedAt'])
+      .select([
+        'id',
+        'scope',
+        'key_prefix as keyPrefix',
+        'managed_by as managedBy',
+        'label',
+        'created_at as createdAt',
+        'revoked_at as revokedAt',
+      ])
       .where('project_id', '=', projectId)
       .orderBy('created_at')
       .execute();

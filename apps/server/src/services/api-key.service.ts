@@ -48,7 +48,9 @@ export class ApiKeyService {
     const cached = this.cache.get(key);
     if (cached && cached.until > now) return cached.principal;
     const row = await this.projects.findLiveKeyByHash(hashKey(key));
-    const principal = row ? { projectId: row.projectId, projectName: row.projectName, scope: row.scope } : null;
+    const principal = row
+      ? { projectId: row.projectId, projectName: row.projectName, scope: row.scope }
+      : null;
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(key, { principal, until: now + KEY_CACHE_MS });
     return principal;

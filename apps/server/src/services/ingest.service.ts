@@ -38,7 +38,9 @@ export class IngestService {
     if (this.inFlight >= this.config.maxConcurrentIngests) throw new IngestOverloadedError(1);
     this.inFlight++;
     try {
-      const decoded = decodeTraceRequest(body, encoding, { maxAttributeValueBytes: this.config.maxAttributeBytes });
+      const decoded = decodeTraceRequest(body, encoding, {
+        maxAttributeValueBytes: this.config.maxAttributeBytes,
+      });
       const events: NewEvent[] = [];
       const edges: NewSpanEdge[] = [];
       for (const span of decoded.spans) {

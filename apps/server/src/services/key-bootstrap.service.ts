@@ -40,7 +40,9 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
         const keyHash = hashKey(key);
         const owner = await projects.findLiveKeyByHash(keyHash);
         if (owner && (owner.projectId !== project.id || owner.scope !== scope)) {
-          throw new Error(`ERRATA_${scope.toUpperCase()}_KEY is already a ${owner.scope} key of project ${owner.projectName}`);
+          throw new Error(
+            `ERRATA_${scope.toUpperCase()}_KEY is already a ${owner.scope} key of project ${owner.projectName}`,
+          );
         }
         if (!(await projects.reviveEnvKey(project.id, scope, keyHash))) {
           await projects.insertKey({

@@ -64,12 +64,16 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   /** Projects one batch; returns how many events it applied (0 = caught up, or another instance holds the lock). */
   async projectBatch(limit = BATCH_SIZE): Promise<number> {
     return this.database.db.transaction().execute(async (trx) => {
-      const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${PROJECTOR_LOCK}) AS locked`.execute(trx);
+      const { rows } = await sql<{
+        locked: boolean;
+      }>`SELECT pg_try_advisory_xact_lock(${PROJECTOR_LOCK}) AS locked`.execute(trx);
       if (!rows[0]?.locked) return 0;
       await this.checkpoints.ensure(trx, READ_MODELS_PROJECTION, READ_MODELS_VERSION);
       let checkpoint = await this.checkpoints.get(trx, READ_MODELS_PROJECTION);
       if (!checkpoint || checkpoint.version !== READ_MODELS_VERSION) {
-        this.logger.log(`rules version changed to ${READ_MODELS_VERSION}: rebuilding the read models from the log`);
+        this.logger.log(
+          `rules version changed to ${READ_MODELS_VERSION}: rebuilding the read models from the log`,
+        );
         await this.readModels.truncate(trx);
         await this.checkpoints.reset(trx, READ_MODELS_PROJECTION, READ_MODELS_VERSION);
         checkpoint = { version: READ_MODELS_VERSION, position: LOG_START };
@@ -80,7 +84,13 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       const changes = projectEvents(batch);
       await this.readModels.upsertToolCalls(trx, changes.toolCalls);
       await this.readModels.upsertAgentRuns(trx, changes.agentRuns);
-      const moved = await this.checkpoints.compareAndSet(trx, READ_MODELS_PROJECTION, READ_MODELS_VERSION, checkpoint.position, last);
+      const moved = await this.checkpoints.compareAndSet(
+        trx,
+        READ_MODELS_PROJECTION,
+        READ_MODELS_VERSION,
+        checkpoint.position,
+        last,
+      );
       if (!moved) throw new Error('projection checkpoint moved under this projector; rolling back its batch');
       return batch.length;
     });
@@ -109,9 +119,11 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       const checkpoint = await this.checkpoints.get(this.database.db, READ_MODELS_PROJECTION);
       const reached =
         target === null ||
-        (checkpoint?.version === READ_MODELS_VERSION && compareLogPositions(checkpoint.position, target) >= 0);
+        (checkpoint?.version === READ_MODELS_VERSION &&
+          compareLogPositions(checkpoint.position, target) >= 0);
       if (reached) return applied;
-      if (Date.now() > deadline) throw new Error(`read models did not catch up with the log within ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`read models did not catch up with the log within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
@@ -132,7 +144,9 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       try {
         await this.catchUp();
       } catch (error) {
-        this.logger.error(`projection batch failed, retrying: ${error instanceof Error ? error.message : error}`);
+        this.logger.error(
+          `projection batch failed, retrying: ${error instanceof Error ? error.message : error}`,
+        );
       }
       await this.sleep(this.config.projectionPollMs);
     }

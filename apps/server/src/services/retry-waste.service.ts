@@ -30,7 +30,11 @@ export class RetryWasteService {
       this.toolCalls.listRunNodes(filter),
     ]);
     const runs = resolveRuns([
-      ...calls.map((call) => ({ traceId: call.traceId, spanId: call.spanId, parentSpanId: call.parentSpanId })),
+      ...calls.map((call) => ({
+        traceId: call.traceId,
+        spanId: call.spanId,
+        parentSpanId: call.parentSpanId,
+      })),
       ...nodes.edges,
       ...nodes.agents.map((agent) => ({
         traceId: agent.traceId,
