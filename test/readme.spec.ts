@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CONFIG_VARIABLES, loadConfig, type AppConfig } from '../apps/server/src/config/app-config';
+
+const root = join(__dirname, '..');
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+
+/** The README's configuration table: variable → default cell. */
+function configurationTable(): Map<string, string> {
+  const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)];
+  return new Map(rows.map((row) => [row[1]!, row[2]!.trim()]));
+}
+
+const NUMERIC_DEFAULTS: Partial<Record<(typeof CONFIG_VARIABLES)[number], keyof AppConfig>> = {
+  PORT: 'port',
+  ERRATA_MAX_BODY_BYTES: 'maxBodyBytes',
+  ERRATA_MAX_ATTRIBUTE_BYTES: 'maxAttributeBytes',
+  ERRATA_MAX_CONCURRENT_INGESTS: 'maxConcurrentIngests',
+  ERRATA_PG_POOL_SIZE: 'poolSize',
+  ERRATA_TEXT_LIMIT_BYTES: 'textLimitBytes',
+  ERRATA_RETRY_WINDOW_MS: 'retryWindowMs',
+  ERRATA_PROJECTION_POLL_MS: 'projectionPollMs',
+};
+
+describe('README matches the code', () => {
+  it('documents every configuration variable, and only those', () => {
+    expect([...configurationTable().keys()].sort()).toEqual([...CONFIG_VARIABLES].sort());
+  });
+
+  it('gives the defaults the code uses', () => {
+    const table = configurationTable();
+    const defaults = loadConfig({});
+    for (const [variable, field] of Object.entries(NUMERIC_DEFAULTS)) {
+      expect(table.get(variable), variable).toContain(`\`${defaults[field!]}\``);
+    }
+  });
+
+  it('names the two set-up commands and the test command that CI runs', () => {
+    expect(readme).toMatch(/```sh\nnpm install\nnpm start\n```/);
+    expect(readme).toMatch(/```sh\nnpm test\n```/);
+    const ci = readFileSync(join(root, '.ci/run'), 'utf8');
+    expect(ci).toMatch(/^npm ci\b/m);
+    expect(ci).toMatch(/^npm test$/m);
+  });
+});
