@@ -10,7 +10,12 @@ export interface Event<Type extends string, Data> {
 /** How a tool call ended (DOMAIN.md §1). */
 export type Outcome = 'ok' | 'ok_empty' | 'tool_error' | 'protocol_error' | 'timeout' | 'transport_error';
 
-export const FAILED_OUTCOMES: readonly Outcome[] = ['tool_error', 'protocol_error', 'timeout', 'transport_error'];
+export const FAILED_OUTCOMES: readonly Outcome[] = [
+  'tool_error',
+  'protocol_error',
+  'timeout',
+  'transport_error',
+];
 
 /** Which instrumentation's vocabulary the span used; derivations say how sure they can be. */
 export type SpanSource = 'errata' | 'semconv' | 'traceloop' | 'sentry';
@@ -43,8 +48,13 @@ export interface ToolCallData {
   readonly outcome: Outcome;
   /** `error.type` as sent: `tool_error`, a JSON-RPC code, `timeout`, an exception name. */
   readonly errorType: string | null;
-  /** JSON-RPC error code as a string (`rpc.response.status_code`, `rpc.status_code`, or the deprecated int). */
+  /**
+   * JSON-RPC error code as a string (`rpc.response.status_code`, `rpc.status_code`, or the deprecated int); for
+   * a call without a tool result and without those, the code of an SDK `McpError` status message ("MCP error -32001: …").
+   */
   readonly rpcStatusCode: string | null;
+  /** HTTP status of the call (`http.response.status_code`, deprecated `http.status_code`), when the span has one. */
+  readonly httpStatusCode: number | null;
   /** Span status description, redacted. */
   readonly statusMessage: string | null;
   readonly result: {

@@ -3,12 +3,7 @@
  * `@errata/otlp` produces these; `normalizeSpan` turns the relevant ones into events.
  */
 export type AttributeValue =
-  | string
-  | number
-  | boolean
-  | null
-  | readonly AttributeValue[]
-  | { readonly [key: string]: AttributeValue };
+  string | number | boolean | null | readonly AttributeValue[] | { readonly [key: string]: AttributeValue };
 
 export type Attributes = Readonly<Record<string, AttributeValue>>;
 

@@ -1,0 +1,395 @@
+import { describe, expect, it } from 'vitest';
+
+import { classifyToolCall } from './classify';
+import { errataToolSpan, makeSpan, protocolErrorSpan, toolCallOf } from './fixtures.spec-helper';
+import { CATEGORY_SYNONYMS, RULES_VERSION } from './rules';
+import { StatusCode } from './span';
+import { isSearchLikeTool, toolNameWords } from './tool-names';
+
+/** A failed call of `tool` with the given text block and extra attributes. */
+const failed = (
+  text: string | null,
+  attributes: Record<string, string | number | boolean> = {},
+  tool = 'get_order',
+) =>
+  classifyToolCall(
+    toolCallOf(
+      errataToolSpan(
+        tool,
+        { isError: true, content: text === null ? [] : [{ type: 'text', text }] },
+        { attributes },
+      ),
+    ),
+  );
+
+const withStructured = (structuredContent: unknown, isError = true, tool = 'get_order') =>
+  classifyToolCall(toolCallOf(errataToolSpan(tool, { isError, structuredContent })));
+
+describe('classifyToolCall: declared categories', () => {
+  it.each(Object.entries(CATEGORY_SYNONYMS))('maps declared %j to %s', (value, category) => {
+    expect(failed(null, { 'errata.error.category': value })).toMatchObject({
+      failed: true,
+      category,
+      source: 'declared',
+      declaredRaw: value,
+      rulesVersion: RULES_VERSION,
+    });
+  });
+
+  it('accepts spellings case- and separator-insensitively (Rate-Limited, RATE LIMITED)', () => {
+    expect(failed(null, { 'errata.error.category': 'Rate-Limited' }).category).toBe('transient');
+    expect(failed(null, { 'errata.error.category': 'INVALID ARGUMENT' }).category).toBe('validation');
+  });
+
+  it.each([
+    ['errorCategory', { errorCategory: 'business' }],
+    ['category', { category: 'business' }],
+    ['error.category', { 'error.category': 'business' }],
+    ['error_category', { error_category: 'business' }],
+    ['nested error.category', { ok: false, error: { category: 'business' } }],
+    ['_meta', { _meta: { errorCategory: 'business' } }],
+    ['namespaced _meta key', { _meta: { 'com.example/errorCategory': 'business' } }],
+  ])('reads the declared category from the payload key %s', (_key, payload) => {
+    expect(withStructured(payload)).toMatchObject({ category: 'business', source: 'declared' });
+    // …and from the same JSON in a text block.
+    expect(failed(JSON.stringify(payload))).toMatchObject({ category: 'business', source: 'declared' });
+  });
+
+  it('prefers errorCategory over a bare category, and a known value over an unknown one', () => {
+    expect(withStructured({ category: 'electronics', errorCategory: 'permission' }).category).toBe(
+      'permission',
+    );
+    expect(withStructured({ category: 'electronics', error: { category: 'validation' } }).category).toBe(
+      'validation',
+    );
+  });
+
+  it('given internal, then unknown from the declared source, raw value kept', () => {
+    expect(withStructured({ error: { code: 'INTERNAL_ERROR', category: 'internal' } })).toMatchObject({
+      category: 'unknown',
+      source: 'declared',
+      declaredRaw: 'internal',
+      retryable: null,
+    });
+  });
+
+  it('given not_found, then validation on a lookup and empty-as-error on a search/list tool', () => {
+    const payload = { ok: false, error: { code: 'TICKET_NOT_FOUND', category: 'not_found' } };
+    expect(withStructured(payload, true, 'get_ticket')).toMatchObject({
+      category: 'validation',
+      source: 'declared',
+      declaredRaw: 'not_found',
+      emptyAsError: false,
+    });
+    expect(withStructured(payload, true, 'search_tickets')).toMatchObject({
+      category: 'empty',
+      source: 'declared',
+      declaredRaw: 'not_found',
+      emptyAsError: true,
+      retryable: false,
+    });
+  });
+
+  it('given an unknown declared value, then later sources decide and the raw value is still reported', () => {
+    expect(withStructured({ errorCategory: 'oops', message: 'Rate limit hit' })).toMatchObject({
+      category: 'transient',
+      source: 'text',
+      declaredRaw: 'oops',
+    });
+  });
+
+  it('given JSON cut by truncation, then the declared keys are still found', () => {
+    const cut =
+      '{"errorCategory":"business","retriable":false,"retryAfterMs":250,"description":"Refund exceeds…[truncated 900 bytes]';
+    expect(failed(cut)).toMatchObject({
+      category: 'business',
+      source: 'declared',
+      retryable: false,
+      retryAfterMs: 250,
+    });
+  });
+});
+
+describe('classifyToolCall: code source', () => {
+  it.each([
+    [-32602, 'validation'],
+    [-32600, 'validation'],
+    [-32700, 'validation'],
+    [-32001, 'transient'],
+    [-32000, 'transient'],
+  ])('maps JSON-RPC %i to %s', (code, category) => {
+    expect(classifyToolCall(toolCallOf(protocolErrorSpan('t', code, '')))).toMatchObject({
+      category,
+      source: 'code',
+    });
+  });
+
+  it('given an unmapped JSON-RPC code and no text, then unknown from none', () => {
+    expect(classifyToolCall(toolCallOf(protocolErrorSpan('t', -32603, '')))).toMatchObject({
+      category: 'unknown',
+      source: 'none',
+    });
+  });
+
+  it('given a timeout or transport outcome without a code, then transient (the SDK codes -32001 / -32000)', () => {
+    const timeout = makeSpan({
+      name: 'tools/call t',
+      attributes: { 'mcp.method.name': 'tools/call', 'error.type': 'timeout' },
+    });
+    const refused = makeSpan({
+      name: 'tools/call t',
+      attributes: { 'mcp.method.name': 'tools/call', 'error.type': 'ECONNREFUSED' },
+    });
+    expect(classifyToolCall(toolCallOf(timeout))).toMatchObject({
+      category: 'transient',
+      source: 'code',
+      evidence: 'jsonrpc:-32001',
+    });
+    expect(classifyToolCall(toolCallOf(refused))).toMatchObject({
+      category: 'transient',
+      source: 'code',
+      evidence: 'jsonrpc:-32000',
+    });
+  });
+
+  it.each([
+    [401, 'permission'],
+    [403, 'permission'],
+    [408, 'transient'],
+    [429, 'transient'],
+    [502, 'transient'],
+    [503, 'transient'],
+    [504, 'transient'],
+    [409, 'business'],
+    [422, 'business'],
+  ])('maps HTTP %i to %s, from each place a status can come from', (status, category) => {
+    const expected = { category, source: 'code', evidence: `http:${status}` };
+    expect(failed(null, { 'http.response.status_code': status })).toMatchObject(expected);
+    expect(failed(null, { 'errata.error.code': String(status) })).toMatchObject(expected);
+    expect(withStructured({ error: { statusCode: status } })).toMatchObject(expected);
+    expect(failed(`Request failed with status code ${status}`)).toMatchObject(expected);
+  });
+
+  it('given an HTTP status with no mapping (400, 404, 500), then the text decides', () => {
+    expect(failed('HTTP 500: the database must be restarted')).toMatchObject({
+      category: 'validation',
+      source: 'text',
+    });
+  });
+});
+
+describe('classifyToolCall: text rules', () => {
+  it.each([
+    ['Access denied - path outside allowed directories', 'permission'],
+    ['ERROR: Permission denied', 'permission'],
+    ['403 Forbidden', 'permission'],
+    ['User is not authorized to view financial records', 'permission'],
+    ['The order database timed out after 5 seconds', 'transient'],
+    ['connect ETIMEDOUT 10.0.0.1:443', 'transient'],
+    ['read ECONNRESET', 'transient'],
+    ['Rate limit exceeded, retry later', 'transient'],
+    ['RATE_LIMITED', 'transient'],
+    ['Service unavailable', 'transient'],
+    ['Invalid departure date: must be in the future. Current date is 08/08/2025.', 'validation'],
+    ['Input validation error: expected string, received number', 'validation'],
+    ['order_id is required', 'validation'],
+    ['Refund exceeds automatic approval limit.', 'business'],
+    ['Discount is not allowed for this plan', 'business'],
+    ['Customer is outside the return window', 'business'],
+    ['Blocked by data retention policy', 'business'],
+  ])('classifies %j as %s', (text, category) => {
+    expect(failed(text)).toMatchObject({ category, source: 'text' });
+  });
+
+  it('applies the specificity order permission > transient > validation > business', () => {
+    expect(failed('Permission check timed out').category).toBe('permission');
+    expect(failed('Rate limit: amount must be lower').category).toBe('transient');
+    expect(failed('Invalid amount: exceeds the limit').category).toBe('validation');
+  });
+
+  it('does not read unrelated words as rules (unexpected, windows, requires)', () => {
+    expect(failed('Unexpected failure on Windows host; requires a reboot')).toMatchObject({
+      category: 'unknown',
+      source: 'none',
+    });
+    expect(failed('Operation failed')).toMatchObject({
+      category: 'unknown',
+      source: 'none',
+      retryable: null,
+    });
+  });
+});
+
+describe('classifyToolCall: retryability', () => {
+  it.each(['isRetryable', 'retriable', 'retryable', 'automatic_retry_allowed'])(
+    'reads declared %s',
+    (key) => {
+      expect(withStructured({ errorCategory: 'transient', [key]: false })).toMatchObject({
+        retryable: false,
+        retryableSource: 'declared',
+      });
+    },
+  );
+
+  it('prefers errata.error.retryable over the payload', () => {
+    const call = toolCallOf(
+      errataToolSpan(
+        't',
+        { isError: true, structuredContent: { errorCategory: 'business', retriable: false } },
+        { attributes: { 'errata.error.retryable': true } },
+      ),
+    );
+    expect(classifyToolCall(call).retryable).toBe(true);
+  });
+
+  it.each([
+    ['transient', true],
+    ['validation', 'after_change'],
+    ['business', false],
+    ['permission', false],
+  ] as const)('implies retryability from category %s', (category, retryable) => {
+    expect(failed(null, { 'errata.error.category': category })).toMatchObject({
+      retryable,
+      retryableSource: 'implied',
+    });
+  });
+
+  it('given an unknown category and no declaration, then retryability is unknown', () => {
+    expect(failed('Operation failed')).toMatchObject({ retryable: null, retryableSource: null });
+  });
+});
+
+describe('classifyToolCall: empty-as-error', () => {
+  it.each([
+    ['search_docs', { isError: true, content: [{ type: 'text', text: 'No results found.' }] }, 'text'],
+    [
+      'get_customer_orders',
+      { isError: true, content: [{ type: 'text', text: '0 results for customer' }] },
+      'text',
+    ],
+    ['find_files', { isError: true, content: [{ type: 'text', text: 'Pattern not found' }] }, 'text'],
+    ['list_orders', { isError: true, structuredContent: { orders: [] } }, 'declared'],
+    ['lookup_order', { isError: true, structuredContent: { error: { code: 'NO_RESULTS' } } }, 'declared'],
+    [
+      'searchSupportTickets',
+      { isError: true, structuredContent: { error: { code: 'NO_TICKETS_FOUND' } } },
+      'declared',
+    ],
+  ] as const)('given %s returning isError for no match, then category empty', (tool, result, source) => {
+    expect(classifyToolCall(toolCallOf(errataToolSpan(tool, result)))).toMatchObject({
+      failed: true,
+      category: 'empty',
+      source,
+      emptyAsError: true,
+      failureAsEmpty: false,
+    });
+  });
+
+  it('given "not found" on a lookup, or the SDK unknown-tool message on a search tool, then not empty', () => {
+    expect(failed('Order ORD-1 not found').emptyAsError).toBe(false);
+    expect(failed('Tool search_docs not found', {}, 'search_docs').emptyAsError).toBe(false);
+  });
+
+  it('given a declared canonical category, then no empty-as-error even when the text says no results', () => {
+    expect(failed('No results: query is required', { 'errata.error.category': 'validation' })).toMatchObject({
+      category: 'validation',
+      emptyAsError: false,
+    });
+  });
+
+  it('only applies to tool errors', () => {
+    const protocol = toolCallOf(protocolErrorSpan('search_docs', -32603, 'No results'));
+    expect(classifyToolCall(protocol).emptyAsError).toBe(false);
+  });
+});
+
+describe('classifyToolCall: failure-as-empty', () => {
+  const ok = (result: Parameters<typeof errataToolSpan>[1], empty?: boolean) =>
+    classifyToolCall(toolCallOf(errataToolSpan('search_docs', { ...result, isError: false }, { empty })));
+
+  it.each([
+    ['ok: false', { structuredContent: { ok: false, data: null } }],
+    ['success: false', { structuredContent: { success: false } }],
+    ['status "error"', { structuredContent: { status: 'error', items: [] } }],
+    ['an error object', { structuredContent: { ok: true, error: { code: 'TICKET_NOT_FOUND' } } }],
+    ['non-empty errors', { structuredContent: { data: null, errors: [{ message: 'boom' }] } }],
+    ['a declared errorCategory', { structuredContent: { errorCategory: 'business' } }],
+    ['"ERROR: Permission denied"', { content: [{ type: 'text', text: 'ERROR: Permission denied' }] }],
+    ['"Failed to reach the index"', { content: [{ type: 'text', text: 'Failed to reach the index' }] }],
+    ['"Request timed out"', { content: [{ type: 'text', text: 'Request timed out' }] }],
+    ['an exception', { content: [{ type: 'text', text: 'java.lang.NullPointerException at Foo.bar' }] }],
+    [
+      'a JSON message',
+      { content: [{ type: 'text', text: '{"results":[],"message":"Search failed: index offline"}' }] },
+    ],
+  ])('given a successful result with %s, then failure-as-empty, not failed', (_signal, result) => {
+    expect(ok(result, true)).toMatchObject({
+      failed: false,
+      failureAsEmpty: true,
+      category: null,
+      emptyAsError: false,
+    });
+  });
+
+  it.each([
+    [
+      'a valid empty result',
+      { structuredContent: { orders: [], message: 'Customer CUS-4471 has no orders.' } },
+    ],
+    ['"No results found."', { content: [{ type: 'text', text: 'No results found.' }] }],
+    [
+      'data that mentions errors',
+      { structuredContent: { ok: true, tickets: [{ title: 'Login error after update' }], error: null } },
+    ],
+    [
+      'a success envelope',
+      { structuredContent: { ok: true, data: { ticket_id: 'SUP-1042', status: 'open' }, error: null } },
+    ],
+  ])('given %s, then no finding', (_case, result) => {
+    expect(ok(result)).toMatchObject({ failed: false, failureAsEmpty: false, evidence: null });
+  });
+});
+
+describe('isSearchLikeTool', () => {
+  it.each([
+    ['search_docs', true],
+    ['searchSupportTickets', true],
+    ['brave_web_search', true],
+    ['listIssues', true],
+    ['list-files', true],
+    ['query_database', true],
+    ['find_files', true],
+    ['SearchQueries', true],
+    ['findById', false],
+    ['find_order_by_id', false],
+    ['get_order', false],
+    ['lookup_order', false],
+    ['playlist_add', false],
+    ['listen', false],
+  ])('%s → %s', (name, expected) => {
+    expect(isSearchLikeTool(name)).toBe(expected);
+  });
+
+  it('splits names into words', () => {
+    expect(toolNameWords('HTTPGetURL_v2')).toEqual(['http', 'get', 'url', 'v2']);
+  });
+});
+
+describe('classifyToolCall: unchanged by span status alone', () => {
+  it('given a successful call, then no category or retryability', () => {
+    const call = toolCallOf(errataToolSpan('t', { isError: false }, { status: { code: StatusCode.OK } }));
+    expect(classifyToolCall(call)).toEqual({
+      rulesVersion: RULES_VERSION,
+      failed: false,
+      category: null,
+      source: null,
+      declaredRaw: null,
+      retryable: null,
+      retryableSource: null,
+      retryAfterMs: null,
+      emptyAsError: false,
+      failureAsEmpty: false,
+      evidence: null,
+    });
+  });
+});

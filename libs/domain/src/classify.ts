@@ -1,0 +1,334 @@
+/**
+ * Classification of one tool call under the versioned rules (DOMAIN.md §1, §3): category and its source,
+ * retryability, and the two misclassification directions. Pure; reads only the ToolCallData.
+ */
+import { isRecord } from './attributes';
+import { FAILED_OUTCOMES, type ToolCallData } from './events';
+import { integerCode } from './outcome';
+import {
+  declaredCategories,
+  declaredCodes,
+  declaredHttpStatuses,
+  declaredRetryAfterMs,
+  declaredRetryable,
+  humanStrings,
+  metadataObjects,
+  toPayload,
+  type Payload,
+} from './payload';
+import {
+  CATEGORY_SYNONYMS,
+  DECLARED_AMBIGUOUS,
+  EMPTY_CODE_ANY_TOOL,
+  EMPTY_CODE_SEARCH_TOOL,
+  EMPTY_TEXT_ANY_TOOL,
+  EMPTY_TEXT_SEARCH_TOOL,
+  FAILED_STATUS_VALUES,
+  FAILURE_TEXT_RULES,
+  HTTP_CODE_CATEGORIES,
+  HTTP_STATUS_IN_TEXT,
+  JSONRPC_CODE_CATEGORIES,
+  MESSAGE_KEYS,
+  RULES_VERSION,
+  TEXT_PRECEDENCE,
+  TEXT_RULES,
+  UNKNOWN_TOOL_TEXT,
+  type Category,
+  type CategorySource,
+  type FailureCategory,
+} from './rules';
+import { isSearchLikeTool } from './tool-names';
+
+/**
+ * Whether retrying can help: true / false, or `after_change` — only with changed arguments (validation).
+ */
+export type Retryability = boolean | 'after_change';
+
+export interface Classification {
+  readonly rulesVersion: number;
+  /** Outcome is tool_error, protocol_error, timeout or transport_error. */
+  readonly failed: boolean;
+  /** Null for calls that did not fail (including failure-as-empty ones). */
+  readonly category: FailureCategory | null;
+  readonly source: CategorySource | null;
+  /** The category the server declared, as received (also for values that map to nothing). */
+  readonly declaredRaw: string | null;
+  /** Null for calls that did not fail, and for unknown categories without a declaration. */
+  readonly retryable: Retryability | null;
+  readonly retryableSource: 'declared' | 'implied' | null;
+  /** Declared retry-after (`errata.error.retry_after_ms`, or retryAfterMs / retry_after_seconds in the payload). */
+  readonly retryAfterMs: number | null;
+  /** isError for a valid empty result: failed, category `empty` (§3). */
+  readonly emptyAsError: boolean;
+  /** A hidden failure: outcome ok/ok_empty while the result says it failed (§3); not failed. */
+  readonly failureAsEmpty: boolean;
+  /** What decided: a rule id, a code, or the declared key and value (for samples and debugging). */
+  readonly evidence: string | null;
+}
+
+interface Decision {
+  readonly category: FailureCategory;
+  readonly source: CategorySource;
+  readonly evidence: string;
+}
+
+/** Normalized declared value: lowercased, `-` and spaces as `_`. */
+const normalizeValue = (value: string): string =>
+  value
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+
+const isKnownDeclared = (value: string): boolean => {
+  const v = normalizeValue(value);
+  return v in CATEGORY_SYNONYMS || v === DECLARED_AMBIGUOUS.notFound || v === DECLARED_AMBIGUOUS.internal;
+};
+
+export function classifyToolCall(call: ToolCallData): Classification {
+  const payloads = [toPayload(call.result.structured), toPayload(call.result.text)].filter(
+    (p): p is Payload => p !== null,
+  );
+  const rawCategories = [
+    ...(call.declared.category === null ? [] : [call.declared.category]),
+    ...payloads.flatMap(declaredCategories),
+  ];
+  // The first value the rules understand wins; an unknown spelling is still reported raw.
+  const declaredRaw = rawCategories.find(isKnownDeclared) ?? rawCategories[0] ?? null;
+  const retryAfterMs = call.declared.retryAfterMs ?? firstNonNull(payloads.map(declaredRetryAfterMs));
+
+  if (!FAILED_OUTCOMES.includes(call.outcome)) {
+    const hidden = failureAsEmptyEvidence(payloads);
+    return {
+      rulesVersion: RULES_VERSION,
+      failed: false,
+      category: null,
+      source: null,
+      declaredRaw,
+      retryable: null,
+      retryableSource: null,
+      retryAfterMs: null,
+      emptyAsError: false,
+      failureAsEmpty: hidden !== null,
+      evidence: hidden,
+    };
+  }
+
+  const decision = categorize(call, payloads, declaredRaw);
+  const declaredRetry = call.declared.retryable ?? firstNonNull(payloads.map(declaredRetryable));
+  const implied = impliedRetryability(decision.category);
+  return {
+    rulesVersion: RULES_VERSION,
+    failed: true,
+    category: decision.category,
+    source: decision.source,
+    declaredRaw,
+    retryable: declaredRetry ?? implied,
+    retryableSource: declaredRetry !== null ? 'declared' : implied !== null ? 'implied' : null,
+    retryAfterMs,
+    emptyAsError: decision.category === 'empty',
+    failureAsEmpty: false,
+    evidence: decision.evidence,
+  };
+}
+
+/**
+ * Retryability implied by a category (§1): transient → true; validation → only after changing the
+ * arguments; business, permission → false; empty (empty-as-error) → false, the same query finds nothing
+ * again; unknown → null.
+ */
+export function impliedRetryability(category: FailureCategory): Retryability | null {
+  switch (category) {
+    case 'transient':
+      return true;
+    case 'validation':
+      return 'after_change';
+    case 'business':
+    case 'permission':
+    case 'empty':
+      return false;
+    case 'unknown':
+      return null;
+  }
+}
+
+/** Maps a declared value to its category; `not_found` depends on the tool and outcome (see categorize). */
+export function mapDeclaredCategory(value: string): Category | typeof DECLARED_AMBIGUOUS.notFound | null {
+  const v = normalizeValue(value);
+  if (v === DECLARED_AMBIGUOUS.internal) return 'unknown';
+  if (v === DECLARED_AMBIGUOUS.notFound) return DECLARED_AMBIGUOUS.notFound;
+  return CATEGORY_SYNONYMS[v] ?? null;
+}
+
+function categorize(call: ToolCallData, payloads: readonly Payload[], declaredRaw: string | null): Decision {
+  const declared = declaredRaw === null ? null : mapDeclaredCategory(declaredRaw);
+  if (declared !== null && declared !== DECLARED_AMBIGUOUS.notFound) {
+    return { category: declared, source: 'declared', evidence: `declared:${declaredRaw}` };
+  }
+  if (call.outcome === 'tool_error') {
+    const empty = emptyAsErrorEvidence(call, payloads, declared === DECLARED_AMBIGUOUS.notFound);
+    if (empty !== null) return { category: 'empty', ...empty };
+  }
+  if (declared === DECLARED_AMBIGUOUS.notFound) {
+    return { category: 'validation', source: 'declared', evidence: `declared:${declaredRaw}` };
+  }
+  const texts = [
+    ...(call.statusMessage === null ? [] : [call.statusMessage]),
+    ...payloads.flatMap((p) => humanStrings(p)),
+  ];
+  return (
+    codeDecision(call, payloads, texts) ??
+    textDecision(texts) ?? { category: 'unknown', source: 'none', evidence: 'none' }
+  );
+}
+
+/**
+ * `code` source: the JSON-RPC code (rpc status, numeric error.type; a timeout / transport outcome without
+ * one counts as the SDK's -32001 / -32000), then HTTP statuses: `http.response.status_code`, a 3-digit
+ * declared `errata.error.code`, `statusCode`/`status` in the payload, "status code 503" / "HTTP 429" in the
+ * message. The first code that maps to a category wins.
+ */
+function codeDecision(
+  call: ToolCallData,
+  payloads: readonly Payload[],
+  texts: readonly string[],
+): Decision | null {
+  const rpc =
+    integerCode(call.rpcStatusCode) ??
+    integerCode(call.errorType) ??
+    (call.outcome === 'timeout' ? -32001 : call.outcome === 'transport_error' ? -32000 : null);
+  const rpcCategory = rpc === null ? undefined : JSONRPC_CODE_CATEGORIES[String(rpc)];
+  if (rpcCategory !== undefined) return { category: rpcCategory, source: 'code', evidence: `jsonrpc:${rpc}` };
+
+  const declaredCode = call.declared.code?.trim() ?? '';
+  const httpCandidates = [
+    call.httpStatusCode,
+    /^\d{3}$/.test(declaredCode) ? Number(declaredCode) : null,
+    ...payloads.flatMap(declaredHttpStatuses),
+    ...texts.map((text) => {
+      const match = HTTP_STATUS_IN_TEXT.exec(text);
+      return match?.[1] === undefined ? null : Number(match[1]);
+    }),
+  ];
+  for (const status of httpCandidates) {
+    const category = status === null ? undefined : HTTP_CODE_CATEGORIES[String(status)];
+    if (category !== undefined) return { category, source: 'code', evidence: `http:${status}` };
+  }
+  return null;
+}
+
+/** `text` source: the first category in TEXT_PRECEDENCE with a matching rule. `_` reads as a space. */
+function textDecision(texts: readonly string[]): Decision | null {
+  const joined = texts.join('\n').replace(/_/g, ' ');
+  if (joined.trim() === '') return null;
+  for (const category of TEXT_PRECEDENCE) {
+    for (const rule of TEXT_RULES) {
+      if (rule.category === category && rule.pattern.test(joined)) {
+        return { category, source: 'text', evidence: rule.id };
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * Empty-as-error (§3), for tool_error calls without a declared canonical category: declared `not_found` on a
+ * search-like tool; a declared code NO_RESULTS / NO_MATCHES (any tool) or NOT_FOUND / NO_…_FOUND (search-like
+ * tools); a structured payload that is an empty list; a message "no results" / "no matches" / "0 results"
+ * (any tool) or "not found" (search-like tools, not the SDK's "Tool x not found").
+ */
+function emptyAsErrorEvidence(
+  call: ToolCallData,
+  payloads: readonly Payload[],
+  declaredNotFound: boolean,
+): Omit<Decision, 'category'> | null {
+  const searchLike = isSearchLikeTool(call.tool);
+  if (declaredNotFound && searchLike) return { source: 'declared', evidence: 'empty:declared_not_found' };
+  const codes = [
+    ...(call.declared.code === null ? [] : [call.declared.code]),
+    ...payloads.flatMap(declaredCodes),
+  ];
+  for (const code of codes) {
+    if (EMPTY_CODE_ANY_TOOL.test(code) || (searchLike && EMPTY_CODE_SEARCH_TOOL.test(code))) {
+      return { source: 'declared', evidence: `empty:code:${code}` };
+    }
+  }
+  if (payloads.some((p) => isEmptyListPayload(p.json)))
+    return { source: 'declared', evidence: 'empty:empty_list' };
+  const texts = [
+    ...(call.statusMessage === null ? [] : [call.statusMessage]),
+    ...payloads.flatMap((p) => messageStrings(p)),
+  ];
+  for (const text of texts) {
+    if (EMPTY_TEXT_ANY_TOOL.test(text)) return { source: 'text', evidence: 'empty:text:no_results' };
+    if (searchLike && EMPTY_TEXT_SEARCH_TOOL.test(text) && !UNKNOWN_TOOL_TEXT.test(text)) {
+      return { source: 'text', evidence: 'empty:text:not_found' };
+    }
+  }
+  return null;
+}
+
+/**
+ * An empty list: `[]`, or an object without failure signals whose array values (at the top level or in
+ * `data` / `result`) are all empty, with at least one.
+ */
+export function isEmptyListPayload(json: unknown): boolean {
+  if (Array.isArray(json)) return json.length === 0;
+  if (!isRecord(json) || failureSignal(json) !== null) return false;
+  const arrays: unknown[][] = [];
+  for (const container of [json, json['data'], json['result']]) {
+    if (!isRecord(container)) continue;
+    for (const value of Object.values(container)) if (Array.isArray(value)) arrays.push(value);
+  }
+  return arrays.length > 0 && arrays.every((array) => array.length === 0);
+}
+
+/** Structural failure signals of a payload object: ok:false, success:false, status error, an error object… */
+function failureSignal(object: Record<string, unknown>): string | null {
+  if (object['ok'] === false) return 'failure:ok_false';
+  if (object['success'] === false) return 'failure:success_false';
+  if (object['isError'] === true) return 'failure:is_error_in_payload';
+  const status = object['status'];
+  if (typeof status === 'string' && FAILED_STATUS_VALUES.has(status.trim().toLowerCase()))
+    return 'failure:status';
+  if (isRecord(object['error'])) return 'failure:error_object';
+  const errors = object['errors'];
+  if (Array.isArray(errors) && errors.length > 0) return 'failure:errors';
+  for (const key of ['errorCategory', 'error_category']) {
+    const value = object[key];
+    if (typeof value === 'string' && mapDeclaredCategory(value) !== null) return 'failure:error_category';
+  }
+  return null;
+}
+
+/** The message-like strings of a payload: values of MESSAGE_KEYS, or the whole text when it is not JSON. */
+function messageStrings(payload: Payload): string[] {
+  if (payload.json === undefined) return [payload.raw];
+  return metadataObjects(payload.json).flatMap((object) =>
+    MESSAGE_KEYS.map((key) => object[key]).filter((v): v is string => typeof v === 'string'),
+  );
+}
+
+/**
+ * Failure-as-empty (§3) for ok / ok_empty calls: the structured payload (or JSON text) says it failed
+ * (ok:false, success:false, status "error"/"failed", an `error` object, non-empty `errors`, a declared
+ * errorCategory), or its message says so (FAILURE_TEXT_RULES). The subagent case ("No results found" from a
+ * subagent whose own calls failed) needs the run and is left to projections.
+ */
+function failureAsEmptyEvidence(payloads: readonly Payload[]): string | null {
+  for (const payload of payloads) {
+    for (const object of metadataObjects(payload.json)) {
+      const signal = failureSignal(object);
+      if (signal !== null) return signal;
+    }
+  }
+  for (const text of payloads.flatMap(messageStrings)) {
+    const rule = FAILURE_TEXT_RULES.find((r) => r.pattern.test(text));
+    if (rule !== undefined) return rule.id;
+  }
+  return null;
+}
+
+function firstNonNull<T>(values: readonly (T | null)[]): T | null {
+  for (const value of values) if (value !== null) return value;
+  return null;
+}

@@ -1,0 +1,368 @@
+import { describe, expect, it } from 'vitest';
+
+import { argsFingerprint, canonicalJson } from './args-hash';
+import {
+  errataToolSpan,
+  makeSpan,
+  protocolErrorSpan,
+  sid,
+  T0,
+  toolCallOf,
+  TRACE,
+} from './fixtures.spec-helper';
+import { normalizeSpan } from './normalize-span';
+import { SpanKind, StatusCode } from './span';
+
+describe('normalizeSpan: tool calls (Errata SDK)', () => {
+  it('given an SDK tools/call span, then every ToolCallData field is filled from its attributes', () => {
+    const span = errataToolSpan(
+      'lookup_order',
+      { isError: true, content: [{ type: 'text', text: 'Order ORD-1 not reachable, mail ops@example.com' }] },
+      {
+        spanId: sid(42),
+        parentSpanId: sid(41),
+        attributes: {
+          'server.address': 'orders.internal',
+          'server.port': 8443,
+          'errata.error.category': 'transient',
+          'errata.error.retryable': true,
+          'errata.error.code': 'ORDERS_DOWN',
+          'errata.error.retry_after_ms': 1500,
+          'errata.args.hash': 'ABCDEF0123456789abcdef0123456789',
+          'errata.args.size': 42,
+          'errata.retry.of': sid(40),
+          'errata.retry.attempt': 2,
+          'gen_ai.usage.input_tokens': 100,
+          'gen_ai.usage.output_tokens': 20,
+          'gen_ai.tool.call.arguments': '{"order_id":"ORD-1"}',
+        },
+      },
+    );
+    expect(normalizeSpan(span)).toEqual({
+      type: 'ToolCallObserved',
+      data: {
+        span: {
+          traceId: TRACE,
+          spanId: sid(42),
+          parentSpanId: sid(41),
+          startTimeUnixNano: T0.toString(),
+          endTimeUnixNano: (T0 + 120_000_000n).toString(),
+        },
+        source: 'errata',
+        tool: 'lookup_order',
+        server: { name: 'support-server', version: '1.2.0', address: 'orders.internal', port: 8443 },
+        mcp: { sessionId: 'sess-1', protocolVersion: '2025-11-25', requestId: '7', transport: 'pipe' },
+        outcome: 'tool_error',
+        errorType: 'tool_error',
+        rpcStatusCode: null,
+        httpStatusCode: null,
+        statusMessage: null,
+        result: {
+          isError: true,
+          empty: null,
+          itemCount: null,
+          text: 'Order ORD-1 not reachable, mail [REDACTED:email]',
+          structured: null,
+          textMirror: null,
+        },
+        declared: { category: 'transient', retryable: true, code: 'ORDERS_DOWN', retryAfterMs: 1500 },
+        args: { hash: 'abcdef0123456789abcdef0123456789', size: 42 },
+        retryHint: { of: sid(40), attempt: 2 },
+        tokens: 120,
+      },
+    });
+  });
+
+  it('never keeps raw arguments', () => {
+    const span = errataToolSpan(
+      'x',
+      { isError: false },
+      { attributes: { 'gen_ai.tool.call.arguments': '{"pw":"x"}' } },
+    );
+    expect(JSON.stringify(toolCallOf(span))).not.toContain('"pw"');
+  });
+
+  it('given a JSON-RPC error, then protocol_error with the code and the redacted status message', () => {
+    const call = toolCallOf(protocolErrorSpan('lookup_order', -32602, 'Invalid params for jane@example.com'));
+    expect(call.outcome).toBe('protocol_error');
+    expect(call.rpcStatusCode).toBe('-32602');
+    expect(call.errorType).toBe('-32602');
+    expect(call.statusMessage).toBe('Invalid params for [REDACTED:email]');
+  });
+
+  it('reads the renamed rpc.status_code and the deprecated int rpc.jsonrpc.error_code', () => {
+    const base = { name: 'tools/call t', attributes: { 'mcp.method.name': 'tools/call' } };
+    const renamed = makeSpan({ ...base, attributes: { ...base.attributes, 'rpc.status_code': '-32001' } });
+    const deprecated = makeSpan({
+      ...base,
+      attributes: { ...base.attributes, 'rpc.jsonrpc.error_code': -32000 },
+    });
+    expect(toolCallOf(renamed)).toMatchObject({
+      rpcStatusCode: '-32001',
+      outcome: 'timeout',
+      source: 'semconv',
+    });
+    expect(toolCallOf(deprecated)).toMatchObject({ rpcStatusCode: '-32000', outcome: 'transport_error' });
+  });
+
+  it('given an empty result, then ok_empty; and stored texts are cut to textLimitBytes', () => {
+    const empty = errataToolSpan('search_docs', { isError: false }, { empty: true, itemCount: 0 });
+    expect(toolCallOf(empty).outcome).toBe('ok_empty');
+    const long = errataToolSpan('t', { isError: true, content: [{ type: 'text', text: 'x'.repeat(5000) }] });
+    const event = normalizeSpan(long, { textLimitBytes: 100 });
+    expect(event?.type === 'ToolCallObserved' && event.data.result.text).toMatch(
+      /^x+…\[truncated \d+ bytes\]$/,
+    );
+    expect(Buffer.byteLength((event?.data as { result: { text: string } }).result.text)).toBeLessThanOrEqual(
+      100,
+    );
+  });
+
+  it('given the structured payload, then it stays valid JSON after redaction', () => {
+    const span = errataToolSpan('t', {
+      isError: true,
+      structuredContent: { contact: 'jane@example.com', n: 2 },
+    });
+    expect(JSON.parse(toolCallOf(span).result.structured ?? '')).toEqual({
+      contact: '[REDACTED:email]',
+      n: 2,
+    });
+  });
+
+  it('accepts execute_tool spans carrying MCP attributes, and takes the tool name from the span name', () => {
+    const span = makeSpan({
+      name: 'execute_tool get_weather',
+      kind: SpanKind.INTERNAL,
+      attributes: { 'gen_ai.operation.name': 'execute_tool', 'mcp.session.id': 's' },
+    });
+    expect(toolCallOf(span)).toMatchObject({ tool: 'get_weather', source: 'semconv', outcome: 'ok' });
+    const plainFunctionTool = makeSpan({
+      name: 'execute_tool get_weather',
+      kind: SpanKind.INTERNAL,
+      attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather' },
+    });
+    expect(normalizeSpan(plainFunctionTool)).toBeNull();
+  });
+
+  it('drops SERVER-side tools/call spans (the client span reports the call)', () => {
+    const span = makeSpan({
+      name: 'tools/call t',
+      kind: SpanKind.SERVER,
+      attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 't' },
+    });
+    expect(normalizeSpan(span)).toBeNull();
+  });
+
+  it('falls back to the span name, then to (unknown), for the tool name', () => {
+    const named = makeSpan({
+      name: 'tools/call list_files',
+      attributes: { 'mcp.method.name': 'tools/call' },
+    });
+    const unnamed = makeSpan({ name: 'tools/call', attributes: { 'mcp.method.name': 'tools/call' } });
+    expect(toolCallOf(named).tool).toBe('list_files');
+    expect(toolCallOf(unnamed).tool).toBe('(unknown)');
+  });
+
+  it('given raw semconv arguments and no errata hash, then the hash is computed the SDK way', () => {
+    const span = makeSpan({
+      name: 'tools/call t',
+      attributes: {
+        'mcp.method.name': 'tools/call',
+        'gen_ai.tool.call.arguments': '{"b":1,"a":{"d":2,"c":3}}',
+      },
+    });
+    expect(canonicalJson({ b: 1, a: { d: 2, c: 3 } })).toBe('{"a":{"c":3,"d":2},"b":1}');
+    expect(toolCallOf(span).args).toEqual(argsFingerprint({ a: { c: 3, d: 2 }, b: 1 }));
+    expect(toolCallOf(span).args.hash).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe('normalizeSpan: other instrumentations', () => {
+  it('given a Traceloop tool span, then its entity attributes give tool, result and isError', () => {
+    const span = makeSpan({
+      name: 'search_tickets.tool',
+      status: { code: StatusCode.ERROR, message: 'Rate limit exceeded' },
+      attributes: {
+        'traceloop.span.kind': 'tool',
+        'traceloop.entity.name': 'search_tickets',
+        'traceloop.entity.input': JSON.stringify({ tool_name: 'search_tickets', arguments: { q: 'refund' } }),
+        'traceloop.entity.output': JSON.stringify({ result: 'Rate limit exceeded', is_error: true }),
+      },
+    });
+    const call = toolCallOf(span);
+    expect(call).toMatchObject({ source: 'traceloop', tool: 'search_tickets', outcome: 'tool_error' });
+    expect(call.result.text).toBe('Rate limit exceeded');
+    expect(call.args.hash).toBe(argsFingerprint({ q: 'refund' }).hash);
+  });
+
+  it('given a Traceloop ERROR span without output, then an McpError message decides, else it is an isError result', () => {
+    const base = { name: 't.tool', attributes: { 'traceloop.span.kind': 'tool' } };
+    const timeout = makeSpan({
+      ...base,
+      status: { code: StatusCode.ERROR, message: 'MCP error -32001: Request timed out' },
+    });
+    const isError = makeSpan({ ...base, status: { code: StatusCode.ERROR, message: 'Refund failed' } });
+    expect(toolCallOf(timeout)).toMatchObject({ outcome: 'timeout', rpcStatusCode: '-32001' });
+    expect(toolCallOf(isError)).toMatchObject({ outcome: 'tool_error', result: { isError: true } });
+  });
+
+  it('given a Sentry server span, then it is accepted with mcp.tool.* and the server named by mcp.server.name', () => {
+    const span = makeSpan({
+      name: 'tools/call list_files',
+      kind: SpanKind.SERVER,
+      resource: { 'service.name': 'fs-server' },
+      attributes: {
+        'mcp.method.name': 'tools/call',
+        'mcp.tool.name': 'list_files',
+        'mcp.tool.result.is_error': false,
+        'mcp.tool.result.content_count': 0,
+        'mcp.request.id': '3',
+        'mcp.request.argument.path': '"/tmp"',
+      },
+    });
+    const call = toolCallOf(span);
+    expect(call).toMatchObject({ source: 'sentry', tool: 'list_files', outcome: 'ok_empty' });
+    expect(call.server.name).toBe('fs-server');
+    expect(call.mcp.requestId).toBe('3');
+    expect(call.args.hash).toBe(argsFingerprint({ path: '/tmp' }).hash);
+  });
+
+  it('given a Sentry JSON-RPC error (status internal_error, no result), then protocol_error', () => {
+    const span = makeSpan({
+      name: 'tools/call t',
+      kind: SpanKind.SERVER,
+      status: { code: StatusCode.ERROR, message: 'internal_error' },
+      attributes: { 'mcp.method.name': 'tools/call', 'mcp.tool.name': 't', 'mcp.server.name': 'srv' },
+    });
+    expect(toolCallOf(span)).toMatchObject({ outcome: 'protocol_error', server: { name: 'srv' } });
+  });
+});
+
+describe('normalizeSpan: agent runs, escalations, subagent reports', () => {
+  it('given an invoke_agent span, then AgentRunObserved with name, id, conversation and role', () => {
+    const span = makeSpan({
+      name: 'invoke_agent researcher',
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        'gen_ai.agent.id': 'ag-1',
+        'gen_ai.conversation.id': 'conv-9',
+        'errata.agent.role': 'subagent',
+      },
+    });
+    expect(normalizeSpan(span)).toEqual({
+      type: 'AgentRunObserved',
+      data: {
+        span: expect.objectContaining({ spanId: sid(1) }),
+        agentName: 'researcher',
+        agentId: 'ag-1',
+        conversationId: 'conv-9',
+        role: 'subagent',
+      },
+    });
+    const byOperation = makeSpan({
+      name: 'run',
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'errata.agent.role': 'boss' },
+    });
+    expect(normalizeSpan(byOperation)).toMatchObject({
+      type: 'AgentRunObserved',
+      data: { agentName: null, role: null },
+    });
+  });
+
+  it('given an escalation with a valid target, then EscalationObserved with the reason redacted', () => {
+    const span = makeSpan({
+      name: 'errata.escalation',
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        'errata.escalation.target': 'Human',
+        'errata.escalation.reason': 'refund for jane@example.com',
+      },
+    });
+    expect(normalizeSpan(span)).toMatchObject({
+      type: 'EscalationObserved',
+      data: { target: 'human', reason: 'refund for [REDACTED:email]' },
+    });
+  });
+
+  it('given an escalation with a missing or unknown target, then null', () => {
+    expect(normalizeSpan(makeSpan({ name: 'errata.escalation', kind: SpanKind.INTERNAL }))).toBeNull();
+    const manager = makeSpan({
+      name: 'errata.escalation',
+      attributes: { 'errata.escalation.target': 'manager' },
+    });
+    expect(normalizeSpan(manager)).toBeNull();
+  });
+
+  it('given the seed 003 subagent report, then SubagentReportObserved with every element', () => {
+    const span = makeSpan({
+      name: 'errata.subagent_report',
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        'errata.subagent.status': 'partial',
+        'errata.subagent.completed': 6,
+        'errata.subagent.total': '8',
+        'errata.subagent.attempted': [
+          '3 retries with exponential backoff (1s, 2s, 4s)',
+          'fallback to cached results — none available',
+        ],
+        'errata.subagent.alternatives': JSON.stringify([
+          'proceed with the 6 completed queries and flag reduced coverage',
+          're-delegate queries 3 and 7 after the rate-limit window resets',
+        ]),
+        'errata.subagent.partial_results': JSON.stringify({
+          completedQueries: 6,
+          totalQueries: 8,
+          sources: ['src_101', 'src_102'],
+          owner: 'jane@example.com',
+        }),
+        'errata.error.category': 'transient',
+        'errata.error.retryable': true,
+      },
+    });
+    expect(normalizeSpan(span)).toMatchObject({
+      type: 'SubagentReportObserved',
+      data: {
+        status: 'partial',
+        completed: 6,
+        total: 8,
+        attempted: [
+          '3 retries with exponential backoff (1s, 2s, 4s)',
+          'fallback to cached results — none available',
+        ],
+        alternatives: [
+          'proceed with the 6 completed queries and flag reduced coverage',
+          're-delegate queries 3 and 7 after the rate-limit window resets',
+        ],
+        partialResults:
+          '{"completedQueries":6,"totalQueries":8,"sources":["src_101","src_102"],"owner":"[REDACTED:email]"}',
+        category: 'transient',
+        retryable: true,
+      },
+    });
+    const counted = makeSpan({
+      name: 'errata.subagent_report',
+      attributes: { 'errata.subagent.status': 'complete', 'errata.subagent.partial_results': 4 },
+    });
+    expect(normalizeSpan(counted)).toMatchObject({
+      data: { status: 'complete', partialResults: 4, attempted: null },
+    });
+  });
+
+  it('given a subagent report with an unknown status, then null', () => {
+    const span = makeSpan({
+      name: 'errata.subagent_report',
+      attributes: { 'errata.subagent.status': 'done' },
+    });
+    expect(normalizeSpan(span)).toBeNull();
+  });
+
+  it('given any other span, then null', () => {
+    expect(normalizeSpan(makeSpan({ name: 'GET /orders', kind: SpanKind.SERVER }))).toBeNull();
+    expect(
+      normalizeSpan(makeSpan({ name: 'tools/list', attributes: { 'mcp.method.name': 'tools/list' } })),
+    ).toBeNull();
+    expect(
+      normalizeSpan(makeSpan({ name: 'chat gpt-5', attributes: { 'gen_ai.operation.name': 'chat' } })),
+    ).toBeNull();
+  });
+});

@@ -1,0 +1,377 @@
+/**
+ * Span → event (DOMAIN.md §5). Pure: one span in, one event or null out. Null means "none of ours": the
+ * server counts it and drops it.
+ */
+import { argsFingerprint } from './args-hash';
+import { isRecord, parseJson, readBool, readInt, readString, readStringArray } from './attributes';
+import type {
+  AgentRole,
+  AgentRunObserved,
+  ErrataEvent,
+  EscalationObserved,
+  EscalationTarget,
+  SpanRef,
+  SpanSource,
+  SubagentReportObserved,
+  SubagentStatus,
+  ToolCallData,
+  ToolCallObserved,
+} from './events';
+import { deriveOutcome, integerCode, messageExplainsNoResult, rpcCodeFromMessage } from './outcome';
+import { redact, storedText, truncateUtf8 } from './redaction';
+import { SpanKind, StatusCode, type Attributes, type SpanRecord } from './span';
+
+export interface NormalizeOptions {
+  /** Byte limit of every stored text (result text, structured JSON, messages, reasons). Default 2048. */
+  readonly textLimitBytes?: number;
+}
+
+export const DEFAULT_TEXT_LIMIT_BYTES = 2048;
+
+/** Tool name used when a tool-call span names no tool at all. */
+export const UNKNOWN_TOOL = '(unknown)';
+
+export const ESCALATION_SPAN = 'errata.escalation';
+export const SUBAGENT_REPORT_SPAN = 'errata.subagent_report';
+
+/** `attempted` / `alternatives` keep at most this many items, each cut to the text limit. */
+export const MAX_REPORT_LIST_ITEMS = 100;
+
+const ESCALATION_TARGETS: ReadonlySet<string> = new Set<EscalationTarget>(['human', 'user', 'coordinator']);
+const SUBAGENT_STATUSES: ReadonlySet<string> = new Set<SubagentStatus>(['complete', 'partial', 'failed']);
+const AGENT_ROLES: ReadonlySet<string> = new Set<AgentRole>(['coordinator', 'subagent']);
+
+export function normalizeSpan(span: SpanRecord, options: NormalizeOptions = {}): ErrataEvent | null {
+  const limit = options.textLimitBytes ?? DEFAULT_TEXT_LIMIT_BYTES;
+  if (span.name === ESCALATION_SPAN) return escalation(span, limit);
+  if (span.name === SUBAGENT_REPORT_SPAN) return subagentReport(span, limit);
+  if (isAgentSpan(span)) return agentRun(span);
+  const source = toolCallSource(span);
+  return source === null ? null : toolCall(span, source, limit);
+}
+
+export function spanRef(span: SpanRecord): SpanRef {
+  return {
+    traceId: span.traceId,
+    spanId: span.spanId,
+    parentSpanId: span.parentSpanId,
+    startTimeUnixNano: span.startTimeUnixNano.toString(),
+    endTimeUnixNano: span.endTimeUnixNano.toString(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Agent runs, escalations, subagent reports
+
+/** `invoke_agent {name}` spans, or any span with `gen_ai.operation.name` = invoke_agent. */
+export function isAgentSpan(span: SpanRecord): boolean {
+  return (
+    span.name === 'invoke_agent' ||
+    span.name.startsWith('invoke_agent ') ||
+    readString(span.attributes, 'gen_ai.operation.name') === 'invoke_agent'
+  );
+}
+
+function agentRun(span: SpanRecord): AgentRunObserved {
+  const a = span.attributes;
+  const role = readString(a, 'errata.agent.role')?.trim().toLowerCase() ?? null;
+  const nameFromSpan = span.name.startsWith('invoke_agent ')
+    ? span.name.slice('invoke_agent '.length).trim()
+    : '';
+  return {
+    type: 'AgentRunObserved',
+    data: {
+      span: spanRef(span),
+      agentName: readString(a, 'gen_ai.agent.name') ?? (nameFromSpan === '' ? null : nameFromSpan),
+      agentId: readString(a, 'gen_ai.agent.id'),
+      conversationId: readString(a, 'gen_ai.conversation.id'),
+      role: role !== null && AGENT_ROLES.has(role) ? (role as AgentRole) : null,
+    },
+  };
+}
+
+/** An escalation with a missing or unknown target is not one of ours: null (dropped and counted). */
+function escalation(span: SpanRecord, limit: number): EscalationObserved | null {
+  const target = readString(span.attributes, 'errata.escalation.target')?.trim().toLowerCase() ?? null;
+  if (target === null || !ESCALATION_TARGETS.has(target)) return null;
+  return {
+    type: 'EscalationObserved',
+    data: {
+      span: spanRef(span),
+      target: target as EscalationTarget,
+      reason: storedText(readString(span.attributes, 'errata.escalation.reason'), limit),
+    },
+  };
+}
+
+/** A report with a missing or unknown status is dropped like an invalid escalation. */
+function subagentReport(span: SpanRecord, limit: number): SubagentReportObserved | null {
+  const a = span.attributes;
+  const status = readString(a, 'errata.subagent.status')?.trim().toLowerCase() ?? null;
+  if (status === null || !SUBAGENT_STATUSES.has(status)) return null;
+  const count = (key: string): number | null => {
+    const n = readInt(a, key);
+    return n !== null && n >= 0 ? n : null;
+  };
+  const list = (key: string): string[] | null =>
+    readStringArray(a, key)
+      ?.slice(0, MAX_REPORT_LIST_ITEMS)
+      .map((item) => truncateUtf8(redact(item), limit)) ?? null;
+  return {
+    type: 'SubagentReportObserved',
+    data: {
+      span: spanRef(span),
+      status: status as SubagentStatus,
+      completed: count('errata.subagent.completed'),
+      total: count('errata.subagent.total'),
+      attempted: list('errata.subagent.attempted'),
+      alternatives: list('errata.subagent.alternatives'),
+      partialResults: partialResults(a, limit),
+      category: readString(a, 'errata.error.category'),
+      retryable: readBool(a, 'errata.error.retryable'),
+    },
+  };
+}
+
+function partialResults(a: Attributes, limit: number): number | string | null {
+  const key = 'errata.subagent.partial_results';
+  const n = readInt(a, key);
+  if (n !== null) return n;
+  const value = a[key];
+  if (value === undefined || value === null) return null;
+  return storedText(typeof value === 'string' ? value : JSON.stringify(value), limit);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Tool calls
+
+const hasKeyWithPrefix = (a: Attributes, prefix: string): boolean =>
+  Object.keys(a).some((k) => k.startsWith(prefix));
+
+/**
+ * Which vocabulary makes this span a tool call, or null when it is none:
+ *  - errata: an MCP tool call (`mcp.method.name` = tools/call, or `gen_ai.operation.name` = execute_tool with
+ *    an `mcp.*` or `errata.*` attribute) carrying any `errata.*` attribute; any kind except SERVER;
+ *  - sentry: `mcp.tool.name` / `mcp.tool.result.is_error` / Sentry's MCP origin (Sentry instruments MCP servers
+ *    only, so its SERVER spans are accepted);
+ *  - semconv: an MCP tool call without `errata.*` attributes; any kind except SERVER;
+ *  - traceloop: `traceloop.span.kind` = tool; any kind except SERVER.
+ * Other SERVER spans are the MCP server's view of a call the client span already reports: counting both would
+ * double every call, and only the client sees timeouts and transport failures.
+ */
+export function toolCallSource(span: SpanRecord): SpanSource | null {
+  const a = span.attributes;
+  const method = readString(a, 'mcp.method.name');
+  const errata = hasKeyWithPrefix(a, 'errata.');
+  const mcpToolCall =
+    method === 'tools/call' ||
+    (readString(a, 'gen_ai.operation.name') === 'execute_tool' && (errata || hasKeyWithPrefix(a, 'mcp.')));
+  const server = span.kind === SpanKind.SERVER;
+  if (mcpToolCall && errata && !server) return 'errata';
+  const sentry =
+    a['mcp.tool.name'] !== undefined ||
+    a['mcp.tool.result.is_error'] !== undefined ||
+    readString(a, 'sentry.origin')?.startsWith('auto.function.mcp_server') === true;
+  if (sentry && (method === null || method === 'tools/call')) return 'sentry';
+  if (server) return null;
+  if (mcpToolCall) return 'semconv';
+  if (method === null && readString(a, 'traceloop.span.kind') === 'tool') return 'traceloop';
+  return null;
+}
+
+function toolName(span: SpanRecord): string {
+  const a = span.attributes;
+  const fromSpanName = (prefix: string): string | null =>
+    span.name.startsWith(prefix) && span.name.length > prefix.length
+      ? span.name.slice(prefix.length).trim()
+      : null;
+  const traceloopName = span.name.endsWith('.tool') && span.name.length > 5 ? span.name.slice(0, -5) : null;
+  return (
+    readString(a, 'gen_ai.tool.name') ??
+    fromSpanName('tools/call ') ??
+    readString(a, 'mcp.tool.name') ??
+    readString(a, 'traceloop.entity.name') ??
+    fromSpanName('execute_tool ') ??
+    (readString(a, 'traceloop.span.kind') === 'tool' ? traceloopName : null) ??
+    UNKNOWN_TOOL
+  );
+}
+
+interface ResultSignals {
+  readonly isError: boolean | null;
+  readonly empty: boolean | null;
+  readonly text: string | null;
+}
+
+/** Traceloop `traceloop.entity.output` = JSON `{result: content[0].text or content[0], is_error}`. */
+function traceloopResult(a: Attributes): ResultSignals {
+  const output = parseJson(readString(a, 'traceloop.entity.output') ?? '');
+  if (!isRecord(output)) return { isError: null, empty: null, text: null };
+  const isError = typeof output['is_error'] === 'boolean' ? output['is_error'] : null;
+  const result = output['result'];
+  const text =
+    typeof result === 'string'
+      ? result
+      : result === undefined || result === null
+        ? null
+        : JSON.stringify(result);
+  return { isError, empty: isError === false && (text === null || text === '') ? true : null, text };
+}
+
+/** Sentry `mcp.tool.result.*`: is_error, content_count (0 → empty), content (text). */
+function sentryResult(a: Attributes): ResultSignals {
+  const contentCount = readInt(a, 'mcp.tool.result.content_count');
+  return {
+    isError: readBool(a, 'mcp.tool.result.is_error'),
+    empty: contentCount === 0 ? true : null,
+    text: readString(a, 'mcp.tool.result.content'),
+  };
+}
+
+const NO_RESULT: ResultSignals = { isError: null, empty: null, text: null };
+
+/**
+ * Arguments fingerprint: `errata.args.*` as sent; otherwise computed from raw arguments a vendor sent
+ * (`gen_ai.tool.call.arguments`, Traceloop `traceloop.entity.input`, Sentry `mcp.request.argument.*`), which
+ * are then dropped, never stored.
+ */
+function argsOf(a: Attributes): ToolCallData['args'] {
+  const hash = readString(a, 'errata.args.hash');
+  const size = readInt(a, 'errata.args.size');
+  if (hash !== null) return { hash: hash.toLowerCase(), size };
+  const raw = rawArguments(a);
+  if (raw === undefined) return { hash: null, size };
+  const fingerprint = argsFingerprint(raw);
+  return { hash: fingerprint.hash, size: size ?? fingerprint.size };
+}
+
+function rawArguments(a: Attributes): unknown {
+  const semconv = a['gen_ai.tool.call.arguments'];
+  if (typeof semconv === 'string') return parseJson(semconv) ?? semconv;
+  if (semconv !== undefined && semconv !== null) return semconv;
+  const input = parseJson(readString(a, 'traceloop.entity.input') ?? '');
+  if (isRecord(input) && 'arguments' in input) return input['arguments'];
+  const prefix = 'mcp.request.argument.';
+  let sentry: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(a)) {
+    if (!key.startsWith(prefix)) continue;
+    sentry ??= {};
+    sentry[key.slice(prefix.length)] = typeof value === 'string' ? (parseJson(value) ?? value) : value;
+  }
+  return sentry;
+}
+
+/** Sum of `gen_ai.usage.input_tokens` and `output_tokens`, null when neither is present. */
+function tokensOf(a: Attributes): number | null {
+  const input = readInt(a, 'gen_ai.usage.input_tokens');
+  const output = readInt(a, 'gen_ai.usage.output_tokens');
+  return input === null && output === null ? null : (input ?? 0) + (output ?? 0);
+}
+
+/**
+ * MCP server identity: `errata.server.*` (serverInfo), else `mcp.server.*` (Sentry, and some SDKs), else — on
+ * SERVER spans only, where the process is the MCP server — resource `service.name` / `service.version`. A
+ * client span's resource describes the agent, never the server, so it is not a fallback there.
+ */
+function serverOf(span: SpanRecord): ToolCallData['server'] {
+  const a = span.attributes;
+  const isServer = span.kind === SpanKind.SERVER;
+  const port = readInt(a, 'server.port');
+  return {
+    name:
+      readString(a, 'errata.server.name') ??
+      readString(a, 'mcp.server.name') ??
+      (isServer ? readString(span.resource, 'service.name') : null),
+    version:
+      readString(a, 'errata.server.version') ??
+      readString(a, 'mcp.server.version') ??
+      (isServer ? readString(span.resource, 'service.version') : null),
+    address: readString(a, 'server.address'),
+    port: port !== null && port >= 0 && port <= 65535 ? port : null,
+  };
+}
+
+function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCallObserved {
+  const a = span.attributes;
+  const vendor =
+    source === 'traceloop' ? traceloopResult(a) : source === 'sentry' ? sentryResult(a) : NO_RESULT;
+  const statusError = span.status.code === StatusCode.ERROR;
+  const rawStatusMessage = span.status.message === '' ? null : span.status.message;
+  const errorType = readString(a, 'error.type')?.trim() ?? null;
+
+  let isError = readBool(a, 'errata.result.is_error') ?? vendor.isError;
+  // Traceloop marks an isError result only with status ERROR (message = the result text). Without its output
+  // attribute, an ERROR status that no code, timeout or network message explains is that isError result.
+  if (
+    source === 'traceloop' &&
+    isError === null &&
+    statusError &&
+    !messageExplainsNoResult(rawStatusMessage)
+  ) {
+    isError = true;
+  }
+
+  const rpcStatusCode =
+    readString(a, 'rpc.response.status_code') ??
+    readString(a, 'rpc.status_code') ??
+    readString(a, 'rpc.jsonrpc.error_code') ??
+    (isError === null && integerCode(errorType) === null ? rpcCodeFromMessage(rawStatusMessage) : null);
+
+  const empty = readBool(a, 'errata.result.empty') ?? vendor.empty;
+  const itemCount = readInt(a, 'errata.result.item_count');
+  const outcome = deriveOutcome({
+    errorType,
+    rpcStatusCode,
+    isError,
+    empty,
+    itemCount,
+    statusError,
+    statusMessage: rawStatusMessage,
+  });
+
+  const retryAfterMs = readInt(a, 'errata.error.retry_after_ms');
+  const attempt = readInt(a, 'errata.retry.attempt');
+  return {
+    type: 'ToolCallObserved',
+    data: {
+      span: spanRef(span),
+      source,
+      tool: toolName(span),
+      server: serverOf(span),
+      mcp: {
+        sessionId: readString(a, 'mcp.session.id'),
+        protocolVersion: readString(a, 'mcp.protocol.version'),
+        requestId:
+          readString(a, 'jsonrpc.request.id') ??
+          readString(a, 'rpc.jsonrpc.request_id') ??
+          readString(a, 'mcp.request.id'),
+        transport: readString(a, 'network.transport') ?? readString(a, 'mcp.transport'),
+      },
+      outcome,
+      errorType,
+      rpcStatusCode,
+      httpStatusCode: readInt(a, 'http.response.status_code') ?? readInt(a, 'http.status_code'),
+      statusMessage: storedText(rawStatusMessage, limit),
+      result: {
+        isError,
+        empty,
+        itemCount: itemCount !== null && itemCount >= 0 ? itemCount : null,
+        text: storedText(readString(a, 'errata.result.text') ?? vendor.text, limit),
+        structured: storedText(readString(a, 'errata.result.structured'), limit),
+        textMirror: readBool(a, 'errata.result.text_mirror'),
+      },
+      declared: {
+        category: readString(a, 'errata.error.category'),
+        retryable: readBool(a, 'errata.error.retryable'),
+        code: readString(a, 'errata.error.code'),
+        retryAfterMs: retryAfterMs !== null && retryAfterMs >= 0 ? retryAfterMs : null,
+      },
+      args: argsOf(a),
+      retryHint: {
+        of: readString(a, 'errata.retry.of')?.trim().toLowerCase() ?? null,
+        attempt: attempt !== null && attempt >= 0 ? attempt : null,
+      },
+      tokens: tokensOf(a),
+    },
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * Reading what a tool result declares about itself: the JSON of `structuredContent` or of a text block
+ * (DOMAIN.md §1 "declared"), looked up at the top level, in a nested `error: {…}`, in `_meta` (namespaced
+ * keys such as `com.example/errorCategory` count by their last segment) and in a wrapped `structuredContent`.
+ * Texts already cut by truncation are not valid JSON; for those, `"key": value` pairs are scanned instead.
+ */
+import { isRecord, parseJson, toInt } from './attributes';
+import { CATEGORY_KEYS, CODE_KEYS, HTTP_STATUS_KEYS, RETRYABLE_KEYS, RETRY_AFTER_KEYS } from './rules';
+
+/** One stored result text (structured JSON or text block), parsed when it is JSON. */
+export interface Payload {
+  readonly raw: string;
+  /** The parsed JSON, or undefined when the text is not (complete) JSON. */
+  readonly json: unknown;
+}
+
+export function toPayload(raw: string | null): Payload | null {
+  if (raw === null || raw === '') return null;
+  const first = raw.trimStart()[0];
+  return { raw, json: first === '{' || first === '[' ? parseJson(raw) : undefined };
+}
+
+/** Objects that may carry declared metadata, most specific container last. */
+export function metadataObjects(json: unknown): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const visit = (value: unknown, depth: number): void => {
+    if (!isRecord(value)) return;
+    out.push(value);
+    if (depth === 0) return;
+    visit(value['error'], depth - 1);
+    visit(value['_meta'], depth - 1);
+    visit(value['structuredContent'], depth - 1);
+  };
+  visit(json, 2);
+  return out;
+}
+
+/** Value of `key` in `object`, also under a namespaced key ending in `/key`. */
+function lookup(object: Record<string, unknown>, key: string): unknown {
+  if (key in object) return object[key];
+  for (const k of Object.keys(object)) if (k.endsWith(`/${key}`)) return object[k];
+  return undefined;
+}
+
+/** All values of the keys, key order first, then object order. */
+function valuesOf(objects: readonly Record<string, unknown>[], keys: readonly string[]): unknown[] {
+  const out: unknown[] = [];
+  for (const key of keys) {
+    for (const object of objects) {
+      const value = lookup(object, key);
+      if (value !== undefined && value !== null) out.push(value);
+    }
+  }
+  return out;
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const pairPatterns = new Map<string, RegExp>();
+
+/** `"key": <value>` pairs in a text that is not valid JSON (e.g. truncated). Patterns are compiled once. */
+function scanValues(raw: string, keys: readonly string[], value: string): string[] {
+  if (!raw.includes('"')) return [];
+  const out: string[] = [];
+  for (const key of keys) {
+    const source = `"(?:[^"\\\\]*/)?${escapeRegExp(key)}"\\s*:\\s*${value}`;
+    let pattern = pairPatterns.get(source);
+    if (pattern === undefined) pairPatterns.set(source, (pattern = new RegExp(source, 'g')));
+    for (const match of raw.matchAll(pattern)) {
+      const captured = match.slice(1).find((group) => group !== undefined);
+      if (captured !== undefined) out.push(captured);
+    }
+  }
+  return out;
+}
+
+const STRING_VALUE = '"((?:[^"\\\\]|\\\\.)*)"';
+
+/** Declared category values (raw), most specific key first. */
+export function declaredCategories(payload: Payload): string[] {
+  if (payload.json === undefined) return scanValues(payload.raw, CATEGORY_KEYS, STRING_VALUE);
+  return valuesOf(metadataObjects(payload.json), CATEGORY_KEYS).filter(
+    (v): v is string => typeof v === 'string',
+  );
+}
+
+export function declaredRetryable(payload: Payload): boolean | null {
+  const values =
+    payload.json === undefined
+      ? scanValues(payload.raw, RETRYABLE_KEYS, '(true|false)').map((v) => v === 'true')
+      : valuesOf(metadataObjects(payload.json), RETRYABLE_KEYS);
+  const found = values.find((v): v is boolean => typeof v === 'boolean');
+  return found ?? null;
+}
+
+/** Declared error codes (strings; numbers as decimal strings). */
+export function declaredCodes(payload: Payload): string[] {
+  const values =
+    payload.json === undefined
+      ? scanValues(payload.raw, CODE_KEYS, `(?:${STRING_VALUE}|(-?\\d+))`)
+      : valuesOf(metadataObjects(payload.json), CODE_KEYS);
+  return values.flatMap((v) => (typeof v === 'string' ? [v] : typeof v === 'number' ? [String(v)] : []));
+}
+
+/** HTTP statuses (100–599) declared in the payload (`statusCode`, `status`, …). */
+export function declaredHttpStatuses(payload: Payload): number[] {
+  const values =
+    payload.json === undefined
+      ? scanValues(payload.raw, HTTP_STATUS_KEYS, '"?(\\d{3})\\b')
+      : valuesOf(metadataObjects(payload.json), HTTP_STATUS_KEYS);
+  return values.map((v) => toInt(v)).filter((n): n is number => n !== null && n >= 100 && n <= 599);
+}
+
+export function declaredRetryAfterMs(payload: Payload): number | null {
+  const objects = payload.json === undefined ? [] : metadataObjects(payload.json);
+  for (const [key, factor] of RETRY_AFTER_KEYS) {
+    const values =
+      payload.json === undefined
+        ? scanValues(payload.raw, [key], '(\\d+(?:\\.\\d+)?)')
+        : valuesOf(objects, [key]);
+    for (const value of values) {
+      const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
+      if (Number.isFinite(n) && n >= 0) return Math.round(n * factor);
+    }
+  }
+  return null;
+}
+
+/** Every string value of a JSON payload (keys excluded), or the raw text when it is not JSON. */
+export function humanStrings(payload: Payload, limit = 256): string[] {
+  if (payload.json === undefined) return [payload.raw];
+  const out: string[] = [];
+  const visit = (value: unknown): void => {
+    if (out.length >= limit) return;
+    if (typeof value === 'string') out.push(value);
+    else if (Array.isArray(value)) value.forEach(visit);
+    else if (isRecord(value)) Object.values(value).forEach(visit);
+  };
+  visit(payload.json);
+  return out;
+}

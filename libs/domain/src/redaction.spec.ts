@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+
+import { redact, redactPayload, storedText, truncateUtf8, utf8ByteLength } from './redaction';
+
+describe('redact', () => {
+  it.each([
+    ['bearer token', 'Authorization: Bearer abc123DEF456ghi789', 'Authorization: Bearer [REDACTED:bearer]'],
+    ['OpenAI key', 'key sk-proj-AbCdEf0123456789xyzXYZ rejected', 'key [REDACTED:api_key] rejected'],
+    ['Anthropic key', 'sk-ant-api03-abcdefghijklmnop_QRST-uv', '[REDACTED:api_key]'],
+    ['AWS access key id', 'creds AKIAIOSFODNN7EXAMPLE used', 'creds [REDACTED:api_key] used'],
+    ['GitHub token', 'token ghp_1234567890abcdefghijABCDEFGHIJ012345', 'token [REDACTED:api_key]'],
+    ['Slack token', 'xoxb-1234567890-abcdefghijkl', '[REDACTED:api_key]'],
+    ['Stripe key', 'sk_live_4eC39HqLyjWDarjtT1zdp7dc', '[REDACTED:api_key]'],
+    [
+      'JWT',
+      'session eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U expired',
+      'session [REDACTED:jwt] expired',
+    ],
+    [
+      'password in URL',
+      'connect postgres://app:s3cr3t!@db.internal:5432/orders',
+      'connect postgres://app:[REDACTED:password]@db.internal:5432/orders',
+    ],
+    [
+      'password= pair',
+      'login failed for password=hunter2&user=bob',
+      'login failed for password=[REDACTED:password]&user=bob',
+    ],
+    ['passwd pair', 'passwd = letmein42', 'passwd = [REDACTED:password]'],
+    ['pwd pair', 'pwd=abc', 'pwd=[REDACTED:password]'],
+    [
+      'token query parameter',
+      'GET /export?access_token=abcdef123',
+      'GET /export?access_token=[REDACTED:secret]',
+    ],
+    [
+      'JSON password',
+      '{"user":"bob","password":"hunter2"}',
+      '{"user":"bob","password":"[REDACTED:password]"}',
+    ],
+    ['colon pair that looks secret', 'password: hunter2', 'password: [REDACTED:password]'],
+    [
+      'Basic authorization header',
+      'Authorization: Basic dXNlcjpwYXNzd29yZA==',
+      'Authorization: Basic [REDACTED:authorization]',
+    ],
+    [
+      'bare authorization value',
+      '{"authorization":"tok_9f8e7d6c5b4a"}',
+      '{"authorization":"[REDACTED:authorization]"}',
+    ],
+    ['e-mail address', 'No account for jane.doe+test@example.co.uk.', 'No account for [REDACTED:email].'],
+    ['long digit run', 'Card 4111111111111111 declined', 'Card [REDACTED:number] declined'],
+    ['grouped card number', 'Card 4111 1111 1111 1111 declined', 'Card [REDACTED:number] declined'],
+    ['digits inside an identifier', 'account acct12345678 locked', 'account acct[REDACTED:number] locked'],
+    [
+      'private key',
+      'key -----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY----- end',
+      'key [REDACTED:private_key] end',
+    ],
+  ])('given a %s, when redacted, then it is replaced by a stable placeholder', (_kind, input, expected) => {
+    expect(redact(input)).toBe(expected);
+  });
+
+  it.each([
+    'Invalid departure date: must be in the future. Current date is 08/08/2025.',
+    'Order ID must be in format #NNNNN, such as #12345.',
+    'start_date must be before end_date (2026-07-01 to 2026-07-10).',
+    'password: must be at least 8 characters',
+    'authorization: required for this operation',
+    'Authorization: insufficient',
+    'The bearer of this card must sign',
+    'max_tokens=4096 exceeds the limit',
+    'Task sk-learn is not installed',
+    'Use @modelcontextprotocol/sdk version 1.2.3',
+    'Access denied - path outside allowed directories',
+    '',
+    'short',
+  ])('given normal text %j, when redacted, then it is untouched', (text) => {
+    expect(redact(text)).toBe(text);
+  });
+
+  it('is idempotent', () => {
+    const text =
+      'Bearer abc123DEF456 postgres://u:p4ss@h/db password=x1 jane@example.com 12345678 sk-aaaaaaaaaaaaaaaaaaaa';
+    const once = redact(text);
+    expect(redact(once)).toBe(once);
+  });
+});
+
+describe('redactPayload', () => {
+  it('given JSON, when redacted, then it stays valid JSON with secrets and long numbers replaced', () => {
+    const json = JSON.stringify({
+      customer: 'jane@example.com',
+      phone: 4155550100123,
+      count: 3,
+      nested: ['ok'],
+    });
+    const out = redactPayload(json);
+    expect(JSON.parse(out)).toEqual({
+      customer: '[REDACTED:email]',
+      phone: '[REDACTED:number]',
+      count: 3,
+      nested: ['ok'],
+    });
+  });
+
+  it('given a secret-named key, then its value is replaced whatever it looks like', () => {
+    const out = redactPayload(
+      '{"api_key":"abc","db_password":"x","max_tokens":100,"token_count":3,"nested":{"csrf_token":"q"}}',
+    );
+    expect(JSON.parse(out)).toEqual({
+      api_key: '[REDACTED:secret]',
+      db_password: '[REDACTED:password]',
+      max_tokens: 100,
+      token_count: 3,
+      nested: { csrf_token: '[REDACTED:secret]' },
+    });
+  });
+
+  it('given text that is not JSON, when redacted, then it is redacted as plain text', () => {
+    expect(redactPayload('{"broken": "jane@example.com"')).toBe('{"broken": "[REDACTED:email]"');
+  });
+});
+
+describe('truncateUtf8', () => {
+  it('given a text within the limit, then it is returned as is', () => {
+    expect(truncateUtf8('héllo', 6)).toBe('héllo');
+  });
+
+  it('given a long ASCII text, then it is cut, marked, and fits the limit', () => {
+    const text = 'a'.repeat(5000);
+    const out = truncateUtf8(text, 2048);
+    expect(utf8ByteLength(out)).toBeLessThanOrEqual(2048);
+    expect(out).toMatch(/^a+…\[truncated \d+ bytes\]$/);
+    const kept = out.indexOf('…');
+    expect(out).toBe(`${'a'.repeat(kept)}…[truncated ${5000 - kept} bytes]`);
+  });
+
+  it('never splits a code point', () => {
+    const text = '😀'.repeat(100) + 'é'.repeat(100);
+    for (let limit = 30; limit < 300; limit++) {
+      const out = truncateUtf8(text, limit);
+      expect(utf8ByteLength(out)).toBeLessThanOrEqual(limit);
+      expect(out).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+      const dropped = Number(/truncated (\d+) bytes/.exec(out)?.[1]);
+      expect(utf8ByteLength(out.slice(0, out.indexOf('…[truncated'))) + dropped).toBe(utf8ByteLength(text));
+    }
+  });
+
+  it('given a limit too small for the marker, then the bare prefix is returned', () => {
+    expect(truncateUtf8('abcdefghijklmnopqrstuvwxyz'.repeat(4), 10)).toBe('abcdefghij');
+  });
+});
+
+describe('storedText', () => {
+  it('redacts before truncating, so a secret is never cut into an unrecognizable stub', () => {
+    const text = `${'x'.repeat(40)} jane@example.com`;
+    expect(storedText(text, 80)).toBe(`${'x'.repeat(40)} [REDACTED:email]`);
+    expect(storedText('', 80)).toBeNull();
+    expect(storedText(null, 80)).toBeNull();
+  });
+
+  // 7–20 µs per 2 KiB text on one core of a loaded machine when measured; the bound leaves room for a loaded CI machine.
+  it('is fast enough for the ingest path (20k texts of 2 KiB in well under 2 s)', () => {
+    const text =
+      `${'Search failed for query "refund policy" in region eu-west-1. '.repeat(30)}jane@example.com`.slice(
+        0,
+        2048,
+      );
+    const start = performance.now();
+    for (let i = 0; i < 20_000; i++) storedText(text, 2048);
+    const ms = performance.now() - start;
+    expect(ms).toBeLessThan(2000);
+  });
+});

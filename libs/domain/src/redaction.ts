@@ -1,0 +1,235 @@
+/**
+ * Redaction and truncation of every text Errata stores (DOMAIN.md §6). Runs on each stored text at ingest
+ * rate, so every pattern is compiled once and gated by a cheap substring test.
+ */
+
+export type RedactionKind =
+  'private_key' | 'jwt' | 'bearer' | 'authorization' | 'api_key' | 'password' | 'secret' | 'email' | 'number';
+
+/** The stable placeholder that replaces a secret of the given kind, e.g. `[REDACTED:email]`. */
+export const redactionPlaceholder = (kind: RedactionKind): string => `[REDACTED:${kind}]`;
+
+const PLACEHOLDER = {
+  privateKey: redactionPlaceholder('private_key'),
+  jwt: redactionPlaceholder('jwt'),
+  bearer: redactionPlaceholder('bearer'),
+  authorization: redactionPlaceholder('authorization'),
+  apiKey: redactionPlaceholder('api_key'),
+  password: redactionPlaceholder('password'),
+  secret: redactionPlaceholder('secret'),
+  email: redactionPlaceholder('email'),
+  number: redactionPlaceholder('number'),
+};
+
+/** Nothing shorter than this can hold a secret we look for (`a@b.co` is 6). */
+const MIN_REDACTABLE_LENGTH = 6;
+
+const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g;
+const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
+const BEARER = /\b(bearer\s+)([A-Za-z0-9._~+/-]+=*)/gi;
+/**
+ * An `Authorization:` header value: always after a known scheme (Basic, Digest, …; Bearer tokens are caught
+ * before), and a bare value only when it looks like a credential (a non-letter, or 16+ characters).
+ */
+const AUTHORIZATION =
+  /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)((?:basic|digest|token|negotiate|ntlm|hoba|mutual|aws4-hmac-sha256)\s+)?([A-Za-z0-9._~+/-]{8,}=*)/gi;
+const API_KEY = new RegExp(
+  [
+    String.raw`\bsk-[A-Za-z0-9_-]{16,}`, // OpenAI, Anthropic (sk-ant-…), sk-proj-…
+    String.raw`\b[rsp]k_(?:live|test)_[A-Za-z0-9]{10,}`, // Stripe
+    String.raw`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`, // AWS access key ids
+    String.raw`\bgh[pousr]_[A-Za-z0-9]{20,}`, // GitHub tokens
+    String.raw`\bgithub_pat_[A-Za-z0-9_]{20,}`,
+    String.raw`\bxox[abposr]-[A-Za-z0-9-]{10,}`, // Slack
+    String.raw`\bAIza[0-9A-Za-z_-]{35}`, // Google API keys
+  ].join('|'),
+  'g',
+);
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:)([^\s@/?#]+)@/gi;
+/** Key names whose value is a secret; a prefix (`db_password`, `csrf_token`) counts as the same key. */
+const SECRET_KEYWORD = String.raw`(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey)`;
+/** `"password": "…"` / `'token': '…'` (JSON and friends). */
+const KV_QUOTED = new RegExp(
+  String.raw`(["'])([A-Za-z0-9_.-]*?${SECRET_KEYWORD})\1(\s*:\s*)(["'])((?:\\.|(?!\4)[^\\])*)\4`,
+  'gi',
+);
+/** `password=…`, `?token=…` (query strings, env files, logs). Anchored on the keyword: fast to scan. */
+const KV_EQUALS = new RegExp(String.raw`(${SECRET_KEYWORD})(\s*=\s*)(["']?)([^\s"'&,;]+)`, 'gi');
+/** `password: …`, `token:"…"`: an unquoted value only when it looks like a secret (has a non-letter), not like prose. */
+const KV_COLON = new RegExp(String.raw`(${SECRET_KEYWORD})(:[ \t]*)(["']?)([^\s"',;]+)`, 'gi');
+const SECRET_KEY_GATE = /pass|pwd|secret|token|key/i;
+const AUTHORIZATION_GATE = /authorization/i;
+/** A JSON key whose value is a secret whatever it looks like (`api_key`, `db_password`, not `max_tokens`). */
+const SECRET_JSON_KEY = new RegExp(String.raw`^[A-Za-z0-9_.-]*?${SECRET_KEYWORD}$`, 'i');
+/** The part of an e-mail address after `@`, matched from there (sticky). */
+const EMAIL_DOMAIN = /[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/y;
+/** Characters of an address's local part ([A-Za-z0-9._%+-]). */
+const isLocalPartChar = (c: number): boolean =>
+  (c >= 0x61 && c <= 0x7a) ||
+  (c >= 0x41 && c <= 0x5a) ||
+  (c >= 0x30 && c <= 0x39) ||
+  c === 0x2e ||
+  c === 0x5f ||
+  c === 0x25 ||
+  c === 0x2b ||
+  c === 0x2d;
+const CARD = /\b\d{4}(?:[ -]\d{4}){3}\b|\b\d{4}[ -]\d{6}[ -]\d{5}\b/g;
+const DIGIT_RUN = /(?<!\d)\d{8,}(?!\d)/g;
+const DIGIT_GATE = /\d{4}/;
+
+const isPassword = (keyName: string): boolean => /pass|pwd/i.test(keyName);
+
+/**
+ * Replaces secrets and personal data with stable placeholders: private keys, JWTs, bearer tokens and other
+ * `Authorization` header values, API
+ * keys (`sk-…`, `AKIA…`, `ghp_…`, `xox…`, Stripe, Google), passwords in URLs and `password=`-style pairs
+ * (also `secret`, `token`, `api_key`), e-mail addresses, card-like digit groups and runs of 8+ digits.
+ * Idempotent: redact(redact(x)) === redact(x).
+ */
+export function redact(text: string): string {
+  if (text.length < MIN_REDACTABLE_LENGTH) return text;
+  let out = text;
+  if (out.includes('PRIVATE KEY-----')) out = out.replace(PRIVATE_KEY, PLACEHOLDER.privateKey);
+  if (out.includes('eyJ')) out = out.replace(JWT, PLACEHOLDER.jwt);
+  out = out.replace(BEARER, (match, prefix: string, token: string) =>
+    token.length >= 8 && /[^A-Za-z]/.test(token) ? prefix + PLACEHOLDER.bearer : match,
+  );
+  if (AUTHORIZATION_GATE.test(out)) {
+    out = out.replace(AUTHORIZATION, (match, prefix: string, scheme: string | undefined, value: string) =>
+      scheme !== undefined || value.length >= 16 || /[^A-Za-z]/.test(value)
+        ? `${prefix}${scheme ?? ''}${PLACEHOLDER.authorization}`
+        : match,
+    );
+  }
+  out = out.replace(API_KEY, PLACEHOLDER.apiKey);
+  if (out.includes('://')) out = out.replace(URL_PASSWORD, `$1${PLACEHOLDER.password}@`);
+  if (SECRET_KEY_GATE.test(out)) {
+    out = out.replace(
+      KV_QUOTED,
+      (_m, q: string, key: string, sep: string, vq: string) =>
+        `${q}${key}${q}${sep}${vq}${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}${vq}`,
+    );
+    out = out.replace(KV_EQUALS, (match, key: string, sep: string, vq: string, value: string) =>
+      value.startsWith('[REDACTED:')
+        ? match
+        : `${key}${sep}${vq}${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}`,
+    );
+    out = out.replace(KV_COLON, (match, key: string, sep: string, vq: string, value: string) =>
+      value.startsWith('[REDACTED:') || (vq === '' && !/[^A-Za-z]/.test(value))
+        ? match
+        : `${key}${sep}${vq}${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}`,
+    );
+  }
+  if (out.includes('@')) out = redactEmails(out);
+  if (DIGIT_GATE.test(out))
+    out = out.replace(CARD, PLACEHOLDER.number).replace(DIGIT_RUN, PLACEHOLDER.number);
+  return out;
+}
+
+/** E-mail addresses, scanned from each `@` rather than tried at every position: most texts have none. */
+function redactEmails(text: string): string {
+  let out = '';
+  let copied = 0;
+  for (let at = text.indexOf('@'); at >= 0; at = text.indexOf('@', at + 1)) {
+    let start = at;
+    while (start > copied && isLocalPartChar(text.charCodeAt(start - 1))) start--;
+    if (start === at) continue;
+    EMAIL_DOMAIN.lastIndex = at + 1;
+    const domain = EMAIL_DOMAIN.exec(text);
+    if (domain === null) continue;
+    out += text.slice(copied, start) + PLACEHOLDER.email;
+    copied = at + 1 + domain[0].length;
+    at = copied - 1;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/**
+ * Redacts a text that may be JSON (a `structuredContent` serialization or its text mirror) without
+ * breaking it: when it parses, every string (keys included) is redacted, the string or number value of a
+ * secret-named key (`password`, `api_key`, `*_token`, …) is replaced whatever it looks like, and every number
+ * holding a run of 8+ digits becomes the `[REDACTED:number]` string; the result is re-serialized compactly. Anything
+ * else (plain text, or JSON already cut by truncation) goes through `redact`.
+ */
+export function redactPayload(text: string): string {
+  if (text.length < MIN_REDACTABLE_LENGTH) return text;
+  const first = text.trimStart()[0];
+  if (first !== '{' && first !== '[') return redact(text);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return redact(text);
+  }
+  return JSON.stringify(redactJsonValue(parsed));
+}
+
+function redactJsonValue(value: unknown): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (typeof value === 'number') return /\d{8,}/.test(String(value)) ? PLACEHOLDER.number : value;
+  if (Array.isArray(value)) return value.map(redactJsonValue);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) {
+      const secret = (typeof inner === 'string' || typeof inner === 'number') && SECRET_JSON_KEY.test(key);
+      out[redact(key)] = secret
+        ? isPassword(key)
+          ? PLACEHOLDER.password
+          : PLACEHOLDER.secret
+        : redactJsonValue(inner);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** UTF-8 byte length of a string (a lone surrogate counts 3, as the U+FFFD it encodes to). */
+export function utf8ByteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** The longest prefix of at most `maxBytes` UTF-8 bytes that ends on a code point boundary. */
+function utf8Prefix(text: string, maxBytes: number): { readonly end: number; readonly bytes: number } {
+  let bytes = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    let width = 3;
+    let units = 1;
+    if (c < 0x80) width = 1;
+    else if (c < 0x800) width = 2;
+    else if (c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      width = 4;
+      units = 2;
+    }
+    if (bytes + width > maxBytes) break;
+    bytes += width;
+    i += units;
+  }
+  return { end: i, bytes };
+}
+
+const truncationMarker = (droppedBytes: number): string => `…[truncated ${droppedBytes} bytes]`;
+
+/**
+ * Cuts a text to at most `maxBytes` UTF-8 bytes, never inside a code point. A cut text ends with
+ * `…[truncated N bytes]` (N = bytes dropped from the original) and the whole result, marker included,
+ * fits in `maxBytes`. When `maxBytes` cannot even hold the marker, the bare prefix is returned.
+ */
+export function truncateUtf8(text: string, maxBytes: number): string {
+  const limit = Number.isFinite(maxBytes) ? Math.max(0, Math.floor(maxBytes)) : 0;
+  if (text.length * 3 <= limit) return text;
+  const total = utf8ByteLength(text);
+  if (total <= limit) return text;
+  // The marker for `total` is at least as long as the final one (fewer bytes dropped, fewer digits).
+  const markerBudget = utf8ByteLength(truncationMarker(total));
+  if (markerBudget > limit) return text.slice(0, utf8Prefix(text, limit).end);
+  const kept = utf8Prefix(text, limit - markerBudget);
+  return text.slice(0, kept.end) + truncationMarker(total - kept.bytes);
+}
+
+/** Redacts, then truncates: what every stored text goes through. Empty → null. */
+export function storedText(text: string | null, maxBytes: number): string | null {
+  if (text === null || text === '') return null;
+  return truncateUtf8(redactPayload(text), maxBytes);
+}
