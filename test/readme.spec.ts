@@ -8,7 +8,7 @@ const readme = readFileSync(join(root, 'README.md'), 'utf8');
 
 /** The README's configuration table: variable → default cell. */
 function configurationTable(): Map<string, string> {
-  const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)];
+  const rows = [...readme.matchAll(/^\|\s*`([A-Z_]+)`\s*\|\s*([^|]+?)\s*\|/gm)];
   return new Map(rows.map((row) => [row[1]!, row[2]!.trim()]));
 }
 
