@@ -48,7 +48,15 @@ describe.each([
         category: 'business',
       },
       { tool: 'lookup', startMs: t0 + 100, durationMs: 5, rpcCode: -32602, text: 'Unknown tool: lookup' },
+      {
+        tool: 'charge',
+        startMs: t0 + 200,
+        durationMs: 5,
+        isError: true,
+        text: 'card declined for ops@example.com, key sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c',
+      },
     ]);
+    agentTrace.subagentHandBack('billing-subagent', t0 + 300);
     const unrelated = new AgentTrace();
     const plain = unrelated.plain('GET /health', t0);
     const target = exporter();
@@ -58,11 +66,32 @@ describe.each([
 
     expect(result.code).toBe(ExportResultCode.SUCCESS);
     const events = await listEvents(server.db);
+    const ofType = (type: string) => events.filter((e) => e.type === type).map((e) => e.data);
+    expect(ofType('EscalationObserved')).toEqual([
+      expect.objectContaining({
+        target: 'coordinator',
+        reason: expect.stringContaining('refund needs approval'),
+      }),
+    ]);
+    expect(ofType('SubagentReportObserved')).toEqual([
+      expect.objectContaining({
+        status: 'partial',
+        completed: 3,
+        total: 5,
+        attempted: ['search orders', 'fetch invoices'],
+        alternatives: ['ask the user for the order id'],
+        category: 'transient',
+      }),
+    ]);
+    // Redacted before anything was written: no e-mail address or API key anywhere in the log.
+    const stored = JSON.stringify(events);
+    expect(stored).not.toMatch(/jane\.doe@example\.com|ops@example\.com|sk-live-4f9a8b7c/);
+    expect(stored).toMatch(/card declined/);
     const byTool = Object.fromEntries(
       events.filter((e) => e.type === 'ToolCallObserved').map((e) => [e.toolName, e]),
     );
-    expect(events.filter((e) => e.type === 'AgentRunObserved')).toHaveLength(1);
-    expect(Object.keys(byTool).sort()).toEqual(['lookup', 'refund', 'search_tickets']);
+    expect(events.filter((e) => e.type === 'AgentRunObserved')).toHaveLength(2);
+    expect(Object.keys(byTool).sort()).toEqual(['charge', 'lookup', 'refund', 'search_tickets']);
     expect(byTool.search_tickets).toMatchObject({ outcome: 'ok_empty', serverName: 'test-server' });
     expect(byTool.refund).toMatchObject({ outcome: 'tool_error' });
     expect(byTool.lookup).toMatchObject({ outcome: 'protocol_error' });

@@ -95,6 +95,53 @@ export class AgentTrace {
     return span;
   }
 
+  /** An `errata.escalation` and an `errata.subagent_report` inside a subagent run (DOMAIN.md §5). */
+  subagentHandBack(agentName: string, startMs: number): ReadableSpan[] {
+    const agent = this.tracer.startSpan(`invoke_agent ${agentName}`, {
+      startTime: startMs,
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': agentName,
+        'errata.agent.role': 'subagent',
+      },
+    });
+    const parent = trace.setSpan(context.active(), agent);
+    this.tracer
+      .startSpan(
+        'errata.escalation',
+        {
+          startTime: startMs + 1,
+          attributes: {
+            'errata.escalation.target': 'coordinator',
+            'errata.escalation.reason': 'refund needs approval; mail jane.doe@example.com',
+          },
+        },
+        parent,
+      )
+      .end(startMs + 2);
+    this.tracer
+      .startSpan(
+        'errata.subagent_report',
+        {
+          startTime: startMs + 3,
+          attributes: {
+            'errata.subagent.status': 'partial',
+            'errata.subagent.completed': 3,
+            'errata.subagent.total': 5,
+            'errata.subagent.attempted': ['search orders', 'fetch invoices'],
+            'errata.subagent.alternatives': ['ask the user for the order id'],
+            'errata.subagent.partial_results': 3,
+            'errata.error.category': 'transient',
+            'errata.error.retryable': true,
+          },
+        },
+        parent,
+      )
+      .end(startMs + 4);
+    agent.end(startMs + 5);
+    return this.memory.getFinishedSpans();
+  }
+
   /** A span of some other instrumentation, which Errata accepts and drops. */
   plain(name: string, startMs: number): ReadableSpan[] {
     this.tracer.startSpan(name, { kind: SpanKind.SERVER, startTime: startMs }).end(startMs + 1);
