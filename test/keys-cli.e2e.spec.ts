@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentTrace } from './support/agent-spans';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
@@ -36,6 +37,19 @@ async function ingest(url: string, key: string) {
     body: body(),
   });
   return response.status;
+}
+
+async function countRows(database: TestDatabase, table: string, where = 'true'): Promise<number> {
+  const client = new Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${table} WHERE ${where}`,
+    );
+    return rows[0]!.n;
+  } finally {
+    await client.end();
+  }
 }
 
 async function readReport(url: string, key: string) {
@@ -125,6 +139,18 @@ describe('projects and keys', () => {
       .filter((line) => /\benv\b/.test(line) && /\blive\b/.test(line));
     expect(liveEnvKeys).toHaveLength(2);
   }, 60_000);
+
+  it('npm run projections:rebuild replays the log into the read models with progress output', async () => {
+    const events = await countRows(database, 'event');
+    expect(events).toBeGreaterThan(0);
+    const rebuilt = await cli(database, 'projections', 'rebuild');
+    expect(rebuilt.code).toBe(0);
+    expect(rebuilt.stderr).toMatch(/rebuilding read models \[#+\] 100% \d+\/\d+/);
+    expect(rebuilt.stdout).toMatch(new RegExp(`rebuilt read models from ${events} events`));
+    expect(await countRows(database, 'tool_call')).toBe(
+      await countRows(database, 'event', "type = 'ToolCallObserved'"),
+    );
+  });
 
   it('the CLI explains bad input and exits non-zero', async () => {
     const noProject = await cli(database, 'keys', 'create', '--project', 'nope', '--scope', 'read');
