@@ -9,18 +9,18 @@ import {
 } from '../apps/server/src/services/projector.service';
 import { startTestServer, type Store, type TestServer } from './support/server';
 
-function event(spanId: string, startTime = '2026-11-30T15:00:00.000001Z'): NewEvent {
+function event(spanId: string, startMicros = Date.UTC(2026, 10, 30, 15) * 1000 + 1): NewEvent {
   return {
     traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
     spanId,
     parentSpanId: null,
-    startTime,
-    endTime: startTime,
+    startMicros,
+    endMicros: startMicros,
     type: 'AgentRunObserved',
     serverName: null,
     toolName: null,
     outcome: null,
-    data: JSON.stringify({
+    data: {
       span: {
         traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
         spanId,
@@ -32,7 +32,7 @@ function event(spanId: string, startTime = '2026-11-30T15:00:00.000001Z'): NewEv
       agentId: null,
       conversationId: null,
       role: null,
-    }),
+    },
   };
 }
 

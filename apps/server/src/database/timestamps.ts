@@ -1,7 +1,20 @@
+import { sql, type RawBuilder } from 'kysely';
+
 /**
- * Span times arrive as exact nanoseconds; Postgres keeps microseconds. Every place that turns a span time
- * into a `timestamptz` goes through here, so the event's key and its read-model rows always agree.
+ * Span times arrive as exact nanoseconds; Postgres keeps microseconds. Every span time is sent to the
+ * database as whole microseconds since the epoch and turned into a `timestamptz` by `timestampFromMicros`,
+ * so an event's key and its read-model rows always agree to the microsecond.
  */
+export function unixMicros(unixNano: bigint | string): number {
+  return Number(BigInt(unixNano) / 1_000n); // < 2^53 until the year 2255: exact as a number
+}
+
+/** SQL: whole microseconds since the epoch → timestamptz, exactly (float8 holds these integers exactly). */
+export function timestampFromMicros(micros: RawBuilder<unknown>): RawBuilder<Date> {
+  return sql<Date>`(timestamptz 'epoch' + ${micros} * interval '1 microsecond')`;
+}
+
+/** The same conversion in JavaScript, as ISO-8601 text, for tools that write rows themselves (the benchmark). */
 export function timestampFromUnixNano(unixNano: bigint | string): string {
   const nanos = BigInt(unixNano);
   const millis = nanos / 1_000_000n;

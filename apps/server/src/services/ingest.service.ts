@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { normalizeSpan, type ErrataEvent, type SpanRecord } from '@errata/domain';
 import { decodeTraceRequest, type OtlpEncoding, type RejectedSpan } from '@errata/otlp';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { timestampFromUnixNano } from '../database/timestamps';
+import { unixMicros } from '../database/timestamps';
 import { EventRepository, type NewEvent, type NewSpanEdge } from '../repositories/event.repository';
 import { ProjectorService } from './projector.service';
 
@@ -72,13 +72,13 @@ function toNewEvent(span: SpanRecord, event: ErrataEvent): NewEvent {
     traceId: span.traceId,
     spanId: span.spanId,
     parentSpanId: span.parentSpanId,
-    startTime: timestampFromUnixNano(span.startTimeUnixNano),
-    endTime: timestampFromUnixNano(span.endTimeUnixNano),
+    startMicros: unixMicros(span.startTimeUnixNano),
+    endMicros: unixMicros(span.endTimeUnixNano),
     type: event.type,
     serverName: toolCall?.server.name ?? null,
     toolName: toolCall?.tool ?? null,
     outcome: toolCall?.outcome ?? null,
-    data: JSON.stringify(event.data),
+    data: event.data,
   };
 }
 
@@ -86,7 +86,7 @@ function toEdge(span: SpanRecord, parentSpanId: string): NewSpanEdge {
   return {
     traceId: span.traceId,
     spanId: span.spanId,
-    startTime: timestampFromUnixNano(span.startTimeUnixNano),
+    startMicros: unixMicros(span.startTimeUnixNano),
     parentSpanId,
   };
 }
