@@ -16,6 +16,7 @@ export interface AppConfig {
   readonly textLimitBytes: number;
   readonly retryWindowMs: number;
   readonly projectionPollMs: number;
+  readonly projectionMaxLagMs: number;
 }
 
 export const APP_CONFIG = Symbol('AppConfig');
@@ -35,6 +36,7 @@ export const CONFIG_VARIABLES = [
   'ERRATA_TEXT_LIMIT_BYTES',
   'ERRATA_RETRY_WINDOW_MS',
   'ERRATA_PROJECTION_POLL_MS',
+  'ERRATA_PROJECTION_MAX_LAG_MS',
 ] as const;
 
 type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
@@ -57,6 +59,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
     textLimitBytes: integer(env, 'ERRATA_TEXT_LIMIT_BYTES', 2048, 64),
     retryWindowMs: integer(env, 'ERRATA_RETRY_WINDOW_MS', 10 * 60 * 1000, 1),
     projectionPollMs: integer(env, 'ERRATA_PROJECTION_POLL_MS', 500, 10),
+    projectionMaxLagMs: integer(env, 'ERRATA_PROJECTION_MAX_LAG_MS', 5_000, 0),
   };
 }
 

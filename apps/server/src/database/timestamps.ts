@@ -14,11 +14,14 @@ export function timestampFromMicros(micros: RawBuilder<unknown>): RawBuilder<Dat
   return sql<Date>`(timestamptz 'epoch' + ${micros} * interval '1 microsecond')`;
 }
 
-/** The same conversion in JavaScript, as ISO-8601 text, for tools that write rows themselves (the benchmark). */
+/** The same conversion in JavaScript: whole microseconds since the epoch → ISO-8601 text with microseconds. */
+export function isoFromMicros(micros: number): string {
+  const millis = Math.floor(micros / 1_000);
+  const iso = new Date(millis).toISOString(); // 2026-11-30T01:02:03.456Z
+  return `${iso.slice(0, -1)}${String(micros - millis * 1_000).padStart(3, '0')}Z`;
+}
+
+/** Nanoseconds → ISO-8601 text, for tools that write rows themselves (the benchmark's COPY ceiling). */
 export function timestampFromUnixNano(unixNano: bigint | string): string {
-  const nanos = BigInt(unixNano);
-  const millis = nanos / 1_000_000n;
-  const microsOfMilli = (nanos / 1_000n) % 1_000n;
-  const iso = new Date(Number(millis)).toISOString(); // 2026-11-30T01:02:03.456Z
-  return `${iso.slice(0, -1)}${microsOfMilli.toString().padStart(3, '0')}Z`;
+  return isoFromMicros(unixMicros(unixNano));
 }

@@ -1,9 +1,4 @@
-import {
-  classifyToolCall,
-  type AgentRunData,
-  type ErrataEvent,
-  type ToolCallData,
-} from '@errata/domain';
+import { classifyToolCall, type AgentRunData, type ErrataEvent, type ToolCallData } from '@errata/domain';
 import { unixMicros } from '../database/timestamps';
 import type { AgentRunRow, ToolCallRow } from '../repositories/read-model.repository';
 

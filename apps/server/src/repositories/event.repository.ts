@@ -1,8 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { sql, type Kysely } from 'kysely';
+import type { Pool } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
-import { timestampFromMicros } from '../database/timestamps';
+import { copyField, copyHexBytes, copyLine } from '../database/copy-text';
+import { isoFromMicros, timestampFromMicros } from '../database/timestamps';
 
 /** An event ready to append; ids are hex, times whole microseconds since the epoch (`unixMicros`). */
 export interface NewEvent {
@@ -48,22 +53,112 @@ export function compareLogPositions(a: LogPosition, b: LogPosition): number {
   return byPosition === 0n ? 0 : byPosition < 0n ? -1 : 1;
 }
 
+const UNIQUE_VIOLATION = '23505';
+
+/** The edges of a request, as a data-modifying CTE body. */
+function insertEdges(projectId: number, edges: readonly NewSpanEdge[]) {
+  const rows = JSON.stringify(edges.map((e) => [e.traceId, e.spanId, e.startMicros, e.parentSpanId]));
+  return sql`
+    INSERT INTO span_edge (project_id, trace_id, span_id, start_time, parent_span_id)
+    SELECT ${projectId}::int, decode(r->>0, 'hex'), decode(r->>1, 'hex'),
+           ${timestampFromMicros(sql`(r->>2)::bigint`)}, decode(r->>3, 'hex')
+      FROM jsonb_array_elements(${rows}::jsonb) AS r
+    ON CONFLICT DO NOTHING`;
+}
+
+function eventsAsCopyText(projectId: number, events: readonly NewEvent[]): string {
+  let text = '';
+  for (const e of events) {
+    text += copyLine([
+      String(projectId),
+      copyHexBytes(e.traceId),
+      copyHexBytes(e.spanId),
+      isoFromMicros(e.startMicros),
+      isoFromMicros(e.endMicros),
+      copyHexBytes(e.parentSpanId),
+      copyField(e.type),
+      copyField(e.serverName),
+      copyField(e.toolName),
+      copyField(e.outcome),
+      copyField(JSON.stringify(e.data)),
+    ]);
+  }
+  return text;
+}
+
 @Injectable()
 export class EventRepository {
   private readonly db: Kysely<DB>;
+  private readonly pool: Pool | null;
 
   constructor(@Inject(DATABASE) database: Database) {
     this.db = database.db;
+    this.pool = database.pool;
   }
 
   /**
-   * One statement, so one round trip and one implicit transaction: events, edges and the request's
-   * counts. Duplicates (an exporter retrying, or a span twice in one request) are skipped by the key.
-   * The rows travel as one JSON document of positional arrays: serialized once in Node and parsed once in
-   * Postgres (`jsonb_array_elements`), which costs far less than an array literal per column with every
-   * event's JSON escaped inside it, or `jsonb_to_recordset` (measured: bench/ and BENCHMARKS.md).
+   * Appends a request's events, kept edges and counts in one transaction; resolves after the commit.
+   * On PostgreSQL the events go in by COPY, the fastest path there is; COPY cannot skip duplicates, so a
+   * request holding a span that is already stored (an exporter retrying) fails it on the key and takes the
+   * INSERT … ON CONFLICT DO NOTHING path instead. PGlite has no COPY from a client stream: it always inserts.
    */
   async append(
+    projectId: number,
+    events: readonly NewEvent[],
+    edges: readonly NewSpanEdge[],
+    counts: IngestCounts,
+  ) {
+    if (this.pool && events.length > 0) {
+      const copied = await this.appendByCopy(this.pool, projectId, events, edges, counts);
+      if (copied) return copied;
+    }
+    return this.appendByInsert(projectId, events, edges, counts);
+  }
+
+  private async appendByCopy(
+    pool: Pool,
+    projectId: number,
+    events: readonly NewEvent[],
+    edges: readonly NewSpanEdge[],
+    counts: IngestCounts,
+  ): Promise<{ appended: number } | null> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      try {
+        const copy = client.query(
+          copyFrom(
+            'COPY event (project_id, trace_id, span_id, start_time, end_time, parent_span_id, type, server_name, ' +
+              'tool_name, outcome, data) FROM STDIN',
+          ),
+        );
+        await pipeline(Readable.from([eventsAsCopyText(projectId, events)]), copy);
+        const rest = sql`
+          WITH edges AS (${insertEdges(projectId, edges)})
+          INSERT INTO ingest_batch (project_id, spans_received, events_appended, spans_dropped, spans_rejected)
+          VALUES (${projectId}, ${counts.received}, ${events.length}, ${counts.dropped}, ${counts.rejected})`.compile(
+          this.db,
+        );
+        await client.query(rest.sql, [...rest.parameters]);
+        await client.query('COMMIT');
+        return { appended: events.length };
+      } catch (error) {
+        await client.query('ROLLBACK');
+        if ((error as { code?: string }).code === UNIQUE_VIOLATION) return null;
+        throw error;
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * One statement, so one round trip and one implicit transaction. Duplicates (an exporter retrying, or a span
+   * twice in one request) are skipped by the key. The rows travel as one JSON document of positional arrays:
+   * serialized once in Node and parsed once in Postgres (`jsonb_array_elements`), far cheaper than an array
+   * literal per column with every event's JSON escaped inside it, or `jsonb_to_recordset` (BENCHMARKS.md).
+   */
+  private async appendByInsert(
     projectId: number,
     events: readonly NewEvent[],
     edges: readonly NewSpanEdge[],
@@ -83,7 +178,6 @@ export class EventRepository {
         e.data,
       ]),
     );
-    const edgeRows = JSON.stringify(edges.map((e) => [e.traceId, e.spanId, e.startMicros, e.parentSpanId]));
     const { rows } = await sql<{ appended: number }>`
       WITH appended AS (
         INSERT INTO event (project_id, trace_id, span_id, start_time, end_time, parent_span_id, type,
@@ -94,13 +188,7 @@ export class EventRepository {
           FROM jsonb_array_elements(${eventRows}::jsonb) AS r
         ON CONFLICT DO NOTHING
         RETURNING 1
-      ), edges AS (
-        INSERT INTO span_edge (project_id, trace_id, span_id, start_time, parent_span_id)
-        SELECT ${projectId}::int, decode(r->>0, 'hex'), decode(r->>1, 'hex'),
-               ${timestampFromMicros(sql`(r->>2)::bigint`)}, decode(r->>3, 'hex')
-          FROM jsonb_array_elements(${edgeRows}::jsonb) AS r
-        ON CONFLICT DO NOTHING
-      )
+      ), edges AS (${insertEdges(projectId, edges)})
       INSERT INTO ingest_batch (project_id, spans_received, events_appended, spans_dropped, spans_rejected)
       SELECT ${projectId}::int, ${counts.received}::int, (SELECT count(*) FROM appended)::int,
              ${counts.dropped}::int, ${counts.rejected}::int
