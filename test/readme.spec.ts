@@ -21,7 +21,6 @@ const NUMERIC_DEFAULTS: Partial<Record<(typeof CONFIG_VARIABLES)[number], keyof 
   ERRATA_TEXT_LIMIT_BYTES: 'textLimitBytes',
   ERRATA_RETRY_WINDOW_MS: 'retryWindowMs',
   ERRATA_PROJECTION_POLL_MS: 'projectionPollMs',
-  ERRATA_PROJECTION_MAX_LAG_MS: 'projectionMaxLagMs',
 };
 
 describe('README matches the code', () => {

@@ -13,7 +13,6 @@ import { ReadModelRepository } from './repositories/read-model.repository';
 import { ToolCallQueryRepository } from './repositories/tool-call-query.repository';
 import { ApiKeyService } from './services/api-key.service';
 import { HealthService } from './services/health.service';
-import { IngestActivity } from './services/ingest-activity';
 import { IngestService } from './services/ingest.service';
 import { KeyBootstrapService } from './services/key-bootstrap.service';
 import { ProjectorService } from './services/projector.service';
@@ -29,7 +28,6 @@ export const repositories = [
 export const services = [
   ApiKeyService,
   HealthService,
-  IngestActivity,
   IngestService,
   KeyBootstrapService,
   ProjectorService,

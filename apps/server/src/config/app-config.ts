@@ -16,7 +16,6 @@ export interface AppConfig {
   readonly textLimitBytes: number;
   readonly retryWindowMs: number;
   readonly projectionPollMs: number;
-  readonly projectionMaxLagMs: number;
 }
 
 export const APP_CONFIG = Symbol('AppConfig');
@@ -36,7 +35,6 @@ export const CONFIG_VARIABLES = [
   'ERRATA_TEXT_LIMIT_BYTES',
   'ERRATA_RETRY_WINDOW_MS',
   'ERRATA_PROJECTION_POLL_MS',
-  'ERRATA_PROJECTION_MAX_LAG_MS',
 ] as const;
 
 type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
@@ -59,7 +57,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
     textLimitBytes: integer(env, 'ERRATA_TEXT_LIMIT_BYTES', 2048, 64),
     retryWindowMs: integer(env, 'ERRATA_RETRY_WINDOW_MS', 10 * 60 * 1000, 1),
     projectionPollMs: integer(env, 'ERRATA_PROJECTION_POLL_MS', 500, 10),
-    projectionMaxLagMs: integer(env, 'ERRATA_PROJECTION_MAX_LAG_MS', 5_000, 0),
   };
 }
 

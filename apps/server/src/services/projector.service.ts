@@ -2,7 +2,6 @@ import {
   Inject,
   Injectable,
   Logger,
-  Optional,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
@@ -14,7 +13,6 @@ import { projectEvents } from '../projections/read-model.projection';
 import { CheckpointRepository } from '../repositories/checkpoint.repository';
 import { compareLogPositions, EventRepository, LOG_START } from '../repositories/event.repository';
 import { ReadModelRepository } from '../repositories/read-model.repository';
-import { IngestActivity } from './ingest-activity';
 
 export const READ_MODELS_PROJECTION = 'read-models';
 /** Bumped with the rules: a checkpoint of another version means the read models are rebuilt from the log. */
@@ -22,7 +20,6 @@ export const READ_MODELS_VERSION = RULES_VERSION;
 /** Advisory lock key: one active projector per database, however many Errata instances run. */
 const PROJECTOR_LOCK = 0x4572_7261; // "Erra"
 const BATCH_SIZE = 2_000;
-const DEFERRAL_CHECK_MS = 20;
 
 export type ProgressListener = (projected: number) => void;
 
@@ -45,7 +42,6 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     private readonly events: EventRepository,
     private readonly checkpoints: CheckpointRepository,
     private readonly readModels: ReadModelRepository,
-    @Optional() private readonly ingestActivity: IngestActivity | null = null,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -146,35 +142,13 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   private async run(): Promise<void> {
     while (this.running) {
       try {
-        await this.deferWhileIngesting();
-        await this.projectBacklog();
+        await this.catchUp();
       } catch (error) {
         this.logger.error(
           `projection batch failed, retrying: ${error instanceof Error ? error.message : error}`,
         );
       }
       await this.sleep(this.config.projectionPollMs);
-    }
-  }
-
-  /** Projects what was committed when it started, then returns (under sustained ingest the log never ends). */
-  private async projectBacklog(): Promise<void> {
-    const target = await this.events.lastPosition();
-    while (this.running && target !== null && (await this.projectBatch()) > 0) {
-      const checkpoint = await this.checkpoints.get(this.database.db, READ_MODELS_PROJECTION);
-      if (checkpoint && compareLogPositions(checkpoint.position, target) >= 0) return;
-    }
-  }
-
-  /**
-   * Projection costs about as much CPU as ingest. During a burst the projector waits for the in-flight requests
-   * to drain, at most ERRATA_PROJECTION_MAX_LAG_MS, so spans are acknowledged first; then it catches up with the
-   * whole backlog in large batches. Reports lag behind by that much at most under load; nothing is skipped.
-   */
-  private async deferWhileIngesting(): Promise<void> {
-    const deadline = Date.now() + this.config.projectionMaxLagMs;
-    while (this.running && this.ingestActivity?.busy && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, DEFERRAL_CHECK_MS));
     }
   }
 
