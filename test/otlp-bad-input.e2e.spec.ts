@@ -181,6 +181,20 @@ describe('OTLP/HTTP ingest refuses bad input with the documented status, stores 
     expect(events.at(-1)!.spanId).toBe('eee19b7ec3c1b174');
   });
 
+  it('stores strings holding NUL characters (which Postgres text cannot hold) with U+FFFD in their place', async () => {
+    const span = jsonSpan('7b8efff798038103d269b633813fc60c', 'bee19b7ec3c1b174');
+    span.attributes[1] = { key: 'gen_ai.tool.name', value: { stringValue: 'sea\u0000rch' } };
+    span.attributes.push({ key: 'errata.result.is_error', value: { boolValue: true } } as never, {
+      key: 'errata.result.text',
+      value: { stringValue: 'bad \u0000 byte; a literal \\u0000 stays' },
+    });
+    const response = await post(jsonRequest([span]), jsonHeaders);
+    expect(response.status).toBe(200);
+    const stored = (await listEvents(server.db)).find((event) => event.spanId === 'bee19b7ec3c1b174')!;
+    expect(stored.toolName).toBe('sea\uFFFDrch');
+    expect(JSON.stringify(stored.data)).toContain('bad \uFFFD byte; a literal \\\\u0000 stays');
+  });
+
   it('200 with partial_success naming the attribute for a 10 MB attribute; the rest is stored', async () => {
     const big = jsonSpan('6b8efff798038103d269b633813fc60c', 'aee19b7ec3c1b174');
     big.attributes.push({ key: 'errata.result.text', value: { stringValue: 'x'.repeat(10 * 1024 * 1024) } });

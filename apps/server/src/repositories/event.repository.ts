@@ -7,6 +7,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
 import { copyField, copyHexBytes, copyLine } from '../database/copy-text';
+import { jsonForPostgres, withoutNul } from '../database/postgres-text';
 import { isoFromMicros, timestampFromMicros } from '../database/timestamps';
 
 /** An event ready to append; ids are hex, times whole microseconds since the epoch (`unixMicros`). */
@@ -76,11 +77,11 @@ function eventsAsCopyText(projectId: number, events: readonly NewEvent[]): strin
       isoFromMicros(e.startMicros),
       isoFromMicros(e.endMicros),
       copyHexBytes(e.parentSpanId),
-      copyField(e.type),
-      copyField(e.serverName),
-      copyField(e.toolName),
-      copyField(e.outcome),
-      copyField(JSON.stringify(e.data)),
+      copyField(withoutNul(e.type)),
+      copyField(withoutNul(e.serverName)),
+      copyField(withoutNul(e.toolName)),
+      copyField(withoutNul(e.outcome)),
+      copyField(jsonForPostgres(e.data)),
     ]);
   }
   return text;
@@ -164,7 +165,7 @@ export class EventRepository {
     edges: readonly NewSpanEdge[],
     counts: IngestCounts,
   ) {
-    const eventRows = JSON.stringify(
+    const eventRows = jsonForPostgres(
       events.map((e) => [
         e.traceId,
         e.spanId,
