@@ -40,7 +40,7 @@ export async function startTestServer(store: Store, env: Record<string, string> 
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   });
-  const app = await startServer(config);
+  const app = await startServer(config, ['warn', 'error']); // quiet: the suite's output stays readable
   const address = app.getHttpServer().address() as { port: number };
   const projector = app.get(ProjectorService);
   return {

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
+import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
@@ -7,11 +7,14 @@ import { loadConfig, type AppConfig } from './config/app-config';
 import { DATABASE, type Database } from './database/database';
 
 /** Starts Errata; resolves once it listens. SIGTERM/SIGINT drain in-flight requests, then close the pool. */
-export async function startServer(config: AppConfig = loadConfig()): Promise<NestExpressApplication> {
+export async function startServer(
+  config: AppConfig = loadConfig(),
+  logLevels: LogLevel[] = ['log', 'warn', 'error'],
+): Promise<NestExpressApplication> {
   // Nest's body parsers are off: the OTLP route reads its own body (gzip, a post-decompression limit).
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
-    logger: ['log', 'warn', 'error'],
+    logger: logLevels,
   });
   app.disable('x-powered-by');
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);

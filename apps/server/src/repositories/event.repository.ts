@@ -124,6 +124,7 @@ export class EventRepository {
     counts: IngestCounts,
   ): Promise<{ appended: number } | null> {
     const client = await pool.connect();
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       try {
@@ -144,12 +145,16 @@ export class EventRepository {
         await client.query('COMMIT');
         return { appended: events.length };
       } catch (error) {
-        await client.query('ROLLBACK');
-        if ((error as { code?: string }).code === UNIQUE_VIOLATION) return null;
+        if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
+          await client.query('ROLLBACK');
+          return null;
+        }
+        // Anything else may have left the connection mid-COPY: discard it rather than hand it back to the pool.
+        broken = error instanceof Error ? error : new Error(String(error));
         throw error;
       }
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 
