@@ -1,0 +1,67 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Kysely, PostgresDialect } from 'kysely';
+import { Client, Pool } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../apps/server/src/database/database';
+import { MIGRATIONS_DIR, pendingMigrations } from '../apps/server/src/database/migrations';
+import type { DB } from '../apps/server/src/database/schema';
+import { HealthService } from '../apps/server/src/services/health.service';
+import { adminDatabaseUrl, databaseUrlFor } from './support/postgres';
+
+const CLI = join(__dirname, '../apps/server/dist/cli/errata.js');
+const run = promisify(execFile);
+
+/** `npm run migrate` on an empty database, and /readyz's view of a database that is not migrated. */
+describe('migrations and readiness', () => {
+  const name = `errata_empty_${process.pid}_${Date.now()}`;
+  let db: Kysely<DB>;
+  let health: HealthService;
+
+  beforeAll(async () => {
+    const admin = new Client({ connectionString: adminDatabaseUrl() });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    db = new Kysely<DB>({
+      dialect: new PostgresDialect({ pool: new Pool({ connectionString: databaseUrlFor(name) }) }),
+    });
+    health = new HealthService({ db, kind: 'postgres' } as Database);
+  });
+  afterAll(async () => {
+    await db.destroy();
+    const admin = new Client({ connectionString: adminDatabaseUrl() });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it('reports not ready, naming the pending migrations, before migrating; ready after `migrate`', async () => {
+    const before = await health.readiness();
+    expect(before).toMatchObject({ ready: false, database: 'reachable' });
+    expect(before.pendingMigrations).toContain('0001_event_log');
+
+    const { stdout } = await run(process.execPath, [CLI, 'migrate'], {
+      env: { ...process.env, DATABASE_URL: databaseUrlFor(name) },
+    });
+    expect(stdout).toMatch(/migrations up to date \(PostgreSQL at postgres:\/\//);
+
+    expect(await pendingMigrations(db, MIGRATIONS_DIR)).toEqual([]);
+    expect(await health.readiness()).toMatchObject({ ready: true, pendingMigrations: [] });
+  });
+
+  it('reports an unreachable database as not ready', async () => {
+    const nowhere = new Kysely<DB>({
+      dialect: new PostgresDialect({
+        pool: new Pool({
+          connectionString: 'postgres://postgres@127.0.0.1:1/none',
+          connectionTimeoutMillis: 1000,
+        }),
+      }),
+    });
+    const readiness = await new HealthService({ db: nowhere, kind: 'postgres' } as Database).readiness();
+    await nowhere.destroy();
+    expect(readiness).toMatchObject({ ready: false, database: 'unreachable' });
+  });
+});
