@@ -45,7 +45,7 @@ export interface AgentRunRow {
 /**
  * Writes of the read models the projector maintains. Upserts, so re-applying an event (after a lost
  * compare-and-set, or a rebuild) leaves the same row. Rows travel as one JSON document of positional
- * arrays, like the event log's appends (EventRepository.append says why).
+ * arrays, like the event log's inserts (EventRepository.appendByInsert says why).
  */
 @Injectable()
 export class ReadModelRepository {
