@@ -108,6 +108,18 @@ describe.each([
       span: { startTimeUnixNano: `${BigInt(t0 + 50) * 1_000_000n}` },
     });
     expect(events.some((e) => e.data && JSON.stringify(e.data).includes('GET /health'))).toBe(false);
+    // ...but counted: the request's row in ingest_batch says what came in and what became of it.
+    const batch = await server.db
+      .selectFrom('ingest_batch')
+      .select(['spans_received', 'events_appended', 'spans_dropped', 'spans_rejected'])
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(batch).toEqual({
+      spans_received: spans.length + plain.length,
+      events_appended: spans.length,
+      spans_dropped: plain.length,
+      spans_rejected: 0,
+    });
     await agentTrace.shutdown();
     await unrelated.shutdown();
   });
