@@ -68,9 +68,11 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
         locked: boolean;
       }>`SELECT pg_try_advisory_xact_lock(${PROJECTOR_LOCK}) AS locked`.execute(trx);
       if (!rows[0]?.locked) return 0;
-      await this.checkpoints.ensure(trx, READ_MODELS_PROJECTION, READ_MODELS_VERSION);
       let checkpoint = await this.checkpoints.get(trx, READ_MODELS_PROJECTION);
-      if (!checkpoint || checkpoint.version !== READ_MODELS_VERSION) {
+      if (!checkpoint) {
+        await this.checkpoints.ensure(trx, READ_MODELS_PROJECTION, READ_MODELS_VERSION);
+        checkpoint = { version: READ_MODELS_VERSION, position: LOG_START };
+      } else if (checkpoint.version !== READ_MODELS_VERSION) {
         this.logger.log(
           `rules version changed to ${READ_MODELS_VERSION}: rebuilding the read models from the log`,
         );
