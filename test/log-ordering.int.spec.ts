@@ -93,7 +93,7 @@ describe('global log order (xid8 + pg_snapshot_xmin)', () => {
   it('does not skip an event whose sequence number is lower but whose transaction commits later', async () => {
     const slow = await connect();
     const fast = await connect();
-    const start = await pollUntil(LOG_START, 0);
+    const start = await poll(LOG_START);
     const checkpoint = start.at(-1) ?? LOG_START;
 
     await slow.query('BEGIN');

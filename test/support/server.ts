@@ -19,6 +19,8 @@ export interface TestServer {
   readonly ingestKey: string;
   readonly readKey: string;
   readonly db: Kysely<DB>;
+  /** The server's own PostgreSQL database, for a second connection; null on PGlite. */
+  readonly databaseUrl: string | null;
   readonly app: NestExpressApplication;
   /** Projects everything committed so far into the read models. */
   catchUp(): Promise<number>;
@@ -48,6 +50,7 @@ export async function startTestServer(store: Store, env: Record<string, string> 
     ingestKey,
     readKey,
     db: app.get<Database>(DATABASE).db,
+    databaseUrl: database?.url ?? null,
     app,
     catchUp: () => projector.settle(),
     async close() {
