@@ -3,27 +3,32 @@
 # The runtime keeps the repository layout: the server finds migrations/ four levels above
 # apps/server/dist/database/migrations.js, and @errata/otlp loads its .proto files from libs/otlp/proto.
 
-# ---- build: all dependencies, compile every workspace (tsc -b) ----
+# ---- build: all dependencies, compile the server and the workspaces it references (tsc -b apps/server) ----
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY libs/domain/package.json libs/domain/
 COPY libs/otlp/package.json libs/otlp/
+COPY libs/sdk/package.json libs/sdk/
 COPY apps/server/package.json apps/server/
+COPY apps/demo-agent/package.json apps/demo-agent/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.base.json ./
 COPY libs libs
 COPY apps apps
-RUN npm run build
+RUN npx tsc -b apps/server
 
-# ---- prod-deps: production dependencies only (workspace links resolve to libs/* in the runtime) ----
+# ---- prod-deps: the server's production dependencies only (workspace links resolve to libs/* in the runtime;
+#      the SDK and the demo agent are not part of the image) ----
 FROM node:20-bookworm-slim AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY libs/domain/package.json libs/domain/
 COPY libs/otlp/package.json libs/otlp/
+COPY libs/sdk/package.json libs/sdk/
 COPY apps/server/package.json apps/server/
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY apps/demo-agent/package.json apps/demo-agent/
+RUN npm ci --omit=dev --workspace=@errata/server --include-workspace-root --no-audit --no-fund && npm cache clean --force
 
 # ---- runtime ----
 FROM node:20-bookworm-slim AS runtime

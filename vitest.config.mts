@@ -11,6 +11,7 @@ export default defineConfig({
     alias: {
       '@errata/domain': src('./libs/domain/src/index.ts'),
       '@errata/otlp': src('./libs/otlp/src/index.ts'),
+      '@errata/sdk': src('./libs/sdk/src/index.ts'),
     },
   },
   test: {

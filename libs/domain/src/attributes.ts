@@ -56,3 +56,8 @@ export function parseJson(text: string): unknown {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
+
+/** The first value that is not null, or null. */
+export function firstNonNull<T>(values: readonly (T | null)[]): T | null {
+  return values.find((v): v is T => v !== null) ?? null;
+}

@@ -2,9 +2,9 @@
  * Classification of one tool call under the versioned rules (DOMAIN.md §1, §3): category and its source,
  * retryability, and the two misclassification directions. Pure; reads only the ToolCallData.
  */
-import { isRecord } from './attributes';
+import { firstNonNull, isRecord } from './attributes';
 import { FAILED_OUTCOMES, type ToolCallData } from './events';
-import { integerCode } from './outcome';
+import { integerCode, rpcCodeFromMessage } from './outcome';
 import {
   declaredCategories,
   declaredCodes,
@@ -13,7 +13,7 @@ import {
   declaredRetryable,
   humanStrings,
   metadataObjects,
-  toPayload,
+  resultPayloads,
   type Payload,
 } from './payload';
 import {
@@ -79,21 +79,20 @@ const normalizeValue = (value: string): string =>
     .toLowerCase()
     .replace(/[\s-]+/g, '_');
 
-const isKnownDeclared = (value: string): boolean => {
+/** A declared category value the rules understand (a canonical category, a synonym, or not_found / internal). */
+export const isKnownDeclaredCategory = (value: string): boolean => {
   const v = normalizeValue(value);
   return v in CATEGORY_SYNONYMS || v === DECLARED_AMBIGUOUS.notFound || v === DECLARED_AMBIGUOUS.internal;
 };
 
 export function classifyToolCall(call: ToolCallData): Classification {
-  const payloads = [toPayload(call.result.structured), toPayload(call.result.text)].filter(
-    (p): p is Payload => p !== null,
-  );
+  const payloads = resultPayloads(call.result.structured, call.result.text);
   const rawCategories = [
     ...(call.declared.category === null ? [] : [call.declared.category]),
     ...payloads.flatMap(declaredCategories),
   ];
   // The first value the rules understand wins; an unknown spelling is still reported raw.
-  const declaredRaw = rawCategories.find(isKnownDeclared) ?? rawCategories[0] ?? null;
+  const declaredRaw = rawCategories.find(isKnownDeclaredCategory) ?? rawCategories[0] ?? null;
   const retryAfterMs = call.declared.retryAfterMs ?? firstNonNull(payloads.map(declaredRetryAfterMs));
 
   if (!FAILED_OUTCOMES.includes(call.outcome)) {
@@ -183,7 +182,8 @@ function categorize(call: ToolCallData, payloads: readonly Payload[], declaredRa
 
 /**
  * `code` source: the JSON-RPC code (rpc status, numeric error.type; a timeout / transport outcome without
- * one counts as the SDK's -32001 / -32000), then HTTP statuses: `http.response.status_code`, a 3-digit
+ * one counts as the SDK's -32001 / -32000; an `McpError` message in the result text, as SDK 1.x servers turn
+ * errors such as an unknown tool into isError results), then HTTP statuses: `http.response.status_code`, a 3-digit
  * declared `errata.error.code`, `statusCode`/`status` in the payload, "status code 503" / "HTTP 429" in the
  * message. The first code that maps to a category wins.
  */
@@ -195,7 +195,8 @@ function codeDecision(
   const rpc =
     integerCode(call.rpcStatusCode) ??
     integerCode(call.errorType) ??
-    (call.outcome === 'timeout' ? -32001 : call.outcome === 'transport_error' ? -32000 : null);
+    (call.outcome === 'timeout' ? -32001 : call.outcome === 'transport_error' ? -32000 : null) ??
+    integerCode(firstNonNull(texts.map(rpcCodeFromMessage)));
   const rpcCategory = rpc === null ? undefined : JSONRPC_CODE_CATEGORIES[String(rpc)];
   if (rpcCategory !== undefined) return { category: rpcCategory, source: 'code', evidence: `jsonrpc:${rpc}` };
 
@@ -314,7 +315,7 @@ function messageStrings(payload: Payload): string[] {
  * errorCategory), or its message says so (FAILURE_TEXT_RULES). The subagent case ("No results found" from a
  * subagent whose own calls failed) needs the run and is left to projections.
  */
-function failureAsEmptyEvidence(payloads: readonly Payload[]): string | null {
+export function failureAsEmptyEvidence(payloads: readonly Payload[]): string | null {
   for (const payload of payloads) {
     for (const object of metadataObjects(payload.json)) {
       const signal = failureSignal(object);
@@ -325,10 +326,5 @@ function failureAsEmptyEvidence(payloads: readonly Payload[]): string | null {
     const rule = FAILURE_TEXT_RULES.find((r) => r.pattern.test(text));
     if (rule !== undefined) return rule.id;
   }
-  return null;
-}
-
-function firstNonNull<T>(values: readonly (T | null)[]): T | null {
-  for (const value of values) if (value !== null) return value;
   return null;
 }

@@ -10,3 +10,5 @@ export * from './classify';
 export * from './runs';
 export * from './retries';
 export * from './retry-waste-report';
+export * from './result-signals';
+export { isRecord, parseJson } from './attributes';

@@ -20,6 +20,11 @@ export function toPayload(raw: string | null): Payload | null {
   return { raw, json: first === '{' || first === '[' ? parseJson(raw) : undefined };
 }
 
+/** The payloads of a result: its structured JSON and its text, those that are present. */
+export function resultPayloads(structured: string | null, text: string | null): Payload[] {
+  return [toPayload(structured), toPayload(text)].filter((p): p is Payload => p !== null);
+}
+
 /** Objects that may carry declared metadata, most specific container last. */
 export function metadataObjects(json: unknown): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
@@ -56,17 +61,26 @@ function valuesOf(objects: readonly Record<string, unknown>[], keys: readonly st
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-const pairPatterns = new Map<string, RegExp>();
+/** Compiled `"key": value` patterns by value pattern, then key: built once, not on every call. */
+const pairPatterns = new Map<string, Map<string, RegExp>>();
 
-/** `"key": <value>` pairs in a text that is not valid JSON (e.g. truncated). Patterns are compiled once. */
+function pairPattern(key: string, value: string): RegExp {
+  let byKey = pairPatterns.get(value);
+  if (byKey === undefined) pairPatterns.set(value, (byKey = new Map()));
+  let pattern = byKey.get(key);
+  if (pattern === undefined) {
+    pattern = new RegExp(`"(?:[^"\\\\]*/)?${escapeRegExp(key)}"\\s*:\\s*${value}`, 'g');
+    byKey.set(key, pattern);
+  }
+  return pattern;
+}
+
+/** `"key": <value>` pairs in a text that is not valid JSON (e.g. truncated). */
 function scanValues(raw: string, keys: readonly string[], value: string): string[] {
   if (!raw.includes('"')) return [];
   const out: string[] = [];
   for (const key of keys) {
-    const source = `"(?:[^"\\\\]*/)?${escapeRegExp(key)}"\\s*:\\s*${value}`;
-    let pattern = pairPatterns.get(source);
-    if (pattern === undefined) pairPatterns.set(source, (pattern = new RegExp(source, 'g')));
-    for (const match of raw.matchAll(pattern)) {
+    for (const match of raw.matchAll(pairPattern(key, value))) {
       const captured = match.slice(1).find((group) => group !== undefined);
       if (captured !== undefined) out.push(captured);
     }

@@ -1,0 +1,68 @@
+/** The demo's knobs, all environment variables (apps/demo-agent/README.md). */
+import { resolve } from 'node:path';
+import { DemoError } from '../demo-error';
+
+const DEFAULT_ERRATA_URL = 'http://127.0.0.1:4318';
+const DEFAULT_EPISODES = 5;
+const MAX_EPISODES = 1000;
+
+export interface DemoConfig {
+  /** Errata's base URL, without a trailing slash. */
+  readonly errataUrl: string;
+  readonly ingestKey: string | null;
+  readonly readKey: string | null;
+  readonly episodes: number;
+  /**
+   * The store of an Errata started by the demo: its own embedded database (DEMO_DATA_DIR), or DEMO_DATABASE_URL.
+   * Never the user's ERRATA_DATA_DIR / DATABASE_URL: the demo's generated keys would replace that store's keys.
+   */
+  readonly dataDir: string;
+  readonly databaseUrl: string | null;
+  /** Keep an Errata started by the demo running afterwards; null: only when the demo runs in a terminal. */
+  readonly keepServer: boolean | null;
+}
+
+const nonEmpty = (value: string | undefined): string | null =>
+  value === undefined || value.trim() === '' ? null : value.trim();
+
+function errataUrl(raw: string | null): string {
+  const text = raw ?? DEFAULT_ERRATA_URL;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new DemoError(`ERRATA_URL must be a URL such as ${DEFAULT_ERRATA_URL}; got "${text}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new DemoError(`ERRATA_URL must be an http:// or https:// URL; got "${text}"`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+function episodes(raw: string | null): number {
+  if (raw === null) return DEFAULT_EPISODES;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > MAX_EPISODES) {
+    throw new DemoError(`DEMO_EPISODES must be a whole number from 1 to ${MAX_EPISODES}; got "${raw}"`);
+  }
+  return value;
+}
+
+function keepServer(raw: string | null): boolean | null {
+  if (raw === null) return null;
+  if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
+  throw new DemoError(`DEMO_KEEP_SERVER must be 1 or 0; got "${raw}"`);
+}
+
+export function readDemoConfig(env: NodeJS.ProcessEnv): DemoConfig {
+  return {
+    errataUrl: errataUrl(nonEmpty(env['ERRATA_URL'])),
+    ingestKey: nonEmpty(env['ERRATA_INGEST_KEY']),
+    readKey: nonEmpty(env['ERRATA_READ_KEY']),
+    episodes: episodes(nonEmpty(env['DEMO_EPISODES'])),
+    dataDir: resolve(nonEmpty(env['DEMO_DATA_DIR']) ?? '.errata-demo'),
+    databaseUrl: nonEmpty(env['DEMO_DATABASE_URL']),
+    keepServer: keepServer(nonEmpty(env['DEMO_KEEP_SERVER'])),
+  };
+}

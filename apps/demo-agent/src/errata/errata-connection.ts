@@ -1,0 +1,83 @@
+/**
+ * Finds Errata or starts it. An Errata that answers `GET /healthz` at ERRATA_URL is used as it is, with the
+ * caller's keys. Otherwise the demo starts the built server on that URL's port, on a store of its own
+ * (DEMO_DATA_DIR or DEMO_DATABASE_URL), with project `default`'s keys set from ERRATA_INGEST_KEY /
+ * ERRATA_READ_KEY, or freshly generated ones.
+ */
+import { randomBytes } from 'node:crypto';
+import type { DemoConfig } from '../config/demo-config';
+import { DemoError } from '../demo-error';
+import { answers, checkIngestKey, checkReadKey } from './errata-http';
+import { startErrataProcess, type ErrataProcess } from './errata-process';
+
+export interface ErrataConnection {
+  readonly url: string;
+  readonly ingestKey: string;
+  /** Null when Errata was running already and ERRATA_READ_KEY was not given. */
+  readonly readKey: string | null;
+  /** The process the demo started; null when Errata was running already. */
+  readonly process: ErrataProcess | null;
+  /** Keys the demo generated (so it can say they replaced earlier ones). */
+  readonly generatedKeys: boolean;
+}
+
+/** Loopback hosts the demo can start Errata on, and the HOST Errata then listens on. */
+const LOCAL_HOSTS: Readonly<Record<string, string>> = {
+  localhost: '127.0.0.1',
+  '127.0.0.1': '127.0.0.1',
+  '[::1]': '::1',
+};
+
+const generatedKey = (scope: string): string => `errata_${scope}_${randomBytes(24).toString('base64url')}`;
+
+export async function connectToErrata(
+  config: DemoConfig,
+  log: (line: string) => void,
+): Promise<ErrataConnection> {
+  const url = config.errataUrl;
+  if (await answers(`${url}/healthz`)) {
+    if (config.ingestKey === null) {
+      throw new DemoError(
+        `Errata answers at ${url}, but ERRATA_INGEST_KEY is not set. Give the demo an ingest key of that Errata ` +
+          '(printed at its first start, or `npm run errata -- keys create --project default --scope ingest`), ' +
+          'or point ERRATA_URL at a free port and the demo starts its own Errata.',
+      );
+    }
+    await checkIngestKey(url, config.ingestKey);
+    if (config.readKey !== null) await checkReadKey(url, config.readKey);
+    log(`Using the Errata running at ${url}.`);
+    return { url, ingestKey: config.ingestKey, readKey: config.readKey, process: null, generatedKeys: false };
+  }
+
+  const parsed = new URL(url);
+  const host = LOCAL_HOSTS[parsed.hostname];
+  if (host === undefined || parsed.protocol !== 'http:' || parsed.pathname !== '/') {
+    throw new DemoError(
+      `nothing answers at ${url}/healthz, and the demo starts Errata itself only for a local http:// URL ` +
+        `such as http://127.0.0.1:4318`,
+    );
+  }
+  const ingestKey = config.ingestKey ?? generatedKey('ingest');
+  const readKey = config.readKey ?? generatedKey('read');
+  log(`Nothing answers at ${url}: starting Errata (apps/server/dist/main.js)…`);
+  const { DATABASE_URL: _userStore, ...environment } = process.env;
+  const started = await startErrataProcess(url, {
+    ...environment,
+    ...(config.databaseUrl === null ? {} : { DATABASE_URL: config.databaseUrl }),
+    PORT: parsed.port === '' ? '80' : parsed.port,
+    HOST: host,
+    ERRATA_DATA_DIR: config.dataDir,
+    ERRATA_INGEST_KEY: ingestKey,
+    ERRATA_READ_KEY: readKey,
+  });
+  log(
+    `Errata started (pid ${started.pid}): ${started.listening?.replace(/^.*?listening on/, 'listening on') ?? url}`,
+  );
+  return {
+    url,
+    ingestKey,
+    readKey,
+    process: started,
+    generatedKeys: config.ingestKey === null || config.readKey === null,
+  };
+}

@@ -1,0 +1,76 @@
+/** The few HTTP calls the demo makes to Errata itself. */
+import { DemoError, messageOf } from '../demo-error';
+
+const REQUEST_TIMEOUT_MS = 5_000;
+
+export interface RetryWasteReport {
+  readonly totals: {
+    readonly calls: number;
+    readonly retries: number;
+    readonly wastedRetries: number;
+    readonly wastedMs: number;
+    readonly unrecoveredChains: number;
+  };
+  readonly groups: readonly {
+    readonly key: string;
+    readonly retries: number;
+    readonly wastedRetries: number;
+    readonly wastedMs: number;
+    readonly reasons: Readonly<Record<string, number>>;
+  }[];
+}
+
+export async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Sends an export request without spans: Errata answers 200 only to an ingest (or admin) key it knows. */
+export async function checkIngestKey(baseUrl: string, key: string): Promise<void> {
+  let status: number;
+  try {
+    const response = await fetch(`${baseUrl}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ resourceSpans: [] }),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    status = response.status;
+  } catch (error) {
+    throw new DemoError(`could not reach Errata at ${baseUrl}/v1/traces: ${messageOf(error)}`);
+  }
+  if (status === 401) throw new DemoError(`Errata at ${baseUrl} does not know ERRATA_INGEST_KEY (401)`);
+  if (status === 403)
+    throw new DemoError(`ERRATA_INGEST_KEY is not an ingest key (403); is it the read key?`);
+  if (status !== 200) throw new DemoError(`Errata at ${baseUrl} answered ${status} to a test export`);
+}
+
+/** A read key Errata refuses would only show at the end of the run: fail before it starts instead. */
+export async function checkReadKey(baseUrl: string, key: string): Promise<void> {
+  const { status } = await fetchRetryWaste(baseUrl, key, { groupBy: 'category' });
+  if (status === 401) throw new DemoError(`Errata at ${baseUrl} does not know ERRATA_READ_KEY (401)`);
+  if (status === 403) throw new DemoError(`ERRATA_READ_KEY is not a read key (403); is it the ingest key?`);
+  if (status !== 200) throw new DemoError(`Errata at ${baseUrl} answered ${status} to a report request`);
+}
+
+export async function fetchRetryWaste(
+  baseUrl: string,
+  readKey: string,
+  query: Record<string, string>,
+): Promise<{ status: number; report: RetryWasteReport | null }> {
+  const response = await fetch(
+    `${baseUrl}/api/v1/reports/retry-waste?${new URLSearchParams(query).toString()}`,
+    {
+      headers: { authorization: `Bearer ${readKey}` },
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    },
+  );
+  return {
+    status: response.status,
+    report: response.ok ? ((await response.json()) as RetryWasteReport) : null,
+  };
+}

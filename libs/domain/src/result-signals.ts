@@ -1,0 +1,67 @@
+/**
+ * What an MCP client can tell from a tool result before anything leaves its process (DOMAIN.md §5): the error
+ * fields the server declared, read with the same rules the classification uses, and whether a result that
+ * claims success signals a failure (the failure-as-empty detector of §3, run locally so that such a result's
+ * text is sent).
+ */
+import { firstNonNull } from './attributes';
+import { EMPTY_TEXT_ANY_TOOL, EMPTY_TEXT_SEARCH_TOOL, UNKNOWN_TOOL_TEXT } from './rules';
+import { isSearchLikeTool } from './tool-names';
+import { failureAsEmptyEvidence, isKnownDeclaredCategory } from './classify';
+import {
+  declaredCategories,
+  declaredCodes,
+  declaredRetryable,
+  declaredRetryAfterMs,
+  resultPayloads,
+  type Payload,
+} from './payload';
+
+/** Error fields a result declares about itself, raw as received; null when absent. */
+export interface DeclaredError {
+  readonly category: string | null;
+  readonly retryable: boolean | null;
+  readonly code: string | null;
+  readonly retryAfterMs: number | null;
+}
+
+/**
+ * Declared error fields from a result's structured JSON, its text and its `_meta` object, in every spelling
+ * the rules accept. A category the rules understand wins over an unknown one, as in the classification.
+ */
+export function declaredErrorOf(
+  structured: string | null,
+  text: string | null,
+  meta?: unknown,
+): DeclaredError {
+  const payloads: Payload[] = resultPayloads(structured, text);
+  if (meta !== undefined && meta !== null) payloads.push({ raw: '', json: { _meta: meta } });
+  const categories = payloads.flatMap(declaredCategories);
+  return {
+    category: categories.find(isKnownDeclaredCategory) ?? categories[0] ?? null,
+    retryable: firstNonNull(payloads.map(declaredRetryable)),
+    code: payloads.flatMap(declaredCodes)[0] ?? null,
+    retryAfterMs: firstNonNull(payloads.map(declaredRetryAfterMs)),
+  };
+}
+
+/** The failure-as-empty evidence of a result that claims success (e.g. `failure:ok_false`), or null. */
+export function failureSignalOf(structured: string | null, text: string | null): string | null {
+  return failureAsEmptyEvidence(resultPayloads(structured, text));
+}
+
+/** Longest success message still read as a bare "nothing matched" rather than a result that mentions it. */
+const MAX_NO_RESULTS_MESSAGE = 120;
+
+/**
+ * A short success message that only says nothing matched ("No matches found", "0 results"; "not found" on a
+ * search-like tool): a valid empty result (`ok_empty`), although it carries a text block.
+ */
+export function saysNoResults(text: string, toolName: string): boolean {
+  const message = text.trim();
+  if (message === '' || message.length > MAX_NO_RESULTS_MESSAGE || UNKNOWN_TOOL_TEXT.test(message))
+    return false;
+  return (
+    EMPTY_TEXT_ANY_TOOL.test(message) || (isSearchLikeTool(toolName) && EMPTY_TEXT_SEARCH_TOOL.test(message))
+  );
+}

@@ -1,0 +1,166 @@
+import { diag, trace, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { recordEscalation, recordSubagentReport, withAgentRun } from './agent';
+import { setErrataTracerProvider } from './tracer';
+import { registerTestTracing, toEvents, type TestTracing } from './tracing.spec-helper';
+
+let tracing: TestTracing;
+beforeAll(() => {
+  tracing = registerTestTracing();
+});
+beforeEach(() => tracing.reset());
+
+const byName = (name: string) => tracing.spans().find((s) => s.name === name)!;
+
+describe('agent runs', () => {
+  it('given a coordinator that starts a subagent, the subagent run nests, inherits the conversation and is a subagent', async () => {
+    const result = await withAgentRun(
+      { name: 'support', id: 'agent-1', role: 'coordinator', conversationId: 'conv-9' },
+      () =>
+        withAgentRun({ name: 'research' }, async () => {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          return 'done';
+        }),
+    );
+    expect(result).toBe('done');
+    const coordinator = byName('invoke_agent support');
+    const subagent = byName('invoke_agent research');
+    expect(coordinator.attributes).toEqual({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'support',
+      'gen_ai.agent.id': 'agent-1',
+      'gen_ai.conversation.id': 'conv-9',
+      'errata.agent.role': 'coordinator',
+    });
+    expect(subagent.attributes).toMatchObject({
+      'errata.agent.role': 'subagent',
+      'gen_ai.conversation.id': 'conv-9',
+    });
+    expect(subagent.parentSpanContext?.spanId).toBe(coordinator.spanContext().spanId);
+    expect(subagent.ended && coordinator.ended).toBe(true);
+
+    const events = toEvents(tracing.spans());
+    expect(events.map((e) => e?.type)).toEqual(['AgentRunObserved', 'AgentRunObserved']);
+  });
+
+  it('a top-level run without a role sets none', () => {
+    withAgentRun({ name: 'solo' }, () => undefined);
+    expect(byName('invoke_agent solo').attributes['errata.agent.role']).toBeUndefined();
+  });
+
+  it('the callback gets the run ids', () => {
+    const run = withAgentRun({ name: 'ids' }, (r) => r);
+    expect(run).toEqual({ ...byName('invoke_agent ids').spanContext(), name: 'ids' });
+  });
+
+  it('a rejected callback ends the run as failed and the host gets the very same error', async () => {
+    const failure = new RangeError('budget exhausted');
+    await expect(
+      withAgentRun({ name: 'failing' }, async () => {
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    await new Promise((resolve) => setImmediate(resolve));
+    const span = byName('invoke_agent failing');
+    expect(span.status.code).toBe(2);
+    expect(span.attributes['error.type']).toBe('RangeError');
+  });
+
+  it('a synchronous throw passes through unchanged', () => {
+    const failure = new Error('sync');
+    expect(() =>
+      withAgentRun({ name: 'sync' }, () => {
+        throw failure;
+      }),
+    ).toThrow(failure);
+    expect(byName('invoke_agent sync').ended).toBe(true);
+  });
+});
+
+describe('escalations and subagent reports', () => {
+  it('given a failed lookup, when the agent escalates to a human, then an errata.escalation span sits in the run', () => {
+    withAgentRun({ name: 'support' }, () =>
+      recordEscalation({
+        target: 'human',
+        reason: 'Refund of $750 exceeds the $500 limit; mail jane@example.com',
+      }),
+    );
+    const escalation = byName('errata.escalation');
+    expect(escalation.parentSpanContext?.spanId).toBe(byName('invoke_agent support').spanContext().spanId);
+    expect(escalation.attributes['errata.escalation.target']).toBe('human');
+    expect(escalation.attributes['errata.escalation.reason']).not.toContain('jane@example.com');
+    const [event] = toEvents([escalation]);
+    expect(event).toMatchObject({ type: 'EscalationObserved', data: { target: 'human' } });
+  });
+
+  it('a partial subagent report carries the four elements', () => {
+    withAgentRun({ name: 'coordinator' }, () =>
+      withAgentRun({ name: 'web-research' }, () =>
+        recordSubagentReport({
+          status: 'partial',
+          completed: 2,
+          total: 3,
+          attempted: ['knowledge_base: ok', 'web_search: rate limited 3 times'],
+          alternatives: ['retry web_search after 60 s', 'answer from the knowledge base only'],
+          partialResults: [{ source: 'knowledge_base', resultCount: 4 }],
+          errorCategory: 'transient',
+          retryable: true,
+        }),
+      ),
+    );
+    const report = byName('errata.subagent_report');
+    expect(report.attributes).toEqual({
+      'errata.subagent.status': 'partial',
+      'errata.subagent.completed': 2,
+      'errata.subagent.total': 3,
+      'errata.subagent.attempted': ['knowledge_base: ok', 'web_search: rate limited 3 times'],
+      'errata.subagent.alternatives': ['retry web_search after 60 s', 'answer from the knowledge base only'],
+      'errata.subagent.partial_results': '[{"source":"knowledge_base","resultCount":4}]',
+      'errata.error.category': 'transient',
+      'errata.error.retryable': true,
+    });
+    const [event] = toEvents([report]);
+    expect(event).toMatchObject({
+      type: 'SubagentReportObserved',
+      data: { status: 'partial', completed: 2, total: 3 },
+    });
+  });
+
+  it('invalid input is reported to diag and records nothing, without throwing', () => {
+    const warnings: string[] = [];
+    diag.setLogger({ ...silentLogger, warn: (message: string) => warnings.push(message) });
+    recordEscalation({ target: 'manager' as never });
+    recordSubagentReport({ status: 'done' as never });
+    expect(tracing.spans()).toEqual([]);
+    expect(warnings).toHaveLength(2);
+    diag.disable();
+  });
+});
+
+const silentLogger = { error() {}, warn() {}, info() {}, debug() {}, verbose() {} };
+
+describe('never throws into the host', () => {
+  it('a tracer that throws leaves the callback running and its result untouched', async () => {
+    const broken: Tracer = {
+      startSpan() {
+        throw new Error('tracer broken');
+      },
+      startActiveSpan() {
+        throw new Error('tracer broken');
+      },
+    };
+    const provider: TracerProvider = { getTracer: () => broken };
+    const errors: unknown[] = [];
+    diag.setLogger({ ...silentLogger, error: (...args: unknown[]) => errors.push(args) });
+    setErrataTracerProvider(provider);
+    try {
+      expect(await withAgentRun({ name: 'x' }, async () => 42)).toBe(42);
+      expect(() => recordEscalation({ target: 'user' })).not.toThrow();
+      expect(errors.length).toBe(2);
+    } finally {
+      setErrataTracerProvider(undefined);
+      diag.disable();
+    }
+    expect(trace.getTracerProvider()).toBeDefined();
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * The agent API (DOMAIN.md §4–§5): agent runs as `invoke_agent {name}` spans that nest, escalations and
+ * subagent reports as INTERNAL spans inside the active run. Nothing here throws into the host: a span that cannot
+ * be recorded is reported to `diag`, and the host's callback runs and returns (or throws) exactly as it would.
+ */
+import {
+  context,
+  createContextKey,
+  diag,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+} from '@opentelemetry/api';
+import { hrTime } from '@opentelemetry/core';
+import { ESCALATION_SPAN, storedText, SUBAGENT_REPORT_SPAN } from '@errata/domain';
+import {
+  ATTR_ERRATA_AGENT_ROLE,
+  ATTR_ERRATA_ERROR_CATEGORY,
+  ATTR_ERRATA_ERROR_RETRYABLE,
+  ATTR_ERRATA_ESCALATION_REASON,
+  ATTR_ERRATA_ESCALATION_TARGET,
+  ATTR_ERRATA_SUBAGENT_ALTERNATIVES,
+  ATTR_ERRATA_SUBAGENT_ATTEMPTED,
+  ATTR_ERRATA_SUBAGENT_COMPLETED,
+  ATTR_ERRATA_SUBAGENT_PARTIAL_RESULTS,
+  ATTR_ERRATA_SUBAGENT_STATUS,
+  ATTR_ERRATA_SUBAGENT_TOTAL,
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_AGENT_ID,
+  ATTR_GEN_AI_AGENT_NAME,
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_OPERATION_NAME,
+  GEN_AI_OPERATION_INVOKE_AGENT,
+} from './semconv';
+import { DEFAULT_TEXT_LIMIT_BYTES } from './tool-call-tracer';
+import { errataTracer } from './tracer';
+import type { AgentRun, AgentRunOptions, Escalation, SubagentReport } from './types';
+
+interface RunScope {
+  readonly conversationId: string | undefined;
+}
+
+const RUN_KEY = createContextKey('@errata/sdk agent run');
+const ESCALATION_TARGETS = new Set(['human', 'user', 'coordinator']);
+const SUBAGENT_STATUSES = new Set(['complete', 'partial', 'failed']);
+
+const text = (value: string): string => storedText(value, DEFAULT_TEXT_LIMIT_BYTES) ?? '';
+
+function startRun(options: AgentRunOptions): { span: Span; scope: RunScope } {
+  const parent = context.active().getValue(RUN_KEY) as RunScope | undefined;
+  const conversationId = options.conversationId ?? parent?.conversationId;
+  const role = options.role ?? (parent === undefined ? undefined : 'subagent');
+  const attributes: Attributes = {
+    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_INVOKE_AGENT,
+    [ATTR_GEN_AI_AGENT_NAME]: options.name,
+  };
+  if (options.id !== undefined) attributes[ATTR_GEN_AI_AGENT_ID] = options.id;
+  if (conversationId !== undefined) attributes[ATTR_GEN_AI_CONVERSATION_ID] = conversationId;
+  if (role !== undefined) attributes[ATTR_ERRATA_AGENT_ROLE] = role;
+  const span = errataTracer().startSpan(
+    `${GEN_AI_OPERATION_INVOKE_AGENT} ${options.name}`,
+    { kind: SpanKind.INTERNAL, attributes, startTime: hrTime() }, // high-resolution, as tool calls (tool-call-tracer.ts)
+    context.active(),
+  );
+  return { span, scope: { conversationId } };
+}
+
+function endRun(span: Span, error?: unknown): void {
+  try {
+    if (error !== undefined) {
+      const name = error instanceof Error ? error.name : '_OTHER';
+      span.setAttribute(ATTR_ERROR_TYPE, name);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end(hrTime());
+  } catch (failure) {
+    diag.error('@errata/sdk: could not end an agent run span', failure);
+  }
+}
+
+/**
+ * Runs `fn` as an agent run. The run ends when `fn` returns, or when the promise it returns settles; tool calls,
+ * escalations, reports and runs started inside belong to it (a run inside a run is a subagent run).
+ */
+export function withAgentRun<T>(options: AgentRunOptions, fn: (run: AgentRun) => T): T {
+  let started: { span: Span; scope: RunScope } | undefined;
+  try {
+    started = startRun(options);
+  } catch (error) {
+    diag.error('@errata/sdk: could not start an agent run span', error);
+  }
+  if (started === undefined) return fn({ traceId: '', spanId: '', name: options.name });
+  const { span, scope } = started;
+  const runContext = trace.setSpan(context.active(), span).setValue(RUN_KEY, scope);
+  const run: AgentRun = { ...span.spanContext(), name: options.name };
+  let result: T;
+  try {
+    result = context.with(runContext, () => fn(run));
+  } catch (error) {
+    endRun(span, error);
+    throw error;
+  }
+  if (result instanceof Promise) {
+    result.then(
+      () => endRun(span),
+      (error: unknown) => endRun(span, error ?? new Error('rejected')),
+    );
+  } else {
+    endRun(span);
+  }
+  return result;
+}
+
+function recordInstant(name: string, attributes: Attributes): void {
+  try {
+    const now = hrTime();
+    errataTracer()
+      .startSpan(name, { kind: SpanKind.INTERNAL, attributes, startTime: now }, context.active())
+      .end(now);
+  } catch (error) {
+    diag.error(`@errata/sdk: could not record ${name}`, error);
+  }
+}
+
+/** The agent hands off to a human, the user or its coordinator (an `errata.escalation` span in the active run). */
+export function recordEscalation(escalation: Escalation): void {
+  if (!ESCALATION_TARGETS.has(escalation?.target)) {
+    diag.warn(
+      `@errata/sdk: escalation target must be human, user or coordinator; got ${String(escalation?.target)}`,
+    );
+    return;
+  }
+  const attributes: Attributes = { [ATTR_ERRATA_ESCALATION_TARGET]: escalation.target };
+  if (typeof escalation.reason === 'string' && escalation.reason !== '') {
+    attributes[ATTR_ERRATA_ESCALATION_REASON] = text(escalation.reason);
+  }
+  recordInstant(ESCALATION_SPAN, attributes);
+}
+
+const cleanList = (items: readonly string[] | undefined): string[] | undefined =>
+  Array.isArray(items) ? items.filter((item) => typeof item === 'string').map(text) : undefined;
+
+const countOrUndefined = (value: unknown): number | undefined =>
+  Number.isInteger(value) && (value as number) >= 0 ? (value as number) : undefined;
+
+/** A subagent hands back to its coordinator (an `errata.subagent_report` span in the active, subagent, run). */
+export function recordSubagentReport(report: SubagentReport): void {
+  if (!SUBAGENT_STATUSES.has(report?.status)) {
+    diag.warn(
+      `@errata/sdk: subagent report status must be complete, partial or failed; got ${String(report?.status)}`,
+    );
+    return;
+  }
+  const attributes: Attributes = { [ATTR_ERRATA_SUBAGENT_STATUS]: report.status };
+  const completed = countOrUndefined(report.completed);
+  const total = countOrUndefined(report.total);
+  if (completed !== undefined) attributes[ATTR_ERRATA_SUBAGENT_COMPLETED] = completed;
+  if (total !== undefined) attributes[ATTR_ERRATA_SUBAGENT_TOTAL] = total;
+  const attempted = cleanList(report.attempted);
+  const alternatives = cleanList(report.alternatives);
+  if (attempted !== undefined) attributes[ATTR_ERRATA_SUBAGENT_ATTEMPTED] = attempted;
+  if (alternatives !== undefined) attributes[ATTR_ERRATA_SUBAGENT_ALTERNATIVES] = alternatives;
+  const partial = report.partialResults;
+  if (countOrUndefined(partial) !== undefined) {
+    attributes[ATTR_ERRATA_SUBAGENT_PARTIAL_RESULTS] = partial as number;
+  } else if (partial !== undefined && partial !== null) {
+    const json = storedText(JSON.stringify(partial) ?? null, DEFAULT_TEXT_LIMIT_BYTES);
+    if (json !== null) attributes[ATTR_ERRATA_SUBAGENT_PARTIAL_RESULTS] = json;
+  }
+  if (typeof report.errorCategory === 'string') attributes[ATTR_ERRATA_ERROR_CATEGORY] = report.errorCategory;
+  if (typeof report.retryable === 'boolean') attributes[ATTR_ERRATA_ERROR_RETRYABLE] = report.retryable;
+  recordInstant(SUBAGENT_REPORT_SPAN, attributes);
+}

@@ -1,0 +1,177 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { context, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { BasicTracerProvider, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ErrataSpanProcessor } from './errata-span-processor';
+import { registerTestTracing } from './tracing.spec-helper';
+
+const TOOL_CALL_ATTRIBUTES = {
+  'mcp.method.name': 'tools/call',
+  'gen_ai.operation.name': 'execute_tool',
+  'gen_ai.tool.name': 'lookup_order',
+  'errata.args.hash': '00112233445566778899aabbccddeeff',
+};
+
+/** A real OTLP/HTTP receiver that answers when told to, with a status of the test's choice. */
+class Receiver {
+  private server: Server | undefined;
+  private held: ServerResponse[] = [];
+  received = 0;
+  hold = false;
+  status = 200;
+
+  async start(): Promise<string> {
+    this.server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      req.resume();
+      req.on('end', () => {
+        this.received++;
+        if (this.hold) this.held.push(res);
+        else res.writeHead(this.status, { 'content-type': 'application/x-protobuf' }).end();
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1/traces`;
+  }
+
+  release(): void {
+    this.hold = false;
+    for (const res of this.held.splice(0))
+      res.writeHead(this.status, { 'content-type': 'application/x-protobuf' }).end();
+  }
+
+  async stop(): Promise<void> {
+    this.release();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+}
+
+const exporter = new InMemorySpanExporter();
+const processor = new ErrataSpanProcessor({ exporter, scheduledDelayMillis: 10 });
+let tracing: ReturnType<typeof registerTestTracing>;
+
+beforeAll(() => {
+  tracing = registerTestTracing([processor]);
+});
+
+afterEach(() => exporter.reset());
+
+const tracer = () => tracing.provider.getTracer('test');
+
+describe('ErrataSpanProcessor: what is sent', () => {
+  it('given an agent run → an HTTP span → a tool call, when exported, then the HTTP span is dropped and the tool call hangs off the run', async () => {
+    const agent = tracer().startSpan('invoke_agent support', {
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support' },
+    });
+    const inAgent = trace.setSpan(context.active(), agent);
+    const http = tracer().startSpan('POST /orders', { kind: SpanKind.CLIENT }, inAgent);
+    const inHttp = trace.setSpan(inAgent, http);
+    const call = tracer().startSpan(
+      'tools/call lookup_order',
+      { kind: SpanKind.CLIENT, attributes: TOOL_CALL_ATTRIBUTES },
+      inHttp,
+    );
+    call.end();
+    http.end();
+    agent.end();
+    await processor.forceFlush();
+
+    const sent = exporter.getFinishedSpans();
+    expect(sent.map((s) => s.name)).toEqual(['tools/call lookup_order', 'invoke_agent support']);
+    expect(sent[0]!.parentSpanContext?.spanId).toBe(agent.spanContext().spanId);
+    expect(sent[1]!.parentSpanContext).toBeUndefined();
+  });
+
+  it('escalations and subagent reports are sent; plain spans are not', async () => {
+    const before = processor.stats().filtered;
+    tracer()
+      .startSpan('errata.escalation', { attributes: { 'errata.escalation.target': 'human' } })
+      .end();
+    tracer()
+      .startSpan('errata.subagent_report', { attributes: { 'errata.subagent.status': 'partial' } })
+      .end();
+    tracer().startSpan('SELECT orders').end();
+    await processor.forceFlush();
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual([
+      'errata.escalation',
+      'errata.subagent_report',
+    ]);
+    expect(processor.stats().filtered).toBe(before + 1);
+  });
+
+  it('a filtered span under a remote parent passes the remote parent on (a subagent in another process)', async () => {
+    const remote = trace.setSpanContext(context.active(), {
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: '00f067aa0ba902b7',
+      traceFlags: TraceFlags.SAMPLED,
+      isRemote: true,
+    });
+    const server = tracer().startSpan('POST /subagent', { kind: SpanKind.SERVER }, remote);
+    tracer()
+      .startSpan(
+        'tools/call lookup_order',
+        { kind: SpanKind.CLIENT, attributes: TOOL_CALL_ATTRIBUTES },
+        trace.setSpan(remote, server),
+      )
+      .end();
+    server.end();
+    await processor.forceFlush();
+    const [call] = exporter.getFinishedSpans();
+    expect(call!.parentSpanContext).toMatchObject({ spanId: '00f067aa0ba902b7', isRemote: true });
+  });
+});
+
+describe('ErrataSpanProcessor: bounded memory, real OTLP exporter', () => {
+  const receiver = new Receiver();
+  let url: string;
+
+  beforeAll(async () => {
+    url = await receiver.start();
+    return () => receiver.stop();
+  });
+
+  const toolCalls = (bounded: ErrataSpanProcessor, count: number) => {
+    const boundedTracer = new BasicTracerProvider({ spanProcessors: [bounded] }).getTracer('bounded');
+    for (let i = 0; i < count; i++) {
+      boundedTracer
+        .startSpan(`tools/call t${i}`, { kind: SpanKind.CLIENT, attributes: TOOL_CALL_ATTRIBUTES })
+        .end();
+    }
+  };
+
+  it('given a receiver that does not answer, spans beyond the queue limit are dropped and counted, and the rest arrive later', async () => {
+    const bounded = new ErrataSpanProcessor({
+      exporter: new OTLPTraceExporter({ url }),
+      maxQueueSize: 4,
+      maxExportBatchSize: 2,
+      scheduledDelayMillis: 10,
+    });
+    receiver.hold = true;
+    const sentBefore = receiver.received;
+    toolCalls(bounded, 10);
+    expect(bounded.stats()).toMatchObject({ queued: 4, dropped: 6 });
+    const flushed = bounded.forceFlush();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    receiver.release();
+    await flushed;
+    expect(bounded.stats()).toMatchObject({ queued: 0, exported: 4, dropped: 6, failed: 0 });
+    expect(receiver.received - sentBefore).toBe(2);
+    await bounded.shutdown();
+  });
+
+  it('a rejected export is counted as failed; after shutdown spans are dropped', async () => {
+    receiver.status = 400;
+    const bounded = new ErrataSpanProcessor({
+      exporter: new OTLPTraceExporter({ url }),
+      scheduledDelayMillis: 10,
+    });
+    toolCalls(bounded, 3);
+    await bounded.forceFlush();
+    expect(bounded.stats()).toMatchObject({ exported: 0, failed: 3 });
+    receiver.status = 200;
+    await bounded.shutdown();
+    toolCalls(bounded, 1);
+    expect(bounded.stats().dropped).toBe(1);
+  });
+});

@@ -1,0 +1,245 @@
+/**
+ * A span processor that sends Errata only what it reads (DOMAIN.md §5): tool calls, agent runs, escalations and
+ * subagent reports. A kept span whose in-process parent is filtered out is re-parented to its nearest kept
+ * ancestor, so that Errata still sees which agent run a call belongs to. Memory is bounded: at most
+ * `maxQueueSize` spans wait for export, later ones are dropped and counted, and at most one export is in flight.
+ */
+import { context, diag, trace, TraceFlags, type Context, type SpanContext } from '@opentelemetry/api';
+import { ExportResultCode, suppressTracing, type ExportResult } from '@opentelemetry/core';
+import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  ESCALATION_SPAN,
+  isAgentSpan,
+  SUBAGENT_REPORT_SPAN,
+  toolCallSource,
+  type Attributes as DomainAttributes,
+  type SpanRecord,
+} from '@errata/domain';
+
+export interface ErrataSpanProcessorOptions {
+  readonly exporter: SpanExporter;
+  /** Spans waiting for export at most; more are dropped (counted in `stats().dropped`). Default 2048. */
+  readonly maxQueueSize?: number;
+  /** Spans per export request. Default 512. */
+  readonly maxExportBatchSize?: number;
+  /** How long a span may wait for a batch to fill. Default 1000 ms. */
+  readonly scheduledDelayMillis?: number;
+  /** An export that has not answered by then counts as failed. Default 30000 ms. */
+  readonly exportTimeoutMillis?: number;
+  /** Send every span, not only Errata's (for a pipeline that exports to Errata alone). Default false. */
+  readonly exportAllSpans?: boolean;
+}
+
+export interface ErrataExportStats {
+  /** Spans waiting for export now. */
+  readonly queued: number;
+  /** Spans the exporter confirmed. */
+  readonly exported: number;
+  /** Spans dropped because the queue was full or the processor was shut down. */
+  readonly dropped: number;
+  /** Spans whose export failed or timed out (after the exporter's own retries). */
+  readonly failed: number;
+  /** Spans not sent because Errata does not read them. */
+  readonly filtered: number;
+}
+
+/** Live filtered-out spans kept for re-parenting at most; beyond it the oldest are forgotten. */
+const MAX_TRACKED_SPANS = 65_536;
+
+/** OTel API SpanKind (INTERNAL = 0) → OTLP numbering (INTERNAL = 1), which the domain uses. */
+const otlpKind = (apiKind: number): number => apiKind + 1;
+
+/** Whether Errata reads this span, judged by the domain's own rules on what a span looks like at its start. */
+export function isErrataSpan(span: Pick<ReadableSpan, 'name' | 'kind' | 'attributes'>): boolean {
+  if (span.name === ESCALATION_SPAN || span.name === SUBAGENT_REPORT_SPAN) return true;
+  const record = {
+    name: span.name,
+    kind: otlpKind(span.kind),
+    attributes: span.attributes as DomainAttributes,
+  } as SpanRecord;
+  return isAgentSpan(record) || toolCallSource(record) !== null;
+}
+
+function withParent(span: ReadableSpan, parent: SpanContext | undefined): ReadableSpan {
+  return {
+    name: span.name,
+    kind: span.kind,
+    spanContext: () => span.spanContext(),
+    parentSpanContext: parent,
+    startTime: span.startTime,
+    endTime: span.endTime,
+    status: span.status,
+    attributes: span.attributes,
+    links: span.links,
+    events: span.events,
+    duration: span.duration,
+    ended: span.ended,
+    resource: span.resource,
+    instrumentationScope: span.instrumentationScope,
+    droppedAttributesCount: span.droppedAttributesCount,
+    droppedEventsCount: span.droppedEventsCount,
+    droppedLinksCount: span.droppedLinksCount,
+  };
+}
+
+const positive = (value: number | undefined, fallback: number): number =>
+  value !== undefined && Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback;
+
+export class ErrataSpanProcessor implements SpanProcessor {
+  private readonly exporter: SpanExporter;
+  private readonly maxQueueSize: number;
+  private readonly batchSize: number;
+  private readonly delayMs: number;
+  private readonly timeoutMs: number;
+  private readonly exportAll: boolean;
+
+  /** Filtered-out live spans → their nearest kept ancestor (undefined: none, the kept span becomes a root). */
+  private readonly filteredAncestors = new Map<string, SpanContext | undefined>();
+  /** Kept live spans whose parent was filtered out → the parent to export instead. */
+  private readonly newParents = new Map<string, SpanContext | undefined>();
+
+  private queue: ReadableSpan[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private loopScheduled = false;
+  private stopped = false;
+  private counts = { exported: 0, dropped: 0, failed: 0, filtered: 0 };
+
+  constructor(options: ErrataSpanProcessorOptions) {
+    this.exporter = options.exporter;
+    this.maxQueueSize = positive(options.maxQueueSize, 2048);
+    this.batchSize = Math.min(positive(options.maxExportBatchSize, 512), this.maxQueueSize);
+    this.delayMs = positive(options.scheduledDelayMillis, 1000);
+    this.timeoutMs = positive(options.exportTimeoutMillis, 30_000);
+    this.exportAll = options.exportAllSpans === true;
+  }
+
+  stats(): ErrataExportStats {
+    return { queued: this.queue.length, ...this.counts };
+  }
+
+  onStart(span: Span, parentContext: Context): void {
+    if (this.exportAll) return;
+    const spanId = span.spanContext().spanId;
+    const parent = trace.getSpanContext(parentContext);
+    const parentFiltered =
+      parent !== undefined && !parent.isRemote && this.filteredAncestors.has(parent.spanId);
+    const keptAncestor = parentFiltered ? this.filteredAncestors.get(parent.spanId) : parent;
+    if (isErrataSpan(span)) {
+      if (parentFiltered) this.track(this.newParents, spanId, keptAncestor);
+    } else {
+      this.track(this.filteredAncestors, spanId, keptAncestor);
+    }
+  }
+
+  onEnd(span: ReadableSpan): void {
+    const spanId = span.spanContext().spanId;
+    if (!this.exportAll) {
+      if (this.filteredAncestors.delete(spanId)) {
+        this.counts.filtered++;
+        return;
+      }
+      if (this.newParents.has(spanId)) {
+        const parent = this.newParents.get(spanId);
+        this.newParents.delete(spanId);
+        this.enqueue(withParent(span, parent));
+        return;
+      }
+      // A span started before this processor existed: judge it now.
+      if (!isErrataSpan(span)) {
+        this.counts.filtered++;
+        return;
+      }
+    }
+    this.enqueue(span);
+  }
+
+  forceFlush(): Promise<void> {
+    this.clearTimer();
+    return this.schedule(true);
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.forceFlush();
+    await this.exporter.shutdown();
+  }
+
+  private track(
+    map: Map<string, SpanContext | undefined>,
+    spanId: string,
+    value: SpanContext | undefined,
+  ): void {
+    if (map.size >= MAX_TRACKED_SPANS) {
+      const oldest = map.keys().next();
+      if (!oldest.done) map.delete(oldest.value);
+    }
+    map.set(spanId, value);
+  }
+
+  private enqueue(span: ReadableSpan): void {
+    if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
+    if (this.stopped || this.queue.length >= this.maxQueueSize) {
+      if (this.counts.dropped++ === 0)
+        diag.warn('@errata/sdk: export queue full or shut down; dropping spans');
+      return;
+    }
+    this.queue.push(span);
+    if (this.queue.length >= this.batchSize) {
+      void this.schedule(false);
+    } else if (this.timer === undefined) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        void this.schedule(true);
+      }, this.delayMs);
+      this.timer.unref();
+    }
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Exports after whatever export is in flight: full batches only, or everything queued (`all`). */
+  private schedule(all: boolean): Promise<void> {
+    if (!all && this.loopScheduled) return this.chain;
+    this.loopScheduled = true;
+    this.chain = this.chain.then(async () => {
+      this.loopScheduled = false;
+      while (this.queue.length > 0 && (all || this.queue.length >= this.batchSize)) await this.exportBatch();
+    });
+    return this.chain;
+  }
+
+  private exportBatch(): Promise<void> {
+    const batch = this.queue.splice(0, this.batchSize);
+    return new Promise<void>((resolve) => {
+      let settled = false;
+      const settle = (ok: boolean, reason?: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timeout);
+        if (ok) {
+          this.counts.exported += batch.length;
+        } else {
+          this.counts.failed += batch.length;
+          diag.warn(`@errata/sdk: export of ${batch.length} spans failed`, reason);
+        }
+        resolve();
+      };
+      const timeout = setTimeout(() => settle(false, new Error('export timed out')), this.timeoutMs);
+      timeout.unref();
+      try {
+        context.with(suppressTracing(context.active()), () =>
+          this.exporter.export(batch, (result: ExportResult) =>
+            settle(result.code === ExportResultCode.SUCCESS, result.error),
+          ),
+        );
+      } catch (error) {
+        settle(false, error);
+      }
+    });
+  }
+}

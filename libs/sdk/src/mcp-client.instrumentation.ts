@@ -1,0 +1,134 @@
+/**
+ * Patches `@modelcontextprotocol/sdk` 1.x `Client.prototype` (`callTool`, and `request` to learn the negotiated
+ * protocol version), the way opentelemetry-js-contrib instrumentations do.
+ *
+ * ESM: the client file is declared as an InstrumentationNodeModuleFile, which the OpenTelemetry ESM loader hook
+ * (import-in-the-middle) matches by its path inside the package.
+ * CommonJS: require-in-the-middle matches a package's internal files only when the package's main entry
+ * resolves, and the SDK has no CommonJS main (`exports["."].require` points at a file it does not ship). So the
+ * client entry is resolved here, from the working directory, the main module and this package, and hooked by
+ * absolute path; a copy loaded before `enable()` is patched at once.
+ */
+import { diag } from '@opentelemetry/api';
+import {
+  InstrumentationBase,
+  InstrumentationNodeModuleDefinition,
+  InstrumentationNodeModuleFile,
+  isWrapped,
+} from '@opentelemetry/instrumentation';
+import { dirname } from 'node:path';
+import { Hook } from 'require-in-the-middle';
+import { ToolCallTracer } from './tool-call-tracer';
+import type { McpClientInstrumentationConfig } from './types';
+import { PACKAGE_NAME, PACKAGE_VERSION } from './version';
+
+const SUPPORTED_VERSIONS = ['>=1.0.0 <2'];
+const CLIENT_ENTRY = '@modelcontextprotocol/sdk/client/index.js';
+const PATCHED_METHODS = ['callTool', 'request'] as const;
+
+type ClientMethod = (this: object, ...args: unknown[]) => unknown;
+
+interface ClientModule {
+  Client?: { prototype: Record<string, unknown> };
+}
+
+/** Where the CommonJS client entry resolves from the places a host's `require` would look. */
+function commonJsClientPaths(): string[] {
+  const from = [process.cwd(), require.main === undefined ? null : dirname(require.main.filename), __dirname];
+  const paths = new Set<string>();
+  for (const dir of from) {
+    if (dir === null) continue;
+    try {
+      paths.add(require.resolve(CLIENT_ENTRY, { paths: [dir] }));
+    } catch {
+      // not installed where this directory looks
+    }
+  }
+  return [...paths];
+}
+
+export class McpClientInstrumentation extends InstrumentationBase<McpClientInstrumentationConfig> {
+  // `declare`: InstrumentationBase calls init() and enable() from its constructor, before field initializers run.
+  declare private toolCalls: ToolCallTracer | undefined;
+  declare private commonJsHook: Hook | undefined;
+  declare private commonJsExports: ClientModule[] | undefined;
+
+  constructor(config: McpClientInstrumentationConfig = {}) {
+    super(PACKAGE_NAME, PACKAGE_VERSION, config);
+  }
+
+  protected init() {
+    const esmClient = new InstrumentationNodeModuleFile(
+      '@modelcontextprotocol/sdk/dist/esm/client/index.js',
+      SUPPORTED_VERSIONS,
+      (exports: ClientModule) => this.patch(exports),
+      (exports: ClientModule) => this.unpatch(exports),
+    );
+    return [
+      new InstrumentationNodeModuleDefinition(
+        '@modelcontextprotocol/sdk',
+        SUPPORTED_VERSIONS,
+        undefined,
+        undefined,
+        [esmClient],
+      ),
+    ];
+  }
+
+  override enable(): void {
+    super.enable();
+    if (this.commonJsHook !== undefined) return;
+    const paths = commonJsClientPaths();
+    this.commonJsExports = [];
+    for (const path of paths) {
+      const loaded = require.cache[path];
+      if (loaded?.loaded === true) this.patchCommonJs(loaded.exports as ClientModule);
+    }
+    if (paths.length > 0) {
+      this.commonJsHook = new Hook(paths, (exports) => {
+        this.patchCommonJs(exports as ClientModule);
+        return exports;
+      });
+    }
+  }
+
+  override disable(): void {
+    super.disable();
+    this.commonJsHook?.unhook();
+    this.commonJsHook = undefined;
+    for (const exports of this.commonJsExports ?? []) this.unpatch(exports);
+    this.commonJsExports = [];
+  }
+
+  private patchCommonJs(exports: ClientModule): ClientModule {
+    (this.commonJsExports ??= []).push(exports);
+    return this.patch(exports);
+  }
+
+  private tracerOfToolCalls(): ToolCallTracer {
+    this.toolCalls ??= new ToolCallTracer(
+      () => this.tracer,
+      () => this.getConfig(),
+    );
+    return this.toolCalls;
+  }
+
+  private patch(exports: ClientModule): ClientModule {
+    const prototype = exports?.Client?.prototype;
+    if (prototype === undefined || typeof prototype['callTool'] !== 'function') {
+      diag.debug('@errata/sdk: @modelcontextprotocol/sdk Client has no callTool to patch');
+      return exports;
+    }
+    const toolCalls = this.tracerOfToolCalls();
+    for (const method of PATCHED_METHODS) if (isWrapped(prototype[method])) this._unwrap(prototype, method);
+    this._wrap(prototype, 'callTool', (original) => toolCalls.wrapCallTool(original as ClientMethod));
+    this._wrap(prototype, 'request', (original) => toolCalls.wrapRequest(original as ClientMethod));
+    return exports;
+  }
+
+  private unpatch(exports: ClientModule): void {
+    const prototype = exports?.Client?.prototype;
+    if (prototype === undefined) return;
+    for (const method of PATCHED_METHODS) if (isWrapped(prototype[method])) this._unwrap(prototype, method);
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Export in one call. `startErrata` sets up an OpenTelemetry Node tracer provider whose only processor sends
+ * Errata's spans with the OTLP/HTTP protobuf exporter, registers it (and the context manager and W3C propagator)
+ * globally unless the host already has a provider, and enables the MCP client instrumentation. Hosts that keep
+ * their own provider add `createErrataSpanProcessor(...)` to its span processors instead.
+ */
+import { diag, ProxyTracerProvider, trace, type TracerProvider } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import {
+  defaultResource,
+  detectResources,
+  envDetector,
+  resourceFromAttributes,
+} from '@opentelemetry/resources';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import {
+  ErrataSpanProcessor,
+  type ErrataExportStats,
+  type ErrataSpanProcessorOptions,
+} from './errata-span-processor';
+import { McpClientInstrumentation } from './mcp-client.instrumentation';
+import { setErrataTracerProvider } from './tracer';
+import { PACKAGE_NAME } from './version';
+import type { ToolCallCaptureConfig } from './types';
+
+export interface ErrataExportOptions extends Omit<ErrataSpanProcessorOptions, 'exporter'> {
+  /**
+   * Errata's base URL, e.g. `http://localhost:4318`; `/v1/traces` is appended. Default: the standard
+   * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` / `OTEL_EXPORTER_OTLP_ENDPOINT`, else `http://localhost:4318`.
+   */
+  readonly endpoint?: string;
+  /** A project ingest key, sent as `Authorization: Bearer …`. Default: `OTEL_EXPORTER_OTLP_HEADERS`. */
+  readonly apiKey?: string;
+  /** Another exporter instead of OTLP/HTTP protobuf (a collector client, or an in-memory one in tests). */
+  readonly exporter?: SpanExporter;
+}
+
+export interface ErrataOptions extends ErrataExportOptions, ToolCallCaptureConfig {
+  /** `service.name` of the agent runtime. Default: `OTEL_SERVICE_NAME`, else OpenTelemetry's default. */
+  readonly serviceName?: string;
+  /** Patch `@modelcontextprotocol/sdk` as it loads. Default true; bundled code uses `instrumentMcpClient`. */
+  readonly instrumentMcpSdk?: boolean;
+  /** Flush once when the event loop empties (`beforeExit`). Default true. Call `shutdown()` on SIGTERM. */
+  readonly flushOnExit?: boolean;
+}
+
+export interface ErrataHandle {
+  readonly tracerProvider: TracerProvider;
+  readonly processor: ErrataSpanProcessor;
+  readonly instrumentation: McpClientInstrumentation | null;
+  /** Whether the provider became the global one (false when the host already had a provider). */
+  readonly registeredGlobally: boolean;
+  stats(): ErrataExportStats;
+  forceFlush(): Promise<void>;
+  /** Flushes what is queued, then stops exporting and unpatches the MCP SDK. */
+  shutdown(): Promise<void>;
+}
+
+function exporterFor(options: ErrataExportOptions): SpanExporter {
+  if (options.exporter !== undefined) return options.exporter;
+  const url =
+    options.endpoint === undefined ? undefined : `${options.endpoint.replace(/\/+$/, '')}/v1/traces`;
+  const headers = options.apiKey === undefined ? undefined : { Authorization: `Bearer ${options.apiKey}` };
+  return new OTLPTraceExporter({ url, headers });
+}
+
+/** A span processor for a host that keeps its own tracer provider: add it to the provider's span processors. */
+export function createErrataSpanProcessor(options: ErrataExportOptions = {}): ErrataSpanProcessor {
+  return new ErrataSpanProcessor({ ...options, exporter: exporterFor(options) });
+}
+
+/** A global provider is registered when the API's proxy has a delegate to hand out tracers. */
+function hostHasProvider(): boolean {
+  const global = trace.getTracerProvider();
+  return global instanceof ProxyTracerProvider ? global.getDelegateTracer(PACKAGE_NAME) !== undefined : true;
+}
+
+export function startErrata(options: ErrataOptions = {}): ErrataHandle {
+  const processor = createErrataSpanProcessor(options);
+  let resource = defaultResource().merge(detectResources({ detectors: [envDetector] }));
+  if (options.serviceName !== undefined) {
+    resource = resource.merge(resourceFromAttributes({ 'service.name': options.serviceName }));
+  }
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
+  const registeredGlobally = !hostHasProvider();
+  if (registeredGlobally) {
+    provider.register();
+  } else {
+    diag.info('@errata/sdk: a global tracer provider exists already; Errata exports its own spans only');
+  }
+  setErrataTracerProvider(provider);
+
+  let instrumentation: McpClientInstrumentation | null = null;
+  let unregister: (() => void) | undefined;
+  if (options.instrumentMcpSdk !== false) {
+    instrumentation = new McpClientInstrumentation({
+      captureResults: options.captureResults,
+      captureArguments: options.captureArguments,
+      textLimitBytes: options.textLimitBytes,
+      responseHook: options.responseHook,
+    });
+    unregister = registerInstrumentations({ instrumentations: [instrumentation], tracerProvider: provider });
+  }
+
+  const flushOnExit = () => void processor.forceFlush();
+  if (options.flushOnExit !== false) process.once('beforeExit', flushOnExit);
+
+  return {
+    tracerProvider: provider,
+    processor,
+    instrumentation,
+    registeredGlobally,
+    stats: () => processor.stats(),
+    forceFlush: () => processor.forceFlush(),
+    async shutdown() {
+      process.removeListener('beforeExit', flushOnExit);
+      unregister?.();
+      setErrataTracerProvider(undefined);
+      await provider.shutdown();
+    },
+  };
+}

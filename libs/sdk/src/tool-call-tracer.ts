@@ -1,0 +1,246 @@
+/**
+ * One CLIENT span per `tools/call` (DOMAIN.md §5, research/otel_mcp_spec.md §6), shared by the module-patching
+ * instrumentation and `instrumentMcpClient`. The wrappers hand the host exactly what the SDK returned or threw;
+ * anything that goes wrong inside them is reported to `diag` and the call goes on uninstrumented.
+ */
+import {
+  context,
+  diag,
+  isSpanContextValid,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import { hrTime, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { argsFingerprint, isRecord, storedText } from '@errata/domain';
+import { connectionAttributes, rememberProtocolVersion } from './mcp-connection';
+import {
+  ATTR_ERRATA_ARGS_HASH,
+  ATTR_ERRATA_ARGS_SIZE,
+  ATTR_ERRATA_RETRY_ATTEMPT,
+  ATTR_ERRATA_RETRY_OF,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_TOOL_CALL_ID,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_JSONRPC_REQUEST_ID,
+  ATTR_MCP_METHOD_NAME,
+  GEN_AI_OPERATION_EXECUTE_TOOL,
+  MCP_METHOD_TOOLS_CALL,
+} from './semconv';
+import { rememberFinishedCall, takeHints } from './tool-call-hints';
+import { toolErrorAttributes } from './tool-error';
+import { toolResultAttributes } from './tool-result';
+import type { ToolCallCaptureConfig } from './types';
+
+export const DEFAULT_TEXT_LIMIT_BYTES = 2048;
+
+// Spans start and end on the high-resolution clock (`hrTime()`). OpenTelemetry JS would stamp the start with
+// Date.now(), to the millisecond, and the end as start + a precise duration: a retry started right after a
+// failure could then appear to start before that failure ended, and Errata would not count it as a retry.
+
+/** Marks the wrappers, so that a client is never instrumented twice (module patch + instrumentMcpClient). */
+export const ERRATA_WRAPPED = Symbol.for('@errata/sdk.wrapped');
+
+type AnyFunction = (this: object, ...args: unknown[]) => unknown;
+
+interface StartedCall {
+  readonly span: Span;
+  readonly context: Context;
+  readonly params: Record<string, unknown>;
+  readonly toolName: string;
+  readonly attempt: number | null;
+}
+
+const w3c = new W3CTraceContextPropagator();
+const carrierSetter = {
+  set(carrier: Record<string, unknown>, key: string, value: string) {
+    carrier[key] = value;
+  },
+};
+
+function fenced(what: string, fn: () => void): void {
+  try {
+    fn();
+  } catch (error) {
+    diag.error(`@errata/sdk: ${what} failed`, error);
+  }
+}
+
+export function markWrapped<F extends AnyFunction>(wrapper: F): F {
+  Object.defineProperty(wrapper, ERRATA_WRAPPED, { value: true });
+  return wrapper;
+}
+
+export const isErrataWrapper = (fn: unknown): boolean =>
+  typeof fn === 'function' && (fn as unknown as Record<symbol, unknown>)[ERRATA_WRAPPED] === true;
+
+/** The id `Protocol.request` will give the next request (a private counter of SDK 1.x; absent → no id). */
+function nextRequestId(client: object): unknown {
+  return (client as { _requestMessageId?: unknown })._requestMessageId;
+}
+
+export class ToolCallTracer {
+  constructor(
+    private readonly tracer: () => Tracer,
+    private readonly config: () => ToolCallCaptureConfig,
+  ) {}
+
+  /** Wraps `Client.prototype.callTool(params, resultSchema?, options?)`. */
+  wrapCallTool(original: AnyFunction): AnyFunction {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const tracer = this;
+    return markWrapped(function callTool(this: object, ...args: unknown[]): unknown {
+      let call: StartedCall | null = null;
+      try {
+        call = tracer.start(this, args[0]);
+      } catch (error) {
+        diag.error('@errata/sdk: could not start a tools/call span', error);
+      }
+      if (call === null) return original.apply(this, args);
+      const started = call;
+      const tracedArgs = [...args];
+      tracedArgs[0] = started.params;
+      const idBefore = nextRequestId(this);
+      let pending: unknown;
+      try {
+        pending = context.with(started.context, () => original.apply(this, tracedArgs));
+      } catch (error) {
+        tracer.fail(started, error);
+        throw error;
+      }
+      fenced('reading the request id', () =>
+        tracer.noteRequestId(started.span, idBefore, nextRequestId(this)),
+      );
+      if (!(pending instanceof Promise)) {
+        tracer.succeed(started, pending);
+        return pending;
+      }
+      return pending.then(
+        (result: unknown) => {
+          tracer.succeed(started, result);
+          return result;
+        },
+        (error: unknown) => {
+          tracer.fail(started, error);
+          throw error;
+        },
+      );
+    });
+  }
+
+  /** Wraps `Client.prototype.request` only to learn the protocol version `initialize` negotiates. */
+  wrapRequest(original: AnyFunction): AnyFunction {
+    return markWrapped(function request(this: object, ...args: unknown[]): unknown {
+      const pending = original.apply(this, args);
+      const method = isRecord(args[0]) ? args[0]['method'] : undefined;
+      if (method === 'initialize' && pending instanceof Promise) {
+        pending.then(
+          (result: unknown) =>
+            fenced('reading the initialize result', () => rememberProtocolVersion(this, result)),
+          () => undefined,
+        );
+      }
+      return pending;
+    });
+  }
+
+  private start(client: object, params: unknown): StartedCall | null {
+    if (!isRecord(params) || typeof params['name'] !== 'string') return null;
+    const toolName = params['name'];
+    const config = this.config();
+    const args = params['arguments'] ?? {};
+    const fingerprint = argsFingerprint(args);
+    const hints = takeHints();
+    const attributes: Attributes = {
+      [ATTR_MCP_METHOD_NAME]: MCP_METHOD_TOOLS_CALL,
+      [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL,
+      [ATTR_GEN_AI_TOOL_NAME]: toolName,
+      ...connectionAttributes(client),
+      [ATTR_ERRATA_ARGS_HASH]: fingerprint.hash,
+      [ATTR_ERRATA_ARGS_SIZE]: fingerprint.size,
+    };
+    if (hints.retryOf !== null) attributes[ATTR_ERRATA_RETRY_OF] = hints.retryOf;
+    if (hints.attempt !== null) attributes[ATTR_ERRATA_RETRY_ATTEMPT] = hints.attempt;
+    if (hints.toolCallId !== null) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = hints.toolCallId;
+    if (config.captureArguments === true) {
+      const captured = storedText(JSON.stringify(args) ?? null, this.textLimit());
+      if (captured !== null) attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = captured;
+    }
+    const parent = context.active();
+    const span = this.tracer().startSpan(
+      `${MCP_METHOD_TOOLS_CALL} ${toolName}`,
+      { kind: SpanKind.CLIENT, attributes, startTime: hrTime() },
+      parent,
+    );
+    const spanContext = trace.setSpan(parent, span);
+    return {
+      span,
+      context: spanContext,
+      params: withTraceContext(params, spanContext),
+      toolName,
+      attempt: hints.attempt,
+    };
+  }
+
+  private noteRequestId(span: Span, before: unknown, after: unknown): void {
+    if (typeof before === 'number' && after === before + 1)
+      span.setAttribute(ATTR_JSONRPC_REQUEST_ID, String(before));
+  }
+
+  private succeed(call: StartedCall, result: unknown): void {
+    fenced('recording a tools/call result', () => {
+      const { attributes, isError } = toolResultAttributes(result, call.toolName, {
+        captureResults: this.config().captureResults === true,
+        textLimitBytes: this.textLimit(),
+      });
+      call.span.setAttributes(attributes);
+      if (isError) call.span.setStatus({ code: SpanStatusCode.ERROR });
+      this.finish(call, { toolName: call.toolName, result }, result);
+    });
+  }
+
+  private fail(call: StartedCall, error: unknown): void {
+    fenced('recording a tools/call error', () => {
+      const { attributes, message } = toolErrorAttributes(error);
+      call.span.setAttributes(attributes);
+      call.span.setStatus({ code: SpanStatusCode.ERROR, message });
+      this.finish(call, { toolName: call.toolName, error }, error);
+    });
+  }
+
+  private finish(
+    call: StartedCall,
+    info: { toolName: string; result?: unknown; error?: unknown },
+    outcome: unknown,
+  ) {
+    const hook = this.config().responseHook;
+    if (hook !== undefined) fenced('responseHook', () => hook(call.span, info));
+    rememberFinishedCall(outcome, call.span.spanContext().spanId, call.attempt);
+    call.span.end(hrTime());
+  }
+
+  private textLimit(): number {
+    const limit = this.config().textLimitBytes;
+    return limit !== undefined && Number.isFinite(limit) && limit > 0 ? limit : DEFAULT_TEXT_LIMIT_BYTES;
+  }
+}
+
+/**
+ * A copy of the params whose `_meta` carries the span's W3C trace context (and whatever the host's propagator
+ * adds, such as baggage), merged with the `_meta` already there: the SDK keeps `progressToken` and task keys in it.
+ */
+function withTraceContext(params: Record<string, unknown>, spanContext: Context): Record<string, unknown> {
+  const span = trace.getSpan(spanContext);
+  if (span === undefined || !isSpanContextValid(span.spanContext())) return params;
+  const existing = params['_meta'];
+  const meta: Record<string, unknown> = isRecord(existing) ? { ...existing } : {};
+  propagation.inject(spanContext, meta, carrierSetter);
+  w3c.inject(spanContext, meta, carrierSetter);
+  return { ...params, _meta: meta };
+}

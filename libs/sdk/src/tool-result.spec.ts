@@ -1,0 +1,236 @@
+import { describe, expect, it } from 'vitest';
+import { toolResultAttributes, type ResultCaptureOptions } from './tool-result';
+
+const OPTIONS: ResultCaptureOptions = { captureResults: false, textLimitBytes: 2048 };
+const text = (t: string) => ({ type: 'text', text: t });
+
+/** Deep-freezes a result, so that any write to it by the code under test throws. */
+function frozen<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const inner of Object.values(value)) frozen(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+const attributesOf = (result: unknown, options: Partial<ResultCaptureOptions> = {}) =>
+  toolResultAttributes(frozen(result), 'search_tickets', { ...OPTIONS, ...options }).attributes;
+
+describe('toolResultAttributes', () => {
+  it('a plain success sends its outcome only, no text', () => {
+    expect(attributesOf({ content: [text('Echo: hi')] })).toEqual({
+      'errata.result.is_error': false,
+      'errata.result.empty': false,
+    });
+  });
+
+  it('captureResults sends the text of every result', () => {
+    expect(attributesOf({ content: [text('Echo: hi')] }, { captureResults: true })).toMatchObject({
+      'errata.result.text': 'Echo: hi',
+    });
+  });
+
+  describe('empty results', () => {
+    it('no content at all is empty with 0 items', () => {
+      expect(attributesOf({ content: [] })).toEqual({
+        'errata.result.is_error': false,
+        'errata.result.empty': true,
+        'errata.result.item_count': 0,
+      });
+    });
+
+    it('blank text blocks count as nothing', () => {
+      expect(attributesOf({ content: [text('  ')] })).toMatchObject({ 'errata.result.empty': true });
+    });
+
+    it('a structured empty list is empty, and its text is sent', () => {
+      const result = { content: [text('{"tickets":[]}')], structuredContent: { tickets: [] } };
+      expect(attributesOf(result)).toEqual({
+        'errata.result.is_error': false,
+        'errata.result.empty': true,
+        'errata.result.item_count': 0,
+        'errata.result.text_mirror': true,
+        'errata.result.text': '{"tickets":[]}',
+        'errata.result.structured': '{"tickets":[]}',
+      });
+    });
+
+    it('an empty JSON list in the only text block is empty (server-memory search_nodes)', () => {
+      expect(attributesOf({ content: [text('{\n  "entities": [],\n  "relations": []\n}')] })).toMatchObject({
+        'errata.result.empty': true,
+      });
+    });
+
+    it('a short "no matches" message is a valid empty result (server-filesystem search_files)', () => {
+      const result = {
+        content: [text('No matches found')],
+        structuredContent: { content: 'No matches found' },
+      };
+      expect(attributesOf(result)).toMatchObject({
+        'errata.result.empty': true,
+        'errata.result.item_count': 0,
+      });
+      expect(attributesOf({ content: [text('0 results.')] })).toMatchObject({
+        'errata.result.empty': true,
+      });
+      expect(attributesOf({ content: [text('Tool search_tickets not found')] })).toMatchObject({
+        'errata.result.empty': false,
+      });
+    });
+
+    it('a list counts its items', () => {
+      expect(attributesOf({ content: [], structuredContent: { data: { orders: [1, 2, 3] } } })).toMatchObject(
+        {
+          'errata.result.empty': false,
+          'errata.result.item_count': 3,
+        },
+      );
+      expect(attributesOf({ content: [text('[1,2]')] })).toMatchObject({ 'errata.result.item_count': 2 });
+    });
+  });
+
+  describe('tool errors and what they declare', () => {
+    it('seed envelope: structuredContent mirrored in text, error object with category and retry flag', () => {
+      const payload = {
+        ok: false,
+        error: {
+          code: 'INVALID_DATE_RANGE',
+          category: 'validation',
+          message: 'start_date must be before end_date.',
+          automatic_retry_allowed: true,
+        },
+      };
+      const attributes = attributesOf({
+        isError: true,
+        content: [text(JSON.stringify(payload))],
+        structuredContent: payload,
+      });
+      expect(attributes).toMatchObject({
+        'error.type': 'tool_error',
+        'errata.result.is_error': true,
+        'errata.result.empty': false,
+        'errata.result.text_mirror': true,
+        'errata.error.category': 'validation',
+        'errata.error.retryable': true,
+        'errata.error.code': 'INVALID_DATE_RANGE',
+      });
+      expect(JSON.parse(attributes['errata.result.structured'] as string)).toEqual(payload);
+    });
+
+    it('seed 000 flat JSON text: errorCategory, isRetryable, retryAfterMs', () => {
+      const attributes = attributesOf({
+        isError: true,
+        content: [
+          text(
+            JSON.stringify({
+              errorCategory: 'transient',
+              isRetryable: true,
+              retryAfterMs: 2000,
+              description: 'The order database timed out after 5 seconds.',
+            }),
+          ),
+        ],
+      });
+      expect(attributes).toMatchObject({
+        'errata.error.category': 'transient',
+        'errata.error.retryable': true,
+        'errata.error.retry_after_ms': 2000,
+      });
+      expect(attributes['errata.result.text_mirror']).toBeUndefined();
+    });
+
+    it('declared fields in _meta, namespaced keys included', () => {
+      expect(
+        attributesOf({
+          isError: true,
+          content: [text('Rate limited by upstream')],
+          _meta: {
+            'com.example/errorCategory': 'rate_limited',
+            retriable: true,
+            'com.example/retry_after_seconds': 3,
+          },
+        }),
+      ).toMatchObject({
+        'errata.error.category': 'rate_limited',
+        'errata.error.retryable': true,
+        'errata.error.retry_after_ms': 3000,
+      });
+    });
+
+    it('snake_case spellings: error_category and retryable', () => {
+      expect(
+        attributesOf({
+          isError: true,
+          content: [text('{"error_category":"permission","retryable":false}')],
+        }),
+      ).toMatchObject({ 'errata.error.category': 'permission', 'errata.error.retryable': false });
+    });
+
+    it('a plain text error sends the text, redacted, and declares nothing', () => {
+      const attributes = attributesOf({
+        isError: true,
+        content: [
+          text(
+            'Access denied for alice@example.com (Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345)',
+          ),
+        ],
+      });
+      expect(attributes['errata.result.text']).not.toContain('alice@example.com');
+      expect(attributes['errata.result.text']).not.toContain('abcdefghijklmnopqrstuvwxyz012345');
+      expect(attributes['errata.error.category']).toBeUndefined();
+    });
+
+    it('texts are cut to the limit', () => {
+      const attributes = attributesOf(
+        { isError: true, content: [text('x'.repeat(5000))] },
+        { textLimitBytes: 100 },
+      );
+      const sent = attributes['errata.result.text'] as string;
+      expect(Buffer.byteLength(sent)).toBeLessThanOrEqual(100);
+      expect(sent).toMatch(/truncated \d+ bytes/);
+    });
+  });
+
+  describe('results that claim success but failed (sent for the failure-as-empty check)', () => {
+    it('structured ok:false with an error object', () => {
+      const payload = { ok: false, error: { category: 'transient', message: 'upstream unavailable' } };
+      expect(
+        attributesOf({ content: [text(JSON.stringify(payload))], structuredContent: payload }),
+      ).toMatchObject({
+        'errata.result.is_error': false,
+        'errata.result.structured': JSON.stringify(payload),
+        'errata.error.category': 'transient',
+      });
+    });
+
+    it('a message that says it failed', () => {
+      expect(attributesOf({ content: [text('Operation failed: the search index timed out')] })).toMatchObject(
+        {
+          'errata.result.is_error': false,
+          'errata.result.text': 'Operation failed: the search index timed out',
+        },
+      );
+    });
+
+    it('a product category in a successful result is not a declared error', () => {
+      const attributes = attributesOf({
+        content: [],
+        structuredContent: { name: 'Dune', category: 'books' },
+      });
+      expect(attributes['errata.error.category']).toBeUndefined();
+      expect(attributes['errata.result.structured']).toBeUndefined();
+    });
+  });
+
+  it('text_mirror is false when no text block carries the structured JSON', () => {
+    expect(attributesOf({ content: [text('3 orders')], structuredContent: { count: 3 } })).toMatchObject({
+      'errata.result.text_mirror': false,
+    });
+  });
+
+  it('reads malformed results without throwing', () => {
+    for (const result of [undefined, null, 42, 'text', { content: 'nope' }, { content: [null, 7, {}] }]) {
+      expect(() => toolResultAttributes(result, 'lookup', OPTIONS)).not.toThrow();
+    }
+  });
+});

@@ -1,0 +1,87 @@
+import type { Span } from '@opentelemetry/api';
+import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
+
+/** What a `responseHook` sees of a finished `tools/call`. */
+export interface ToolCallInfo {
+  readonly toolName: string;
+  /** The result, when the call returned one (read it, do not change it). */
+  readonly result?: unknown;
+  /** The error, when the call threw. */
+  readonly error?: unknown;
+}
+
+export interface ToolCallCaptureConfig {
+  /**
+   * Send the text and structured content of every result. Off by default: only errors, empty results and
+   * results that signal a failure send their (redacted, truncated) text.
+   */
+  captureResults?: boolean;
+  /** Send the arguments, redacted and truncated, as `gen_ai.tool.call.arguments`. Off: only their hash and size. */
+  captureArguments?: boolean;
+  /** UTF-8 byte limit of every text sent. Default 2048. */
+  textLimitBytes?: number;
+  /** Called before each tool-call span ends; an exception it throws is logged to `diag`, never to the host. */
+  responseHook?: (span: Span, info: ToolCallInfo) => void;
+}
+
+export interface McpClientInstrumentationConfig extends InstrumentationConfig, ToolCallCaptureConfig {}
+
+/** Roles of DOMAIN.md §5. */
+export type AgentRole = 'coordinator' | 'subagent';
+
+export interface AgentRunOptions {
+  /** `gen_ai.agent.name`; the span is named `invoke_agent {name}`. */
+  readonly name: string;
+  /** `gen_ai.agent.id`. */
+  readonly id?: string;
+  /** `errata.agent.role`. Default: `subagent` inside another agent run, otherwise not set. */
+  readonly role?: AgentRole;
+  /** `gen_ai.conversation.id`. Default: the enclosing run's. */
+  readonly conversationId?: string;
+}
+
+/** The agent run a callback runs in. */
+export interface AgentRun {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly name: string;
+}
+
+export type EscalationTarget = 'human' | 'user' | 'coordinator';
+
+export interface Escalation {
+  readonly target: EscalationTarget;
+  /** Why the agent hands off; sent redacted and truncated. */
+  readonly reason?: string;
+}
+
+export type SubagentStatus = 'complete' | 'partial' | 'failed';
+
+/** A subagent's hand-back to its coordinator (DOMAIN.md §4). */
+export interface SubagentReport {
+  readonly status: SubagentStatus;
+  readonly completed?: number;
+  readonly total?: number;
+  /** What the subagent tried. */
+  readonly attempted?: readonly string[];
+  /** What the coordinator could do instead. */
+  readonly alternatives?: readonly string[];
+  /** How many partial results came back, or the results themselves (sent as redacted JSON). */
+  readonly partialResults?: number | unknown;
+  /** The category of the failure, when it failed. */
+  readonly errorCategory?: string;
+  readonly retryable?: boolean;
+}
+
+/**
+ * Hints for the tool calls a callback makes: the runtime knows this call retries an earlier one, or has the
+ * model's tool-call id.
+ */
+export interface ToolCallHints {
+  /** The earlier call: its span id, or the result it returned / the error it threw. */
+  readonly retryOf?: string | object;
+  /** The attempt number of this call (the first call is 1). Default: the earlier call's attempt + 1. */
+  readonly attempt?: number;
+  /** `gen_ai.tool.call.id`: the model's id for this tool call. */
+  readonly toolCallId?: string;
+}

@@ -1,0 +1,145 @@
+/**
+ * @errata/sdk end to end: agent runtimes in their own processes — CommonJS with `startErrata`, ESM with
+ * `node --import @errata/sdk/register` — patch the MCP SDK as it loads, export through the OTLP protobuf exporter
+ * configured only by the standard OTEL_EXPORTER_OTLP_* variables, and a real Errata stores what they sent:
+ * Errata's spans only, with a tool call under a host span still inside its agent run.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './support/server';
+
+const run = promisify(execFile);
+const FIXTURES = join(__dirname, 'fixtures/sdk');
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer('postgres');
+});
+afterAll(() => server?.close());
+
+function exporterEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    OTEL_EXPORTER_OTLP_ENDPOINT: server.url,
+    OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer%20${server.ingestKey}`,
+    OTEL_SERVICE_NAME: 'fixture-agent',
+  };
+}
+
+interface StoredEvent {
+  type: string;
+  tool_name: string | null;
+  outcome: string | null;
+  span_id: string;
+  parent_span_id: string | null;
+  data: Record<string, unknown>;
+}
+
+/** The stored events of the one trace whose agent run has this conversation id, in start order. */
+async function scenarioEvents(conversationId: string): Promise<StoredEvent[]> {
+  const { rows } = await sql<StoredEvent>`
+    SELECT type, tool_name, outcome, encode(span_id, 'hex') AS span_id, encode(parent_span_id, 'hex') AS parent_span_id, data
+      FROM event
+     WHERE trace_id = (SELECT trace_id FROM event WHERE type = 'AgentRunObserved' AND data->>'conversationId' = ${conversationId})
+     ORDER BY start_time, type`.execute(server.db);
+  return rows;
+}
+
+function expectScenario(events: StoredEvent[]) {
+  expect(events.map((e) => [e.type, e.tool_name, e.outcome])).toEqual([
+    ['AgentRunObserved', null, null],
+    ['ToolCallObserved', 'echo', 'ok'],
+    ['ToolCallObserved', 'get-sum', 'tool_error'],
+    ['EscalationObserved', null, null],
+  ]);
+  const [run, echo, sum, escalation] = events;
+  // The host's "plan step" span between the run and the echo call was not sent; the call still hangs off the run.
+  for (const child of [echo, sum, escalation]) expect(child!.parent_span_id).toBe(run!.span_id);
+  expect(echo!.data).toMatchObject({
+    source: 'errata',
+    server: { name: 'mcp-servers/everything' },
+    mcp: { transport: 'pipe', protocolVersion: '2025-11-25' },
+  });
+  expect(run!.data).toMatchObject({
+    agentName: 'support',
+    role: 'coordinator',
+    conversationId: expect.any(String),
+  });
+}
+
+describe('a CommonJS runtime with startErrata', () => {
+  it('sends its run, calls and escalation, not its own spans; reports what it exported', async () => {
+    const { stdout } = await run(process.execPath, [join(FIXTURES, 'cjs-agent.cjs')], {
+      env: { ...exporterEnv(), FIXTURE_CONVERSATION: 'cjs' },
+      timeout: 60_000,
+    });
+    const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      stats: Record<string, number>;
+      registeredGlobally: boolean;
+    };
+    expect(report.registeredGlobally).toBe(true);
+    expect(report.stats).toMatchObject({ exported: 4, dropped: 0, failed: 0, queued: 0 });
+    expect(report.stats['filtered']).toBeGreaterThanOrEqual(1);
+    expectScenario(await scenarioEvents('cjs'));
+  });
+});
+
+describe('startErrata when the host already registered a global provider', () => {
+  it('does not replace it, and still exports its own spans', async () => {
+    const { stdout } = await run(process.execPath, [join(FIXTURES, 'cjs-agent.cjs')], {
+      env: { ...exporterEnv(), FIXTURE_CONVERSATION: 'second-provider', FIXTURE_HOST_PROVIDER: '1' },
+      timeout: 60_000,
+    });
+    const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      stats: Record<string, number>;
+      registeredGlobally: boolean;
+    };
+    expect(report.registeredGlobally).toBe(false);
+    expect(report.stats).toMatchObject({ exported: 4, dropped: 0, failed: 0 });
+    const events = await scenarioEvents('second-provider');
+    expect(events.map((e) => e.type)).toEqual([
+      'AgentRunObserved',
+      'ToolCallObserved',
+      'ToolCallObserved',
+      'EscalationObserved',
+    ]);
+  });
+});
+
+describe('an ESM runtime started with --import @errata/sdk/register', () => {
+  it('is patched by the loader hook and flushes when it ends', async () => {
+    await run(process.execPath, ['--import', '@errata/sdk/register', join(FIXTURES, 'esm-agent.mjs')], {
+      env: { ...exporterEnv(), FIXTURE_CONVERSATION: 'esm' },
+      timeout: 60_000,
+    });
+    expectScenario(await scenarioEvents('esm'));
+  });
+});
+
+describe('a runtime that keeps its own tracer provider', () => {
+  it('adds createErrataSpanProcessor() to it: its other exporter gets every span, Errata only its own', async () => {
+    const { stdout } = await run(process.execPath, [join(FIXTURES, 'host-provider-agent.cjs')], {
+      env: { ...exporterEnv(), FIXTURE_CONVERSATION: 'host-provider' },
+      timeout: 60_000,
+    });
+    const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      elsewhere: number;
+      errata: Record<string, number>;
+    };
+    expect(report.elsewhere).toBe(5);
+    expect(report.errata).toMatchObject({ exported: 4, filtered: 1, dropped: 0, failed: 0 });
+    expectScenario(await scenarioEvents('host-provider'));
+  });
+});
+
+describe('ingest counts', () => {
+  it('Errata received exactly the spans it stores', async () => {
+    const { rows } = await sql<{ received: number; appended: number; dropped: number }>`
+      SELECT sum(spans_received)::int AS received, sum(events_appended)::int AS appended, sum(spans_dropped)::int AS dropped
+        FROM ingest_batch`.execute(server.db);
+    expect(rows[0]).toEqual({ received: 16, appended: 16, dropped: 0 });
+  });
+});
