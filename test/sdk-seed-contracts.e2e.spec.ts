@@ -7,11 +7,12 @@ import { classifyToolCall, type ToolCallData } from '@errata/domain';
 import { instrumentMcpClient, toolCallSpanId, withToolCall } from '@errata/sdk';
 import { diag, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import { setErrataTracerProvider } from '../libs/sdk/src/tracer';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SEED_EXAMPLES } from '../libs/domain/src/seed-examples.spec-helper';
 import { registerTestTracing, toEvents, type TestTracing } from '../libs/sdk/src/tracing.spec-helper';
-import { connectSeedServer } from './support/seed-mcp-server';
+import { connectSeedServer, seedServer } from './support/seed-mcp-server';
 
 let tracing: TestTracing;
 let instrumented: Client;
@@ -147,6 +148,25 @@ describe('never throws into the host', () => {
       setErrataTracerProvider(undefined);
       diag.disable();
     }
+  });
+});
+
+describe('reconnecting', () => {
+  it('a client reconnected to a newer server version reports the new serverInfo', async () => {
+    const client = instrumentMcpClient(new Client({ name: 'seed-test', version: '1.0.0' }));
+    for (const version of ['1.4.0', '1.5.0']) {
+      const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+      const server = seedServer(version);
+      await server.connect(serverTransport);
+      await client.connect(clientTransport);
+      await client.callTool({ name: 'echo_meta', arguments: {} });
+      await client.close();
+      await server.close();
+    }
+    expect(tracing.spans().map((span) => span.attributes['errata.server.version'])).toEqual([
+      '1.4.0',
+      '1.5.0',
+    ]);
   });
 });
 

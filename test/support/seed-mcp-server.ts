@@ -16,8 +16,8 @@ import { SEED_EXAMPLES } from '../../libs/domain/src/seed-examples.spec-helper';
 
 const exampleTools = [...new Set(SEED_EXAMPLES.map((example) => example.tool))];
 
-export function seedServer(): Server {
-  const server = new Server({ name: 'seed-fixtures', version: '1.4.0' }, { capabilities: { tools: {} } });
+export function seedServer(version = '1.4.0'): Server {
+  const server = new Server({ name: 'seed-fixtures', version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [...exampleTools, 'echo_meta', 'invalid_date'].map((name) => ({
       name,

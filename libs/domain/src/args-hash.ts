@@ -2,29 +2,57 @@
  * The arguments fingerprint of DOMAIN.md §5 (`errata.args.hash` / `errata.args.size`): SHA-256 of the
  * canonical JSON of the arguments, hex, first 16 bytes. Exported so every producer computes the same value.
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 import { utf8ByteLength } from './redaction';
 
 /**
- * Canonical JSON: object keys sorted by UTF-16 code units (Array.prototype.sort), no whitespace, values
- * encoded as JSON.stringify does (undefined / functions dropped from objects, null in arrays; non-finite
- * numbers → null; toJSON honoured).
+ * Canonical JSON: object keys sorted by UTF-16 code units (Array.prototype.sort; integer-like keys too, as
+ * strings), no whitespace, values
+ * encoded as JSON.stringify does (undefined / functions / symbols dropped from objects, null in arrays;
+ * non-finite numbers → null; toJSON honoured). Written out directly, without a sorted deep copy: the SDK
+ * computes it on every tool call.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value)) ?? 'null';
+  return serialize(value) ?? 'null';
 }
 
-function sortKeys(value: unknown): unknown {
-  if (value !== null && typeof value === 'object') {
-    const json = (value as { toJSON?: () => unknown }).toJSON;
-    if (typeof json === 'function') return sortKeys(json.call(value));
-    if (Array.isArray(value)) return value.map(sortKeys);
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
-    return out;
+function serialize(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      return value === null ? 'null' : serializeObject(value);
+    case 'bigint':
+      return JSON.stringify(value); // throws, as JSON.stringify does
+    default:
+      return undefined;
   }
-  return value;
+}
+
+function serializeObject(value: object): string | undefined {
+  const toJSON = (value as { toJSON?: () => unknown }).toJSON;
+  if (typeof toJSON === 'function') return serialize(toJSON.call(value));
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + (serialize(value[i]) ?? 'null');
+    return `${out}]`;
+  }
+  // Boolean / Number / String objects: JSON.stringify unwraps them.
+  if (value instanceof Number || value instanceof String || value instanceof Boolean)
+    return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  let out = '{';
+  for (const key of Object.keys(record).sort()) {
+    const serialized = serialize(record[key]);
+    if (serialized === undefined) continue;
+    out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${serialized}`;
+  }
+  return `${out}}`;
 }
 
 export interface ArgsFingerprint {
@@ -34,10 +62,13 @@ export interface ArgsFingerprint {
   readonly size: number;
 }
 
+/** One-shot hashing (Node ≥ 20.12) where available: a Hash object costs more than the digest of a short text. */
+const sha256Hex: (text: string) => string =
+  typeof crypto.hash === 'function'
+    ? (text) => crypto.hash('sha256', text, 'hex')
+    : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+
 export function argsFingerprint(args: unknown): ArgsFingerprint {
   const json = canonicalJson(args);
-  return {
-    hash: createHash('sha256').update(json, 'utf8').digest('hex').slice(0, 32),
-    size: utf8ByteLength(json),
-  };
+  return { hash: sha256Hex(json).slice(0, 32), size: utf8ByteLength(json) };
 }

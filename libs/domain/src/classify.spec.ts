@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { classifyToolCall } from './classify';
+import { classifyToolCall, isEmptyListPayload, listPayloadArrays } from './classify';
 import { errataToolSpan, makeSpan, protocolErrorSpan, toolCallOf } from './fixtures.spec-helper';
 import { CATEGORY_SYNONYMS, RULES_VERSION } from './rules';
 import { StatusCode } from './span';
@@ -391,5 +391,27 @@ describe('classifyToolCall: unchanged by span status alone', () => {
       failureAsEmpty: false,
       evidence: null,
     });
+  });
+});
+
+describe('isEmptyListPayload / listPayloadArrays', () => {
+  it.each([
+    [[], true],
+    [{ orders: [], message: 'Customer CUS-4471 has no orders.' }, true],
+    [{ entities: [], relations: [] }, true],
+    [{ data: { items: [], total: 0 }, ok: true }, true],
+    [{ result: [], nextCursor: null }, true],
+    [{ orders: [{ id: 1 }], total: 1 }, false],
+    [{ orderId: '#10042', items: [] }, false],
+    [{ ok: false, items: [] }, false],
+    [{ message: 'nothing' }, false],
+    ['[]', false],
+  ])('%j → %s', (json, empty) => {
+    expect(isEmptyListPayload(json)).toBe(empty);
+  });
+
+  it('lists of a list result, null for data that merely holds a list', () => {
+    expect(listPayloadArrays({ orders: [1, 2, 3], total: 3, nextCursor: 'c' })).toEqual([[1, 2, 3]]);
+    expect(listPayloadArrays({ orderId: '#1', items: [1, 2] })).toBeNull();
   });
 });

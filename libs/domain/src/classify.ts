@@ -268,19 +268,59 @@ function emptyAsErrorEvidence(
   return null;
 }
 
+/** Keys a list result carries besides its lists: counts, paging, a message, a success flag. */
+const LIST_METADATA_KEYS: ReadonlySet<string> = new Set([
+  'message',
+  'total',
+  'count',
+  'totalCount',
+  'total_count',
+  'nextCursor',
+  'next_cursor',
+  'cursor',
+  'next',
+  'page',
+  'pageSize',
+  'page_size',
+  'limit',
+  'offset',
+  'hasMore',
+  'has_more',
+  'query',
+  'ok',
+  'success',
+  'status',
+]);
+
 /**
- * An empty list: `[]`, or an object without failure signals whose array values (at the top level or in
- * `data` / `result`) are all empty, with at least one.
+ * The lists of a list-shaped payload: `[…]` itself, or the arrays of an object without failure signals (at the
+ * top level or in `data` / `result`) whose other keys are list metadata (`total`, `nextCursor`, `message`, …).
+ * Null for anything else: an order with an `items` array is data, not a list result.
  */
-export function isEmptyListPayload(json: unknown): boolean {
-  if (Array.isArray(json)) return json.length === 0;
-  if (!isRecord(json) || failureSignal(json) !== null) return false;
+export function listPayloadArrays(json: unknown): unknown[][] | null {
+  if (Array.isArray(json)) return [json];
+  if (!isRecord(json) || failureSignal(json) !== null) return null;
   const arrays: unknown[][] = [];
   for (const container of [json, json['data'], json['result']]) {
     if (!isRecord(container)) continue;
-    for (const value of Object.values(container)) if (Array.isArray(value)) arrays.push(value);
+    for (const key in container) {
+      const value = container[key];
+      if (Array.isArray(value)) arrays.push(value);
+      else if (
+        !LIST_METADATA_KEYS.has(key) &&
+        !(container === json && (key === 'data' || key === 'result'))
+      ) {
+        return null;
+      }
+    }
   }
-  return arrays.length > 0 && arrays.every((array) => array.length === 0);
+  return arrays.length > 0 ? arrays : null;
+}
+
+/** An empty list: a list-shaped payload (`listPayloadArrays`) whose lists are all empty. */
+export function isEmptyListPayload(json: unknown): boolean {
+  const lists = listPayloadArrays(json);
+  return lists !== null && lists.every((list) => list.length === 0);
 }
 
 /** Structural failure signals of a payload object: ok:false, success:false, status error, an error object… */

@@ -12,3 +12,4 @@ export * from './retries';
 export * from './retry-waste-report';
 export * from './result-signals';
 export { isRecord, parseJson } from './attributes';
+export type { Payload } from './payload';

@@ -34,14 +34,19 @@ export function declaredErrorOf(
   text: string | null,
   meta?: unknown,
 ): DeclaredError {
-  const payloads: Payload[] = resultPayloads(structured, text);
-  if (meta !== undefined && meta !== null) payloads.push({ raw: '', json: { _meta: meta } });
-  const categories = payloads.flatMap(declaredCategories);
+  return declaredErrorInPayloads(resultPayloads(structured, text), meta);
+}
+
+/** `declaredErrorOf` for payloads a caller has parsed already. */
+export function declaredErrorInPayloads(payloads: readonly Payload[], meta?: unknown): DeclaredError {
+  const all =
+    meta === undefined || meta === null ? payloads : [...payloads, { raw: '', json: { _meta: meta } }];
+  const categories = all.flatMap(declaredCategories);
   return {
     category: categories.find(isKnownDeclaredCategory) ?? categories[0] ?? null,
-    retryable: firstNonNull(payloads.map(declaredRetryable)),
-    code: payloads.flatMap(declaredCodes)[0] ?? null,
-    retryAfterMs: firstNonNull(payloads.map(declaredRetryAfterMs)),
+    retryable: firstNonNull(all.map(declaredRetryable)),
+    code: all.flatMap(declaredCodes)[0] ?? null,
+    retryAfterMs: firstNonNull(all.map(declaredRetryAfterMs)),
   };
 }
 

@@ -44,24 +44,43 @@ function transportAttributes(transport: Record<string, unknown>, attributes: Att
   }
 }
 
+interface CachedConnection {
+  readonly transport: unknown;
+  readonly serverInfo: unknown;
+  readonly sessionId: unknown;
+  readonly protocolVersion: unknown;
+  readonly attributes: Attributes;
+}
+
+/** Read once per connection state: they change only on (re)connect, and this runs on every call. */
+const connections = new WeakMap<object, CachedConnection>();
+
 export function connectionAttributes(client: object): Attributes {
-  const attributes: Attributes = {};
   const c = client as { getServerVersion?: () => unknown; transport?: unknown };
   const serverInfo = typeof c.getServerVersion === 'function' ? c.getServerVersion() : undefined;
+  const transport = c.transport;
+  const sessionId = isRecord(transport) ? transport['sessionId'] : undefined;
+  const protocolVersion =
+    negotiatedVersions.get(client) ?? (isRecord(transport) ? transport['protocolVersion'] : undefined);
+  const cached = connections.get(client);
+  if (
+    cached !== undefined &&
+    cached.transport === transport &&
+    cached.serverInfo === serverInfo &&
+    cached.sessionId === sessionId &&
+    cached.protocolVersion === protocolVersion
+  ) {
+    return cached.attributes;
+  }
+  const attributes: Attributes = {};
   if (isRecord(serverInfo)) {
     if (typeof serverInfo['name'] === 'string') attributes[ATTR_ERRATA_SERVER_NAME] = serverInfo['name'];
     if (typeof serverInfo['version'] === 'string')
       attributes[ATTR_ERRATA_SERVER_VERSION] = serverInfo['version'];
   }
-  const transport = c.transport;
-  let protocolVersion = negotiatedVersions.get(client);
-  if (isRecord(transport)) {
-    transportAttributes(transport, attributes);
-    const sessionId = transport['sessionId'];
-    if (typeof sessionId === 'string' && sessionId !== '') attributes[ATTR_MCP_SESSION_ID] = sessionId;
-    const fromTransport = transport['protocolVersion'];
-    if (protocolVersion === undefined && typeof fromTransport === 'string') protocolVersion = fromTransport;
-  }
-  if (protocolVersion !== undefined) attributes[ATTR_MCP_PROTOCOL_VERSION] = protocolVersion;
+  if (isRecord(transport)) transportAttributes(transport, attributes);
+  if (typeof sessionId === 'string' && sessionId !== '') attributes[ATTR_MCP_SESSION_ID] = sessionId;
+  if (typeof protocolVersion === 'string') attributes[ATTR_MCP_PROTOCOL_VERSION] = protocolVersion;
+  connections.set(client, { transport, serverInfo, sessionId, protocolVersion, attributes });
   return attributes;
 }

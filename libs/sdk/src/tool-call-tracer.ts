@@ -161,10 +161,12 @@ export class ToolCallTracer {
       [ATTR_MCP_METHOD_NAME]: MCP_METHOD_TOOLS_CALL,
       [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL,
       [ATTR_GEN_AI_TOOL_NAME]: toolName,
-      ...connectionAttributes(client),
-      [ATTR_ERRATA_ARGS_HASH]: fingerprint.hash,
-      [ATTR_ERRATA_ARGS_SIZE]: fingerprint.size,
     };
+    // Copied key by key: a spread into this literal makes V8 build a slow dictionary-mode object.
+    const connection = connectionAttributes(client);
+    for (const key in connection) attributes[key] = connection[key];
+    attributes[ATTR_ERRATA_ARGS_HASH] = fingerprint.hash;
+    attributes[ATTR_ERRATA_ARGS_SIZE] = fingerprint.size;
     if (hints.retryOf !== null) attributes[ATTR_ERRATA_RETRY_OF] = hints.retryOf;
     if (hints.attempt !== null) attributes[ATTR_ERRATA_RETRY_ATTEMPT] = hints.attempt;
     if (hints.toolCallId !== null) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = hints.toolCallId;
@@ -201,8 +203,8 @@ export class ToolCallTracer {
       });
       call.span.setAttributes(attributes);
       if (isError) call.span.setStatus({ code: SpanStatusCode.ERROR });
-      this.finish(call, { toolName: call.toolName, result }, result);
     });
+    this.finish(call, { toolName: call.toolName, result }, result);
   }
 
   private fail(call: StartedCall, error: unknown): void {
@@ -210,10 +212,11 @@ export class ToolCallTracer {
       const { attributes, message } = toolErrorAttributes(error);
       call.span.setAttributes(attributes);
       call.span.setStatus({ code: SpanStatusCode.ERROR, message });
-      this.finish(call, { toolName: call.toolName, error }, error);
     });
+    this.finish(call, { toolName: call.toolName, error }, error);
   }
 
+  /** Runs whatever happened before: the span always ends. */
   private finish(
     call: StartedCall,
     info: { toolName: string; result?: unknown; error?: unknown },
@@ -221,8 +224,10 @@ export class ToolCallTracer {
   ) {
     const hook = this.config().responseHook;
     if (hook !== undefined) fenced('responseHook', () => hook(call.span, info));
-    rememberFinishedCall(outcome, call.span.spanContext().spanId, call.attempt);
-    call.span.end(hrTime());
+    fenced('ending a tools/call span', () => {
+      rememberFinishedCall(outcome, call.span.spanContext().spanId, call.attempt);
+      call.span.end(hrTime());
+    });
   }
 
   private textLimit(): number {
@@ -240,7 +245,9 @@ function withTraceContext(params: Record<string, unknown>, spanContext: Context)
   if (span === undefined || !isSpanContextValid(span.spanContext())) return params;
   const existing = params['_meta'];
   const meta: Record<string, unknown> = isRecord(existing) ? { ...existing } : {};
+  const before = meta['traceparent'];
   propagation.inject(spanContext, meta, carrierSetter);
-  w3c.inject(spanContext, meta, carrierSetter);
+  // The host's propagator (W3C by default in the OpenTelemetry SDK) usually wrote this span's traceparent already.
+  if (meta['traceparent'] === before) w3c.inject(spanContext, meta, carrierSetter);
   return { ...params, _meta: meta };
 }

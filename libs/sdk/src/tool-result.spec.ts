@@ -78,6 +78,14 @@ describe('toolResultAttributes', () => {
       });
     });
 
+    it('an object that merely holds an empty list is data, not an empty result', () => {
+      expect(attributesOf({ content: [], structuredContent: { orderId: '#10042', items: [] } })).toEqual({
+        'errata.result.is_error': false,
+        'errata.result.empty': false,
+        'errata.result.text_mirror': false,
+      });
+    });
+
     it('a list counts its items', () => {
       expect(attributesOf({ content: [], structuredContent: { data: { orders: [1, 2, 3] } } })).toMatchObject(
         {

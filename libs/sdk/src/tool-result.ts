@@ -6,14 +6,17 @@
 import type { Attributes } from '@opentelemetry/api';
 import {
   canonicalJson,
-  declaredErrorOf,
-  failureSignalOf,
+  declaredErrorInPayloads,
+  failureAsEmptyEvidence,
   isEmptyListPayload,
   isRecord,
+  listPayloadArrays,
   parseJson,
   saysNoResults,
   storedText,
   truncateUtf8,
+  utf8ByteLength,
+  type Payload,
 } from '@errata/domain';
 import {
   ATTR_ERRATA_ERROR_CATEGORY,
@@ -45,13 +48,15 @@ export interface ToolResultAttributes {
 interface ContentSummary {
   /** Text blocks joined with newlines; null when there are none. */
   readonly text: string | null;
+  /** Each text block. */
+  readonly texts: readonly string[];
   /** Text blocks that are not blank, plus every non-text block (image, audio, resource, link). */
   readonly meaningfulBlocks: number;
   readonly singleText: string | null;
 }
 
 function summarizeContent(content: unknown): ContentSummary {
-  if (!Array.isArray(content)) return { text: null, meaningfulBlocks: 0, singleText: null };
+  if (!Array.isArray(content)) return { text: null, texts: [], meaningfulBlocks: 0, singleText: null };
   const texts: string[] = [];
   let meaningfulBlocks = 0;
   for (const block of content) {
@@ -65,6 +70,7 @@ function summarizeContent(content: unknown): ContentSummary {
   }
   return {
     text: texts.length === 0 ? null : texts.join('\n'),
+    texts,
     meaningfulBlocks,
     singleText: texts.length === 1 && content.length === 1 ? (texts[0] ?? null) : null,
   };
@@ -75,32 +81,23 @@ const looksLikeJson = (text: string): boolean => {
   return first === '{' || first === '[';
 };
 
-/** Items of a list payload: an array's length, or the length of the one array a wrapper object holds. */
+/** Items of a list result: the length of its one list (several lists: unknowable). */
 function listItemCount(json: unknown): number | null {
-  if (Array.isArray(json)) return json.length;
-  if (!isRecord(json)) return null;
-  const arrays: unknown[][] = [];
-  for (const container of [json, json['data'], json['result']]) {
-    if (!isRecord(container)) continue;
-    for (const value of Object.values(container)) if (Array.isArray(value)) arrays.push(value);
-  }
-  return arrays.length === 1 ? (arrays[0]?.length ?? null) : null;
+  const lists = listPayloadArrays(json);
+  return lists !== null && lists.length === 1 ? (lists[0]?.length ?? null) : null;
 }
 
-/** A text block carrying the same JSON as structuredContent: the model can see the structured result. */
-function mirrorsStructured(content: unknown, structured: unknown): boolean {
-  if (!Array.isArray(content)) return false;
-  const expected = canonicalJson(structured);
-  return content.some(
-    (block) =>
-      isRecord(block) &&
-      block['type'] === 'text' &&
-      typeof block['text'] === 'string' &&
-      looksLikeJson(block['text']) &&
-      canonicalJson(parseJson(block['text'])) === expected,
-  );
+/** A text as Errata would store it, cut to the limit; its JSON only when the whole text fits (as on the server). */
+function payloadOf(raw: string, json: unknown, limit: number): Payload {
+  if (raw.length * 3 <= limit || utf8ByteLength(raw) <= limit) return { raw, json };
+  return { raw: truncateUtf8(raw, limit), json: undefined };
 }
 
+/**
+ * Results are read in one pass, each JSON text parsed at most once: this runs on every call of the agent
+ * (bench/sdk.bench.mjs). A text block mirrors structuredContent when it holds the same JSON: the same
+ * serialization, or the same value once parsed (pretty-printed, or keys in another order).
+ */
 export function toolResultAttributes(
   result: unknown,
   toolName: string,
@@ -112,12 +109,31 @@ export function toolResultAttributes(
   const hasStructured = structured !== undefined && structured !== null;
   const content = summarizeContent(record['content']);
   const structuredJson = hasStructured ? (JSON.stringify(structured) ?? null) : null;
+  const limit = options.textLimitBytes;
 
-  const listJson = hasStructured
-    ? structured
-    : content.singleText !== null && looksLikeJson(content.singleText)
-      ? parseJson(content.singleText)
-      : undefined;
+  // The single text block's JSON, parsed once; whether a text block mirrors the structured content.
+  let textJson: unknown = undefined;
+  if (
+    content.singleText !== null &&
+    content.singleText !== structuredJson &&
+    looksLikeJson(content.singleText)
+  ) {
+    textJson = parseJson(content.singleText);
+  }
+  let mirrored = false;
+  if (structuredJson !== null) {
+    for (const text of content.texts) {
+      if (text === structuredJson) mirrored = true;
+      else if (looksLikeJson(text)) {
+        const parsed = text === content.singleText ? textJson : parseJson(text);
+        mirrored =
+          JSON.stringify(parsed) === structuredJson || canonicalJson(parsed) === canonicalJson(structured);
+      }
+      if (mirrored) break;
+    }
+  }
+
+  const listJson = hasStructured ? structured : textJson;
   const listCount = listItemCount(listJson);
   const nothing =
     (!hasStructured && content.meaningfulBlocks === 0) ||
@@ -125,15 +141,15 @@ export function toolResultAttributes(
   const itemCount = listCount ?? (nothing ? 0 : null);
   const empty = !isError && (nothing || isEmptyListPayload(listJson));
 
-  const limit = options.textLimitBytes;
-  // The detector reads what the server would store: texts cut to the limit.
-  const failureSignal =
-    isError || empty
-      ? null
-      : failureSignalOf(
-          structuredJson === null ? null : truncateUtf8(structuredJson, limit),
-          content.text === null ? null : truncateUtf8(content.text, limit),
-        );
+  // What the server will read: the structured JSON and the text, unless the text only repeats it.
+  const payloads: Payload[] = [];
+  if (structuredJson !== null) payloads.push(payloadOf(structuredJson, structured, limit));
+  if (content.text !== null && !(mirrored && content.singleText !== null)) {
+    payloads.push(
+      payloadOf(content.text, content.singleText === null ? parseJsonText(content.text) : textJson, limit),
+    );
+  }
+  const failureSignal = isError || empty ? null : failureAsEmptyEvidence(payloads);
   const failed = isError || failureSignal !== null;
 
   const attributes: Attributes = {
@@ -141,8 +157,7 @@ export function toolResultAttributes(
     [ATTR_ERRATA_RESULT_EMPTY]: empty,
   };
   if (itemCount !== null) attributes[ATTR_ERRATA_RESULT_ITEM_COUNT] = itemCount;
-  if (hasStructured)
-    attributes[ATTR_ERRATA_RESULT_TEXT_MIRROR] = mirrorsStructured(record['content'], structured);
+  if (hasStructured) attributes[ATTR_ERRATA_RESULT_TEXT_MIRROR] = mirrored;
   if (isError) attributes[ATTR_ERROR_TYPE] = 'tool_error';
 
   if (failed || empty || options.captureResults) {
@@ -152,7 +167,7 @@ export function toolResultAttributes(
     if (structuredText !== null) attributes[ATTR_ERRATA_RESULT_STRUCTURED] = structuredText;
   }
   if (failed) {
-    const declared = declaredErrorOf(structuredJson, content.text, record['_meta']);
+    const declared = declaredErrorInPayloads(payloads, record['_meta']);
     if (declared.category !== null) attributes[ATTR_ERRATA_ERROR_CATEGORY] = declared.category;
     if (declared.retryable !== null) attributes[ATTR_ERRATA_ERROR_RETRYABLE] = declared.retryable;
     if (declared.code !== null) attributes[ATTR_ERRATA_ERROR_CODE] = declared.code;
@@ -160,3 +175,6 @@ export function toolResultAttributes(
   }
   return { attributes, isError };
 }
+
+/** Several text blocks joined: JSON only when the whole join is. */
+const parseJsonText = (text: string): unknown => (looksLikeJson(text) ? parseJson(text) : undefined);

@@ -1,0 +1,106 @@
+// What each variant installs before the MCP SDK is loaded, how it instruments the client, how the child checks
+// that the instrumentation really took hold, and which exported spans are its tools/call spans.
+import { createRequire } from 'node:module';
+import { ERRATA_SDK_ENTRY } from './settings.mjs';
+
+const require = createRequire(import.meta.url);
+
+const ERRATA_WRAPPED = Symbol.for('@errata/sdk.wrapped');
+
+const errataToolSpan = (span) =>
+  span.name.startsWith('tools/call ') && span.attributes['mcp.method.name'] === 'tools/call';
+const traceloopToolSpan = (span) =>
+  span.attributes['traceloop.span.kind'] === 'tool' && span.name.endsWith('.tool');
+
+/**
+ * name → { label, tracing, instrumentsMcp, isToolSpan, install(tracing) }. `install` runs before any MCP SDK module is required
+ * and returns hooks for workload.connectPair: `onClientClass(Client)` (after the client module is loaded; returns
+ * how the class got instrumented, or throws if it did not) and `instrumentClient(client)` (each new client).
+ */
+export const VARIANTS = {
+  none: {
+    label: 'uninstrumented (no OpenTelemetry at all)',
+    tracing: false,
+    instrumentsMcp: false,
+    install: () => ({ onClientClass: () => 'nothing' }),
+  },
+
+  'otel-only': {
+    label:
+      'OpenTelemetry set up (provider, BatchSpanProcessor, AsyncLocalStorage context active), MCP not instrumented',
+    tracing: true,
+    instrumentsMcp: false,
+    isToolSpan: () => false,
+    install: ({ api }) => {
+      // AsyncLocalStorage installs its promise hook on its first run(): what any traced process pays anyway.
+      api.context.with(api.ROOT_CONTEXT, () => undefined);
+      return { onClientClass: () => 'nothing (context manager active)' };
+    },
+  },
+
+  errata: {
+    label: '@errata/sdk McpClientInstrumentation (patches Client.prototype)',
+    tracing: true,
+    instrumentsMcp: true,
+    isToolSpan: errataToolSpan,
+    install: ({ provider }) => {
+      const { McpClientInstrumentation } = require(ERRATA_SDK_ENTRY);
+      const instrumentation = new McpClientInstrumentation();
+      instrumentation.setTracerProvider(provider);
+      return {
+        onClientClass: (Client) => {
+          if (Client.prototype.callTool[ERRATA_WRAPPED] !== true) {
+            throw new Error('McpClientInstrumentation did not patch Client.prototype.callTool');
+          }
+          return 'require hook (McpClientInstrumentation, absolute-path require-in-the-middle)';
+        },
+      };
+    },
+  },
+
+  'errata-manual': {
+    label: '@errata/sdk instrumentMcpClient(client) (global tracer provider)',
+    tracing: true,
+    instrumentsMcp: true,
+    isToolSpan: errataToolSpan,
+    install: () => {
+      const { instrumentMcpClient } = require(ERRATA_SDK_ENTRY);
+      return {
+        onClientClass: (Client) => {
+          if (Client.prototype.callTool[ERRATA_WRAPPED] === true)
+            throw new Error('Client.prototype is patched');
+          return 'instrumentMcpClient(client)';
+        },
+        instrumentClient: (client) => {
+          instrumentMcpClient(client);
+          if (client.callTool[ERRATA_WRAPPED] !== true)
+            throw new Error('instrumentMcpClient did not wrap callTool');
+          return client;
+        },
+      };
+    },
+  },
+
+  traceloop: {
+    label: '@traceloop/instrumentation-mcp McpInstrumentation (default config: traceContent on)',
+    tracing: true,
+    instrumentsMcp: true,
+    isToolSpan: traceloopToolSpan,
+    install: ({ provider }) => {
+      const { McpInstrumentation } = require('@traceloop/instrumentation-mcp');
+      const instrumentation = new McpInstrumentation();
+      instrumentation.setTracerProvider(provider);
+      return {
+        // Its require hooks name "@modelcontextprotocol/sdk/client/index.js"; if they did not fire for this SDK
+        // layout, fall back to the API it documents for that case.
+        onClientClass: (Client) => {
+          if (Client.prototype.request.__wrapped === true) return 'require hook (require-in-the-middle)';
+          instrumentation.manuallyInstrument({ Client });
+          if (Client.prototype.request.__wrapped !== true)
+            throw new Error('manuallyInstrument did not wrap request');
+          return 'manuallyInstrument({ Client }) (its require hook did not fire)';
+        },
+      };
+    },
+  },
+};
