@@ -77,7 +77,17 @@ function hostHasProvider(): boolean {
   return global instanceof ProxyTracerProvider ? global.getDelegateTracer(PACKAGE_NAME) !== undefined : true;
 }
 
+/** The handle of the running startErrata, so that a second call does not set up a second pipeline. */
+let running: ErrataHandle | undefined;
+
+/** Starts Errata's export (once per process: a second call returns the running handle and warns). */
 export function startErrata(options: ErrataOptions = {}): ErrataHandle {
+  if (running !== undefined) {
+    diag.warn(
+      '@errata/sdk: startErrata was called again; the running export is kept, the new options ignored',
+    );
+    return running;
+  }
   const processor = createErrataSpanProcessor(options);
   let resource = defaultResource().merge(detectResources({ detectors: [envDetector] }));
   if (options.serviceName !== undefined) {
@@ -107,7 +117,7 @@ export function startErrata(options: ErrataOptions = {}): ErrataHandle {
   const flushOnExit = () => void processor.forceFlush();
   if (options.flushOnExit !== false) process.once('beforeExit', flushOnExit);
 
-  return {
+  const handle: ErrataHandle = {
     tracerProvider: provider,
     processor,
     instrumentation,
@@ -115,10 +125,13 @@ export function startErrata(options: ErrataOptions = {}): ErrataHandle {
     stats: () => processor.stats(),
     forceFlush: () => processor.forceFlush(),
     async shutdown() {
+      if (running === handle) running = undefined;
       process.removeListener('beforeExit', flushOnExit);
       unregister?.();
       setErrataTracerProvider(undefined);
       await provider.shutdown();
     },
   };
+  running = handle;
+  return handle;
 }

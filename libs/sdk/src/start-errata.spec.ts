@@ -1,0 +1,22 @@
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { expect, it } from 'vitest';
+import { recordEscalation } from './agent';
+import { startErrata } from './start-errata';
+
+it('startErrata runs once per process: a second call returns the running handle; after shutdown it starts anew', async () => {
+  const exporter = new InMemorySpanExporter();
+  const options = { exporter, instrumentMcpSdk: false, flushOnExit: false };
+  const first = startErrata(options);
+  expect(startErrata(options)).toBe(first);
+  expect(first.registeredGlobally).toBe(true);
+
+  recordEscalation({ target: 'user', reason: 'needs a decision' });
+  await first.forceFlush();
+  expect(exporter.getFinishedSpans().map((span) => span.name)).toEqual(['errata.escalation']);
+  expect(first.stats()).toMatchObject({ exported: 1, queued: 0 });
+
+  await first.shutdown();
+  const second = startErrata({ ...options, exporter: new InMemorySpanExporter() });
+  expect(second).not.toBe(first);
+  await second.shutdown();
+});
