@@ -5,13 +5,19 @@
  */
 import { classifyToolCall, type ToolCallData } from '@errata/domain';
 import { instrumentMcpClient, toolCallSpanId, withToolCall } from '@errata/sdk';
-import { diag, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import { diag } from '@opentelemetry/api';
 import { setErrataTracerProvider } from '../libs/sdk/src/tracer';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SEED_EXAMPLES } from '../libs/domain/src/seed-examples.spec-helper';
-import { registerTestTracing, toEvents, type TestTracing } from '../libs/sdk/src/tracing.spec-helper';
+import {
+  brokenTracerProvider,
+  captureDiag,
+  registerTestTracing,
+  toEvents,
+  type TestTracing,
+} from '../libs/sdk/src/tracing.spec-helper';
 import { connectSeedServer, seedServer } from './support/seed-mcp-server';
 
 let tracing: TestTracing;
@@ -115,24 +121,8 @@ describe('the request', () => {
 
 describe('never throws into the host', () => {
   it('with a tracer that throws, calls go on uninstrumented and return the same results and errors', async () => {
-    const broken: Tracer = {
-      startSpan() {
-        throw new Error('tracer broken');
-      },
-      startActiveSpan() {
-        throw new Error('tracer broken');
-      },
-    };
-    const provider: TracerProvider = { getTracer: () => broken };
-    const errors: unknown[] = [];
-    diag.setLogger({
-      error: (...args: unknown[]) => errors.push(args),
-      warn() {},
-      info() {},
-      debug() {},
-      verbose() {},
-    });
-    setErrataTracerProvider(provider);
+    const { errors } = captureDiag();
+    setErrataTracerProvider(brokenTracerProvider());
     try {
       const index = SEED_EXAMPLES.findIndex((e) => e.name.startsWith('business with retriable'));
       const example = SEED_EXAMPLES[index]!;

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { intEnv } from '../shared/env.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
@@ -11,16 +12,6 @@ const { loadConfig } = require(join(ROOT, 'apps/server/dist/config/app-config.js
 export const SERVER_ENTRY = join(ROOT, 'apps/server/dist/main.js');
 export const SERVER_EXIT_HOOK = join(ROOT, 'bench/server-exit-hook.cjs');
 export const MIGRATIONS_DIR = join(ROOT, 'migrations');
-
-function intEnv(name, fallback, min, max) {
-  const raw = process.env[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
-  }
-  return value;
-}
 
 export const BASE_URL =
   process.env.BENCH_DATABASE_URL?.trim() ||

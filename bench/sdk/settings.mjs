@@ -4,20 +4,11 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { intEnv } from '../shared/env.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHILD_ENTRY = join(ROOT, 'bench/sdk/child.mjs');
 export const ERRATA_SDK_ENTRY = join(ROOT, 'libs/sdk/dist/index.js');
-
-function intEnv(name, fallback, min, max) {
-  const raw = process.env[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
-  }
-  return value;
-}
 
 /** Every variant, in the order each round runs them; `none` is always run, first (the others are compared to it). */
 export const ALL_VARIANTS = ['none', 'otel-only', 'errata', 'errata-manual', 'traceloop'];

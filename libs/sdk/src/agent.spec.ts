@@ -1,8 +1,14 @@
-import { diag, trace, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import { diag, trace } from '@opentelemetry/api';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordEscalation, recordSubagentReport, withAgentRun } from './agent';
 import { setErrataTracerProvider } from './tracer';
-import { registerTestTracing, toEvents, type TestTracing } from './tracing.spec-helper';
+import {
+  brokenTracerProvider,
+  captureDiag,
+  registerTestTracing,
+  toEvents,
+  type TestTracing,
+} from './tracing.spec-helper';
 
 let tracing: TestTracing;
 beforeAll(() => {
@@ -127,8 +133,7 @@ describe('escalations and subagent reports', () => {
   });
 
   it('invalid input is reported to diag and records nothing, without throwing', () => {
-    const warnings: string[] = [];
-    diag.setLogger({ ...silentLogger, warn: (message: string) => warnings.push(message) });
+    const { warnings } = captureDiag();
     recordEscalation({ target: 'manager' as never });
     recordSubagentReport({ status: 'done' as never });
     expect(tracing.spans()).toEqual([]);
@@ -137,22 +142,10 @@ describe('escalations and subagent reports', () => {
   });
 });
 
-const silentLogger = { error() {}, warn() {}, info() {}, debug() {}, verbose() {} };
-
 describe('never throws into the host', () => {
   it('a tracer that throws leaves the callback running and its result untouched', async () => {
-    const broken: Tracer = {
-      startSpan() {
-        throw new Error('tracer broken');
-      },
-      startActiveSpan() {
-        throw new Error('tracer broken');
-      },
-    };
-    const provider: TracerProvider = { getTracer: () => broken };
-    const errors: unknown[] = [];
-    diag.setLogger({ ...silentLogger, error: (...args: unknown[]) => errors.push(args) });
-    setErrataTracerProvider(provider);
+    const { errors } = captureDiag();
+    setErrataTracerProvider(brokenTracerProvider());
     try {
       expect(await withAgentRun({ name: 'x' }, async () => 42)).toBe(42);
       expect(() => recordEscalation({ target: 'user' })).not.toThrow();

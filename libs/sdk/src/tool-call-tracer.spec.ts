@@ -1,7 +1,7 @@
 import { diag, trace } from '@opentelemetry/api';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { ToolCallTracer } from './tool-call-tracer';
-import { registerTestTracing, type TestTracing } from './tracing.spec-helper';
+import { captureDiag, registerTestTracing, type TestTracing } from './tracing.spec-helper';
 
 let tracing: TestTracing;
 beforeAll(() => {
@@ -13,14 +13,7 @@ afterEach(() => {
 });
 
 it('when reading a result throws, the error goes to diag, the span still ends and the host gets its result', async () => {
-  const errors: unknown[] = [];
-  diag.setLogger({
-    error: (...args: unknown[]) => errors.push(args),
-    warn() {},
-    info() {},
-    debug() {},
-    verbose() {},
-  });
+  const { errors } = captureDiag();
   const hostile = {
     get content(): unknown {
       throw new Error('a getter that throws');

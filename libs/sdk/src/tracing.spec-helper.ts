@@ -1,5 +1,5 @@
 /** Test tracing for the specs: a real provider, an in-memory exporter, and the OTLP round trip Errata sees. */
-import { context, trace } from '@opentelemetry/api';
+import { context, diag, trace, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import {
@@ -50,4 +50,31 @@ export function toSpanRecords(spans: ReadableSpan[]): SpanRecord[] {
 /** The events Errata stores for these spans (null for spans it drops). */
 export function toEvents(spans: ReadableSpan[]): (ErrataEvent | null)[] {
   return toSpanRecords(spans).map((record) => normalizeSpan(record));
+}
+
+/** Routes `diag` errors and warnings into arrays (everything else is dropped); `diag.disable()` ends it. */
+export function captureDiag(): { errors: unknown[][]; warnings: unknown[][] } {
+  const captured = { errors: [] as unknown[][], warnings: [] as unknown[][] };
+  const ignore = () => undefined;
+  diag.setLogger({
+    error: (...args: unknown[]) => captured.errors.push(args),
+    warn: (...args: unknown[]) => captured.warnings.push(args),
+    info: ignore,
+    debug: ignore,
+    verbose: ignore,
+  });
+  return captured;
+}
+
+/** A tracer provider whose tracers throw on every span: fault injection for "never throws into the host". */
+export function brokenTracerProvider(): TracerProvider {
+  const broken: Tracer = {
+    startSpan() {
+      throw new Error('tracer broken');
+    },
+    startActiveSpan() {
+      throw new Error('tracer broken');
+    },
+  };
+  return { getTracer: () => broken };
 }
