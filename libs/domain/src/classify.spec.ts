@@ -390,6 +390,7 @@ describe('classifyToolCall: unchanged by span status alone', () => {
       emptyAsError: false,
       failureAsEmpty: false,
       evidence: null,
+      customerExplanation: false,
     });
   });
 });

@@ -8,6 +8,7 @@ import { integerCode, rpcCodeFromMessage } from './outcome';
 import {
   declaredCategories,
   declaredCodes,
+  declaresCustomerExplanation,
   declaredHttpStatuses,
   declaredRetryAfterMs,
   declaredRetryable,
@@ -64,6 +65,8 @@ export interface Classification {
   readonly failureAsEmpty: boolean;
   /** What decided: a rule id, a code, or the declared key and value (for samples and debugging). */
   readonly evidence: string | null;
+  /** A failed call whose result carries a customer-facing explanation the agent could relay (seed 003). */
+  readonly customerExplanation: boolean;
 }
 
 interface Decision {
@@ -109,6 +112,7 @@ export function classifyToolCall(call: ToolCallData): Classification {
       emptyAsError: false,
       failureAsEmpty: hidden !== null,
       evidence: hidden,
+      customerExplanation: false,
     };
   }
 
@@ -127,6 +131,7 @@ export function classifyToolCall(call: ToolCallData): Classification {
     emptyAsError: decision.category === 'empty',
     failureAsEmpty: false,
     evidence: decision.evidence,
+    customerExplanation: payloads.some(declaresCustomerExplanation),
   };
 }
 

@@ -13,3 +13,4 @@ export * from './retry-waste-report';
 export * from './result-signals';
 export { isRecord, parseJson } from './attributes';
 export type { Payload } from './payload';
+export * from './escalation-report';

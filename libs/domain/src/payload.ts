@@ -5,7 +5,14 @@
  * Texts already cut by truncation are not valid JSON; for those, `"key": value` pairs are scanned instead.
  */
 import { isRecord, parseJson, toInt } from './attributes';
-import { CATEGORY_KEYS, CODE_KEYS, HTTP_STATUS_KEYS, RETRYABLE_KEYS, RETRY_AFTER_KEYS } from './rules';
+import {
+  CATEGORY_KEYS,
+  CODE_KEYS,
+  CUSTOMER_EXPLANATION_KEYS,
+  HTTP_STATUS_KEYS,
+  RETRYABLE_KEYS,
+  RETRY_AFTER_KEYS,
+} from './rules';
 
 /** One stored result text (structured JSON or text block), parsed when it is JSON. */
 export interface Payload {
@@ -105,6 +112,15 @@ export function declaredRetryable(payload: Payload): boolean | null {
       : valuesOf(metadataObjects(payload.json), RETRYABLE_KEYS);
   const found = values.find((v): v is boolean => typeof v === 'boolean');
   return found ?? null;
+}
+
+/** Whether the payload carries a non-empty customer-facing explanation (CUSTOMER_EXPLANATION_KEYS). */
+export function declaresCustomerExplanation(payload: Payload): boolean {
+  if (payload.json === undefined)
+    return scanValues(payload.raw, CUSTOMER_EXPLANATION_KEYS, STRING_VALUE).some((v) => v.trim() !== '');
+  return valuesOf(metadataObjects(payload.json), CUSTOMER_EXPLANATION_KEYS).some(
+    (v) => typeof v === 'string' && v.trim() !== '',
+  );
 }
 
 /** Declared error codes (strings; numbers as decimal strings). */

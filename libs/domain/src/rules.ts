@@ -181,6 +181,19 @@ export const FAILURE_TEXT_RULES: readonly { readonly id: string; readonly patter
 ];
 
 /** Payload keys whose string values are read as the result's message for failure-as-empty. */
+/**
+ * Keys of a customer-facing explanation in a failure payload (seed 003: business errors carry one the agent can
+ * relay, so that it explains the policy instead of escalating). Read with the declared-metadata lookup.
+ */
+export const CUSTOMER_EXPLANATION_KEYS = [
+  'customerExplanation',
+  'customer_explanation',
+  'customerMessage',
+  'customer_message',
+  'userMessage',
+  'user_message',
+] as const;
+
 export const MESSAGE_KEYS = [
   'message',
   'msg',

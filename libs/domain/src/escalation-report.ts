@@ -1,0 +1,187 @@
+/**
+ * `GET /reports/escalations` (DOMAIN.md §4, §8): escalations attributed to the failure that preceded them,
+ * escalation rates overall and per category, and the avoidable ones. Pure and order-independent: the same
+ * calls and escalations give the same report in any input order.
+ *
+ * Decisions where DOMAIN.md is silent (libs/domain/README.md):
+ * - an escalation is attributed to the failed or misclassified call of its run that ended last at or before the
+ *   escalation started, no longer than the retry window before it (ties: the later start, then span id);
+ * - a misclassified call that is not a failure (failure-as-empty) counts under `unknown`;
+ * - "never retried" and "never retried with changed arguments" look at the retry chain the call belongs to.
+ */
+import { FAILED_OUTCOMES } from './events';
+import {
+  analyzeRetries,
+  compareCalls,
+  DEFAULT_RETRY_WINDOW_MS,
+  type CallFact,
+  type RetryChain,
+} from './retries';
+import { RULES_VERSION, type FailureCategory } from './rules';
+
+/** A call as the escalation report reads it: its retry facts plus what the classification said. */
+export interface EscalationCall extends CallFact {
+  /** A hidden failure (failure-as-empty): misclassified, not failed. */
+  readonly failureAsEmpty: boolean;
+  /** The failure carried a customer-facing explanation. */
+  readonly customerExplanation: boolean;
+}
+
+export interface EscalationFact {
+  /** The escalation span's id. */
+  readonly key: string;
+  readonly runId: string;
+  readonly target: 'human' | 'user' | 'coordinator';
+  readonly startNs: bigint;
+}
+
+export type AvoidableReason = 'explained_business' | 'unretried_transient' | 'uncorrected_validation';
+
+export interface EscalationAttribution {
+  readonly escalation: string;
+  /** The attributed call's span id; null when unattributed. */
+  readonly call: string | null;
+  readonly category: FailureCategory | null;
+  readonly avoidable: AvoidableReason | null;
+}
+
+export interface EscalationCategoryRow {
+  readonly category: FailureCategory;
+  /** Failed calls of this category. */
+  readonly failures: number;
+  /** Escalations attributed to calls of this category. */
+  readonly escalations: number;
+  readonly avoidable: number;
+  /** escalations / failures; null without failures. */
+  readonly rate: number | null;
+}
+
+export interface EscalationReport {
+  readonly rulesVersion: number;
+  readonly totals: {
+    readonly failures: number;
+    readonly escalations: number;
+    readonly attributed: number;
+    readonly unattributed: number;
+    readonly avoidable: number;
+    /** escalations / failures; null without failures. */
+    readonly rate: number | null;
+  };
+  readonly byCategory: readonly EscalationCategoryRow[];
+  readonly byTarget: Readonly<Record<EscalationFact['target'], number>>;
+  readonly attributions: readonly EscalationAttribution[];
+}
+
+/** Report order of the categories. */
+export const ESCALATION_CATEGORIES: readonly FailureCategory[] = [
+  'transient',
+  'validation',
+  'business',
+  'permission',
+  'unknown',
+  'empty',
+];
+
+const isFailed = (call: CallFact): boolean => FAILED_OUTCOMES.includes(call.outcome);
+
+const categoryOf = (call: EscalationCall): FailureCategory =>
+  isFailed(call) ? (call.category ?? 'unknown') : 'unknown';
+
+const rate = (escalations: number, failures: number): number | null =>
+  failures === 0 ? null : escalations / failures;
+
+function avoidableReason(
+  call: EscalationCall,
+  chain: RetryChain | undefined,
+  corrected: ReadonlySet<string>,
+) {
+  if (!isFailed(call)) return null;
+  const category = categoryOf(call);
+  if (category === 'business' && call.customerExplanation) return 'explained_business' as const;
+  if (category === 'transient' && chain === undefined) return 'unretried_transient' as const;
+  if (category === 'validation' && (chain === undefined || !corrected.has(chain.key))) {
+    return 'uncorrected_validation' as const;
+  }
+  return null;
+}
+
+export function escalationReport(
+  calls: readonly EscalationCall[],
+  escalations: readonly EscalationFact[],
+  options: { readonly windowMs?: number } = {},
+): EscalationReport {
+  const windowNs = BigInt(Math.max(0, Math.round(options.windowMs ?? DEFAULT_RETRY_WINDOW_MS))) * 1_000_000n;
+  const ordered = [...calls].sort(compareCalls);
+  const { retries, chains } = analyzeRetries(ordered, options);
+  const chainOf = new Map<string, RetryChain>();
+  for (const chain of chains) for (const key of chain.calls) chainOf.set(key, chain);
+  const corrected = new Set(
+    retries.filter((link) => link.label === 'corrected').map((link) => link.chainKey),
+  );
+
+  // Candidates per run: failed or misclassified calls, in order.
+  const candidates = new Map<string, EscalationCall[]>();
+  for (const call of ordered) {
+    if (!isFailed(call) && !call.failureAsEmpty) continue;
+    const list = candidates.get(call.runId) ?? [];
+    list.push(call);
+    candidates.set(call.runId, list);
+  }
+
+  const attributions: EscalationAttribution[] = [];
+  const sortedEscalations = [...escalations].sort((a, b) =>
+    a.startNs !== b.startNs ? (a.startNs < b.startNs ? -1 : 1) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0,
+  );
+  for (const escalation of sortedEscalations) {
+    let best: EscalationCall | null = null;
+    for (const call of candidates.get(escalation.runId) ?? []) {
+      if (call.endNs > escalation.startNs || escalation.startNs - call.endNs > windowNs) continue;
+      if (
+        best === null ||
+        call.endNs > best.endNs ||
+        (call.endNs === best.endNs && compareCalls(call, best) > 0)
+      ) {
+        best = call;
+      }
+    }
+    attributions.push({
+      escalation: escalation.key,
+      call: best?.key ?? null,
+      category: best === null ? null : categoryOf(best),
+      avoidable: best === null ? null : avoidableReason(best, chainOf.get(best.key), corrected),
+    });
+  }
+
+  const rows = new Map(
+    ESCALATION_CATEGORIES.map((category) => [category, { failures: 0, escalations: 0, avoidable: 0 }]),
+  );
+  for (const call of ordered) if (isFailed(call)) rows.get(categoryOf(call))!.failures++;
+  for (const attribution of attributions) {
+    if (attribution.category === null) continue;
+    const row = rows.get(attribution.category)!;
+    row.escalations++;
+    if (attribution.avoidable !== null) row.avoidable++;
+  }
+  const byTarget = { human: 0, user: 0, coordinator: 0 };
+  for (const escalation of escalations) byTarget[escalation.target]++;
+
+  const failures = ordered.filter(isFailed).length;
+  const attributed = attributions.filter((a) => a.call !== null).length;
+  return {
+    rulesVersion: RULES_VERSION,
+    totals: {
+      failures,
+      escalations: escalations.length,
+      attributed,
+      unattributed: escalations.length - attributed,
+      avoidable: attributions.filter((a) => a.avoidable !== null).length,
+      rate: rate(escalations.length, failures),
+    },
+    byCategory: ESCALATION_CATEGORIES.map((category) => {
+      const row = rows.get(category)!;
+      return { category, ...row, rate: rate(row.escalations, row.failures) };
+    }),
+    byTarget,
+    attributions,
+  };
+}
