@@ -14,3 +14,5 @@ export * from './result-signals';
 export { isRecord, parseJson } from './attributes';
 export type { Payload } from './payload';
 export * from './escalation-report';
+export * from './subagent-coverage-report';
+export * from './misclassified-report';

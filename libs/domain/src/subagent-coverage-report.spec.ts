@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { fact } from './fixtures.spec-helper';
+import { subagentCoverageReport, type SubagentReportFact } from './subagent-coverage-report';
+
+const report = (key: string, init: Partial<SubagentReportFact> = {}): SubagentReportFact => ({
+  key,
+  runId: 'sub-1',
+  status: 'partial',
+  completed: null,
+  total: null,
+  category: null,
+  attempted: null,
+  alternatives: null,
+  partialResults: null,
+  ...init,
+});
+
+/** Seed 003's web-search subagent: six of eight queries, all four elements. */
+const SEED_003_PARTIAL = report('seed', {
+  status: 'partial',
+  completed: 6,
+  total: 8,
+  category: 'transient',
+  attempted: [
+    '3 retries with exponential backoff (1s, 2s, 4s)',
+    'fallback to cached results — none available',
+  ],
+  partialResults: '{"completedQueries":6,"totalQueries":8}',
+  alternatives: ['proceed with the 6 completed queries and flag reduced coverage'],
+});
+
+const SUBAGENT_RUNS = new Set(['sub-1', 'sub-2']);
+
+describe('coverage', () => {
+  it('mean and distribution of completed / total, over reports that carry both', () => {
+    const result = subagentCoverageReport(
+      [
+        SEED_003_PARTIAL,
+        report('full', { status: 'complete', completed: 3, total: 3 }),
+        report('none', { status: 'failed', completed: 0, total: 4 }),
+        report('no-numbers', { status: 'partial' }),
+        report('zero-total', { status: 'partial', completed: 0, total: 0 }),
+      ],
+      [],
+      SUBAGENT_RUNS,
+    );
+    expect(result).toMatchObject({ reports: 5, complete: 1, partial: 3, failed: 1 });
+    expect(result.meanCoverage).toBeCloseTo((0.75 + 1 + 0) / 3, 12);
+    expect(result.coverageDistribution).toEqual({ '0-25': 1, '25-50': 0, '50-75': 0, '75-100': 1, '100': 1 });
+  });
+
+  it('no report with both numbers: mean null', () => {
+    expect(subagentCoverageReport([report('a')], [], SUBAGENT_RUNS).meanCoverage).toBeNull();
+  });
+});
+
+describe('propagation completeness (the four elements of a failure report)', () => {
+  it('seed 003 carries all four; a bare failure carries none; the most missing element is named', () => {
+    const result = subagentCoverageReport(
+      [
+        SEED_003_PARTIAL,
+        report('bare', { status: 'failed' }),
+        report('no-alternatives', { ...SEED_003_PARTIAL, key: 'no-alternatives', alternatives: [] }),
+        report('complete', { status: 'complete' }),
+      ],
+      [],
+      SUBAGENT_RUNS,
+    );
+    expect(result.propagationCompleteness).toBeCloseTo(1 / 3, 12);
+    expect(result.missingElements).toEqual({ category: 1, attempted: 1, partialResults: 1, alternatives: 2 });
+    expect(result.mostMissingElement).toBe('alternatives');
+  });
+
+  it('a partial-results count of 0 is carried; nothing missing → no most-missing element', () => {
+    const result = subagentCoverageReport(
+      [report('zero', { ...SEED_003_PARTIAL, key: 'zero', partialResults: 0 })],
+      [],
+      SUBAGENT_RUNS,
+    );
+    expect(result).toMatchObject({ propagationCompleteness: 1, mostMissingElement: null });
+  });
+});
+
+describe('local absorption and silent partials', () => {
+  const calls = [
+    // sub-1: a rate-limited source, retried and recovered (absorbed).
+    fact('s1a', 0, 100, 'tool_error', 'transient', { runId: 'sub-1', tool: 'search_web' }),
+    fact('s1b', 200, 100, 'ok', null, { runId: 'sub-1', tool: 'search_web' }),
+    // sub-2: a timeout never recovered.
+    fact('s2a', 0, 100, 'timeout', 'transient', { runId: 'sub-2', tool: 'search_news' }),
+    // the coordinator's own transient failure does not count.
+    fact('c1', 0, 100, 'tool_error', 'transient', { runId: 'coordinator' }),
+  ];
+
+  it('transient failures inside subagent runs that a later call recovered / all of them', () => {
+    const result = subagentCoverageReport([], calls, SUBAGENT_RUNS);
+    expect(result).toMatchObject({
+      transientFailuresInSubagents: 2,
+      absorbedTransientFailures: 1,
+      localAbsorptionRate: 0.5,
+    });
+  });
+
+  it('a complete report in a run with an unrecovered failure is a silent partial; in a recovered run it is not', () => {
+    const result = subagentCoverageReport(
+      [
+        report('honest', { runId: 'sub-1', status: 'complete' }),
+        report('silent', { runId: 'sub-2', status: 'complete' }),
+      ],
+      calls,
+      SUBAGENT_RUNS,
+    );
+    expect(result.silentPartials).toBe(1);
+  });
+
+  it('is the same report for any order of reports and calls', () => {
+    const reports = [
+      SEED_003_PARTIAL,
+      report('b', { runId: 'sub-2', status: 'complete', completed: 1, total: 3 }),
+    ];
+    const expected = JSON.stringify(subagentCoverageReport(reports, calls, SUBAGENT_RUNS));
+    expect(
+      JSON.stringify(subagentCoverageReport([...reports].reverse(), [...calls].reverse(), SUBAGENT_RUNS)),
+    ).toBe(expected);
+  });
+});
