@@ -16,6 +16,8 @@ import { HealthService } from './services/health.service';
 import { IngestService } from './services/ingest.service';
 import { KeyBootstrapService } from './services/key-bootstrap.service';
 import { ProjectorService } from './services/projector.service';
+import { AgentReportsService } from './services/agent-reports.service';
+import { ReportFactsService } from './services/report-facts.service';
 import { RetryWasteService } from './services/retry-waste.service';
 
 export const repositories = [
@@ -31,7 +33,9 @@ export const services = [
   IngestService,
   KeyBootstrapService,
   ProjectorService,
+  ReportFactsService,
   RetryWasteService,
+  AgentReportsService,
 ];
 
 /** Closes the database last, after the HTTP server has drained its in-flight requests. */

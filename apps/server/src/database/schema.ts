@@ -8,6 +8,7 @@ type Bytea = ColumnType<Uint8Array, Uint8Array, never>;
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type Xid8 = ColumnType<string, string | undefined, string>;
 type Int8 = ColumnType<string, string | bigint | number, string | bigint | number>;
+type Json = ColumnType<unknown, string, string>;
 
 export interface ProjectTable {
   id: Generated<number>;
@@ -97,6 +98,36 @@ export interface ToolCallTable {
   retry_after_ms: number | null;
   tokens: number | null;
   rules_version: number;
+  customer_explanation: Generated<boolean>;
+  evidence: string | null;
+  sample_text: string | null;
+}
+
+export interface EscalationTable {
+  project_id: number;
+  trace_id: Bytea;
+  span_id: Bytea;
+  start_time: Timestamp;
+  parent_span_id: Bytea | null;
+  start_ns: Int8;
+  target: string;
+  reason: string | null;
+}
+
+export interface SubagentReportTable {
+  project_id: number;
+  trace_id: Bytea;
+  span_id: Bytea;
+  start_time: Timestamp;
+  parent_span_id: Bytea | null;
+  status: string;
+  completed: number | null;
+  total: number | null;
+  category: string | null;
+  attempted: Json | null;
+  alternatives: Json | null;
+  partial_results: string | null;
+  retryable: boolean | null;
 }
 
 export interface AgentRunTable {
@@ -120,4 +151,6 @@ export interface DB {
   projection_checkpoint: ProjectionCheckpointTable;
   tool_call: ToolCallTable;
   agent_run: AgentRunTable;
+  escalation: EscalationTable;
+  subagent_report: SubagentReportTable;
 }

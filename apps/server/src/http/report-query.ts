@@ -1,12 +1,16 @@
 import { BadRequestException } from '@nestjs/common';
 
-/** The query parameters every report accepts (DOMAIN.md §8). */
-export interface ReportQuery<GroupBy extends string = never> {
+/** The filters every report accepts (DOMAIN.md §8). */
+export interface ReportFilter {
   readonly from: Date | null;
   readonly to: Date | null;
   readonly server: string | null;
   readonly tool: string | null;
   readonly agent: string | null;
+}
+
+/** The filters and the grouping of a report that has one. */
+export interface ReportQuery<GroupBy extends string> extends ReportFilter {
   readonly groupBy: GroupBy;
 }
 
@@ -18,21 +22,21 @@ export function parseReportQuery<GroupBy extends string>(
   groupings: readonly GroupBy[],
   defaultGroup: GroupBy,
 ): ReportQuery<GroupBy> {
-  const from = date(raw, 'from');
-  const to = date(raw, 'to');
-  if (from && to && from >= to) throw new BadRequestException('"from" must be before "to"');
   const groupBy = text(raw, 'groupBy') ?? defaultGroup;
   if (!groupings.includes(groupBy as GroupBy)) {
     throw new BadRequestException(`"groupBy" must be one of ${groupings.join(', ')}; got "${groupBy}"`);
   }
-  return {
-    from,
-    to,
-    server: text(raw, 'server'),
-    tool: text(raw, 'tool'),
-    agent: text(raw, 'agent'),
-    groupBy: groupBy as GroupBy,
-  };
+  const { groupBy: _given, ...filters } = raw;
+  return { ...parseReportFilter(filters), groupBy: groupBy as GroupBy };
+}
+
+/** The parameters of a report that has no `groupBy` (a `groupBy` is answered with 400). */
+export function parseReportFilter(raw: RawQuery): ReportFilter {
+  if (raw['groupBy'] !== undefined) throw new BadRequestException('this report has no "groupBy" parameter');
+  const from = date(raw, 'from');
+  const to = date(raw, 'to');
+  if (from && to && from >= to) throw new BadRequestException('"from" must be before "to"');
+  return { from, to, server: text(raw, 'server'), tool: text(raw, 'tool'), agent: text(raw, 'agent') };
 }
 
 function text(raw: RawQuery, name: string): string | null {

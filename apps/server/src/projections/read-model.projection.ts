@@ -1,6 +1,18 @@
-import { classifyToolCall, type AgentRunData, type ErrataEvent, type ToolCallData } from '@errata/domain';
+import {
+  classifyToolCall,
+  type AgentRunData,
+  type ErrataEvent,
+  type EscalationData,
+  type SubagentReportData,
+  type ToolCallData,
+} from '@errata/domain';
 import { unixMicros } from '../database/timestamps';
-import type { AgentRunRow, ToolCallRow } from '../repositories/read-model.repository';
+import type {
+  AgentRunRow,
+  EscalationRow,
+  SubagentReportRow,
+  ToolCallRow,
+} from '../repositories/read-model.repository';
 
 export interface StoredEvent {
   readonly projectId: number;
@@ -11,6 +23,8 @@ export interface StoredEvent {
 export interface ReadModelChanges {
   readonly toolCalls: ToolCallRow[];
   readonly agentRuns: AgentRunRow[];
+  readonly escalations: EscalationRow[];
+  readonly subagentReports: SubagentReportRow[];
 }
 
 /**
@@ -18,12 +32,16 @@ export interface ReadModelChanges {
  * current rules, and agent runs. Event types it does not know yet are skipped (later projections read them).
  */
 export function projectEvents(events: readonly StoredEvent[]): ReadModelChanges {
-  const changes: ReadModelChanges = { toolCalls: [], agentRuns: [] };
+  const changes: ReadModelChanges = { toolCalls: [], agentRuns: [], escalations: [], subagentReports: [] };
   for (const stored of events) {
     const event = { type: stored.type, data: stored.data } as ErrataEvent;
     if (event.type === 'ToolCallObserved') changes.toolCalls.push(toolCallRow(stored.projectId, event.data));
     else if (event.type === 'AgentRunObserved')
       changes.agentRuns.push(agentRunRow(stored.projectId, event.data));
+    else if (event.type === 'EscalationObserved')
+      changes.escalations.push(escalationRow(stored.projectId, event.data));
+    else if (event.type === 'SubagentReportObserved')
+      changes.subagentReports.push(subagentReportRow(stored.projectId, event.data));
   }
   return changes;
 }
@@ -56,6 +74,9 @@ function toolCallRow(projectId: number, call: ToolCallData): ToolCallRow {
     retryAfterMs: call.declared.retryAfterMs,
     tokens: call.tokens,
     rulesVersion: classification.rulesVersion,
+    customerExplanation: classification.customerExplanation,
+    evidence: classification.evidence,
+    sampleText: call.result.text ?? call.result.structured ?? call.statusMessage,
   };
 }
 
@@ -70,5 +91,36 @@ function agentRunRow(projectId: number, run: AgentRunData): AgentRunRow {
     agentId: run.agentId,
     conversationId: run.conversationId,
     role: run.role,
+  };
+}
+
+function escalationRow(projectId: number, escalation: EscalationData): EscalationRow {
+  return {
+    projectId,
+    traceId: escalation.span.traceId,
+    spanId: escalation.span.spanId,
+    startMicros: unixMicros(escalation.span.startTimeUnixNano),
+    parentSpanId: escalation.span.parentSpanId,
+    startNs: escalation.span.startTimeUnixNano,
+    target: escalation.target,
+    reason: escalation.reason,
+  };
+}
+
+function subagentReportRow(projectId: number, report: SubagentReportData): SubagentReportRow {
+  return {
+    projectId,
+    traceId: report.span.traceId,
+    spanId: report.span.spanId,
+    startMicros: unixMicros(report.span.startTimeUnixNano),
+    parentSpanId: report.span.parentSpanId,
+    status: report.status,
+    completed: report.completed,
+    total: report.total,
+    category: report.category,
+    attempted: report.attempted,
+    alternatives: report.alternatives,
+    partialResults: report.partialResults === null ? null : String(report.partialResults),
+    retryable: report.retryable,
   };
 }

@@ -28,6 +28,36 @@ export interface ToolCallRow {
   readonly retryAfterMs: number | null;
   readonly tokens: number | null;
   readonly rulesVersion: number;
+  readonly customerExplanation: boolean;
+  readonly evidence: string | null;
+  readonly sampleText: string | null;
+}
+
+export interface EscalationRow {
+  readonly projectId: number;
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly startMicros: number;
+  readonly parentSpanId: string | null;
+  readonly startNs: string;
+  readonly target: string;
+  readonly reason: string | null;
+}
+
+export interface SubagentReportRow {
+  readonly projectId: number;
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly startMicros: number;
+  readonly parentSpanId: string | null;
+  readonly status: string;
+  readonly completed: number | null;
+  readonly total: number | null;
+  readonly category: string | null;
+  readonly attempted: readonly string[] | null;
+  readonly alternatives: readonly string[] | null;
+  readonly partialResults: string | null;
+  readonly retryable: boolean | null;
 }
 
 export interface AgentRunRow {
@@ -76,17 +106,20 @@ export class ReadModelRepository {
         r.retryAfterMs,
         r.tokens,
         r.rulesVersion,
+        r.customerExplanation,
+        r.evidence,
+        r.sampleText,
       ]),
     );
     await sql`
       INSERT INTO tool_call (project_id, trace_id, span_id, start_time, parent_span_id, start_ns, end_ns, server_name,
                              server_version, tool, outcome, category, category_source, declared_category, retryable,
                              empty_as_error, failure_as_empty, args_hash, retry_of, retry_attempt, retry_after_ms,
-                             tokens, rules_version)
+                             tokens, rules_version, customer_explanation, evidence, sample_text)
       SELECT (r->>0)::int, decode(r->>1, 'hex'), decode(r->>2, 'hex'), ${timestampFromMicros(sql`(r->>3)::bigint`)},
              decode(r->>4, 'hex'), (r->>5)::bigint, (r->>6)::bigint, r->>7, r->>8, r->>9, r->>10, r->>11, r->>12,
              r->>13, r->>14, (r->>15)::boolean, (r->>16)::boolean, r->>17, decode(r->>18, 'hex'), (r->>19)::int,
-             (r->>20)::int, (r->>21)::int, (r->>22)::int
+             (r->>20)::int, (r->>21)::int, (r->>22)::int, (r->>23)::boolean, r->>24, r->>25
         FROM jsonb_array_elements(${batch}::jsonb) AS r
       ON CONFLICT ON CONSTRAINT tool_call_pkey DO UPDATE SET
         parent_span_id = excluded.parent_span_id, start_ns = excluded.start_ns, end_ns = excluded.end_ns,
@@ -96,7 +129,8 @@ export class ReadModelRepository {
         empty_as_error = excluded.empty_as_error, failure_as_empty = excluded.failure_as_empty,
         args_hash = excluded.args_hash, retry_of = excluded.retry_of, retry_attempt = excluded.retry_attempt,
         retry_after_ms = excluded.retry_after_ms, tokens = excluded.tokens,
-        rules_version = excluded.rules_version`.execute(db);
+        rules_version = excluded.rules_version, customer_explanation = excluded.customer_explanation,
+        evidence = excluded.evidence, sample_text = excluded.sample_text`.execute(db);
   }
 
   async upsertAgentRuns(db: Kysely<DB>, rows: readonly AgentRunRow[]): Promise<void> {
@@ -125,8 +159,65 @@ export class ReadModelRepository {
         conversation_id = excluded.conversation_id, role = excluded.role`.execute(db);
   }
 
+  async upsertEscalations(db: Kysely<DB>, rows: readonly EscalationRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const batch = JSON.stringify(
+      rows.map((r) => [
+        r.projectId,
+        r.traceId,
+        r.spanId,
+        r.startMicros,
+        r.parentSpanId,
+        r.startNs,
+        r.target,
+        r.reason,
+      ]),
+    );
+    await sql`
+      INSERT INTO escalation (project_id, trace_id, span_id, start_time, parent_span_id, start_ns, target, reason)
+      SELECT (r->>0)::int, decode(r->>1, 'hex'), decode(r->>2, 'hex'), ${timestampFromMicros(sql`(r->>3)::bigint`)},
+             decode(r->>4, 'hex'), (r->>5)::bigint, r->>6, r->>7
+        FROM jsonb_array_elements(${batch}::jsonb) AS r
+      ON CONFLICT ON CONSTRAINT escalation_pkey DO UPDATE SET
+        parent_span_id = excluded.parent_span_id, start_ns = excluded.start_ns, target = excluded.target,
+        reason = excluded.reason`.execute(db);
+  }
+
+  async upsertSubagentReports(db: Kysely<DB>, rows: readonly SubagentReportRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const batch = JSON.stringify(
+      rows.map((r) => [
+        r.projectId,
+        r.traceId,
+        r.spanId,
+        r.startMicros,
+        r.parentSpanId,
+        r.status,
+        r.completed,
+        r.total,
+        r.category,
+        r.attempted,
+        r.alternatives,
+        r.partialResults,
+        r.retryable,
+      ]),
+    );
+    await sql`
+      INSERT INTO subagent_report (project_id, trace_id, span_id, start_time, parent_span_id, status, completed, total,
+                                   category, attempted, alternatives, partial_results, retryable)
+      SELECT (r->>0)::int, decode(r->>1, 'hex'), decode(r->>2, 'hex'), ${timestampFromMicros(sql`(r->>3)::bigint`)},
+             decode(r->>4, 'hex'), r->>5, (r->>6)::int, (r->>7)::int, r->>8, nullif(r->9, 'null'::jsonb),
+             nullif(r->10, 'null'::jsonb), r->>11, (r->>12)::boolean
+        FROM jsonb_array_elements(${batch}::jsonb) AS r
+      ON CONFLICT ON CONSTRAINT subagent_report_pkey DO UPDATE SET
+        parent_span_id = excluded.parent_span_id, status = excluded.status, completed = excluded.completed,
+        total = excluded.total, category = excluded.category, attempted = excluded.attempted,
+        alternatives = excluded.alternatives, partial_results = excluded.partial_results,
+        retryable = excluded.retryable`.execute(db);
+  }
+
   /** Empties every read model, for a rebuild inside the caller's transaction. */
   async truncate(db: Kysely<DB>): Promise<void> {
-    await sql`TRUNCATE tool_call, agent_run`.execute(db);
+    await sql`TRUNCATE tool_call, agent_run, escalation, subagent_report`.execute(db);
   }
 }

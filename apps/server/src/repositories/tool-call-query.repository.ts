@@ -3,6 +3,12 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
 
+export interface WindowFilter {
+  readonly projectId: number;
+  readonly from: Date | null;
+  readonly to: Date | null;
+}
+
 export interface ToolCallFilter {
   readonly projectId: number;
   readonly from: Date | null;
@@ -11,7 +17,7 @@ export interface ToolCallFilter {
   readonly tool: string | null;
 }
 
-/** Reads of the tool-call read model for reports. */
+/** Reads of the report read models (tool calls, escalations, subagent reports, runs). */
 @Injectable()
 export class ToolCallQueryRepository {
   private readonly db: Kysely<DB>;
@@ -38,15 +44,62 @@ export class ToolCallQueryRepository {
         'retry_after_ms as retryAfterMs',
         'tokens',
         'rules_version as rulesVersion',
+        'failure_as_empty as failureAsEmpty',
+        'customer_explanation as customerExplanation',
+        'evidence',
+        'sample_text as sampleText',
       ])
       .orderBy('start_ns')
       .orderBy('span_id')
       .execute();
   }
 
-  /** Agent spans and kept edges of every trace that has a matching tool call: enough to resolve runs. */
-  async listRunNodes(filter: ToolCallFilter) {
-    const traces = this.filtered(filter).select('trace_id').distinct();
+  /** Escalations that started in the window. */
+  listEscalations(filter: WindowFilter) {
+    return this.db
+      .selectFrom('escalation')
+      .select([
+        sql<string>`encode(trace_id, 'hex')`.as('traceId'),
+        sql<string>`encode(span_id, 'hex')`.as('spanId'),
+        sql<string | null>`encode(parent_span_id, 'hex')`.as('parentSpanId'),
+        sql<string>`start_ns::text`.as('startNs'),
+        'target',
+      ])
+      .where('project_id', '=', filter.projectId)
+      .$if(filter.from !== null, (qb) => qb.where('start_time', '>=', filter.from!))
+      .$if(filter.to !== null, (qb) => qb.where('start_time', '<', filter.to!))
+      .orderBy('start_ns')
+      .orderBy('span_id')
+      .execute();
+  }
+
+  /** Subagent reports made in the window. */
+  listSubagentReports(filter: WindowFilter) {
+    return this.db
+      .selectFrom('subagent_report')
+      .select([
+        sql<string>`encode(trace_id, 'hex')`.as('traceId'),
+        sql<string>`encode(span_id, 'hex')`.as('spanId'),
+        sql<string | null>`encode(parent_span_id, 'hex')`.as('parentSpanId'),
+        'status',
+        'completed',
+        'total',
+        'category',
+        'attempted',
+        'alternatives',
+        'partial_results as partialResults',
+      ])
+      .where('project_id', '=', filter.projectId)
+      .$if(filter.from !== null, (qb) => qb.where('start_time', '>=', filter.from!))
+      .$if(filter.to !== null, (qb) => qb.where('start_time', '<', filter.to!))
+      .orderBy('span_id')
+      .execute();
+  }
+
+  /** Agent spans and kept edges of these traces (hex ids): enough to resolve runs. */
+  async listRunNodes(projectId: number, traceIds: readonly string[]) {
+    if (traceIds.length === 0) return { agents: [], edges: [] };
+    const traces = sql<Uint8Array>`(SELECT decode(t, 'hex') FROM unnest(${[...traceIds]}::text[]) AS t)`;
     const agents = await this.db
       .selectFrom('agent_run')
       .select([
@@ -57,8 +110,8 @@ export class ToolCallQueryRepository {
         'agent_id as agentId',
         'role',
       ])
-      .where('project_id', '=', filter.projectId)
-      .where('trace_id', 'in', traces)
+      .where('project_id', '=', projectId)
+      .where(sql<boolean>`trace_id IN ${traces}`)
       .execute();
     const edges = await this.db
       .selectFrom('span_edge')
@@ -67,8 +120,8 @@ export class ToolCallQueryRepository {
         sql<string>`encode(span_id, 'hex')`.as('spanId'),
         sql<string>`encode(parent_span_id, 'hex')`.as('parentSpanId'),
       ])
-      .where('project_id', '=', filter.projectId)
-      .where('trace_id', 'in', traces)
+      .where('project_id', '=', projectId)
+      .where(sql<boolean>`trace_id IN ${traces}`)
       .execute();
     return { agents, edges };
   }

@@ -86,6 +86,8 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       const changes = projectEvents(batch);
       await this.readModels.upsertToolCalls(trx, changes.toolCalls);
       await this.readModels.upsertAgentRuns(trx, changes.agentRuns);
+      await this.readModels.upsertEscalations(trx, changes.escalations);
+      await this.readModels.upsertSubagentReports(trx, changes.subagentReports);
       const moved = await this.checkpoints.compareAndSet(
         trx,
         READ_MODELS_PROJECTION,
