@@ -1,7 +1,7 @@
 /**
  * GET /api/v1/reports/escalations, /misclassified-results and /subagent-coverage end to end: an agent runtime
  * instrumented with @errata/sdk calls the seed fixture MCP server, exports over OTLP/HTTP protobuf to a real
- * Errata on Postgres, and the reports show what the scenario did (figures worked out by hand below).
+ * Errata (PostgreSQL and PGlite), and the reports show what the scenario did (figures worked out by hand below).
  */
 import {
   startErrata,
@@ -15,17 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEED_EXAMPLES } from '../libs/domain/src/seed-examples.spec-helper';
 import { ProjectorService } from '../apps/server/src/services/projector.service';
 import { connectSeedServer } from './support/seed-mcp-server';
-import { startTestServer, type TestServer } from './support/server';
+import { startTestServer, type Store, type TestServer } from './support/server';
 
 const example = (name: string) => {
   const index = SEED_EXAMPLES.findIndex((e) => e.name.startsWith(name));
   if (index < 0) throw new Error(`no seed example ${name}`);
   return { name: SEED_EXAMPLES[index]!.tool, arguments: { example: index } };
 };
-
-let server: TestServer;
-let client: Client;
-let closeSeed: () => Promise<void>;
 
 /**
  * The scenario. Coordinator run "support":
@@ -37,7 +33,7 @@ let closeSeed: () => Promise<void>;
  * Subagent run "web-research": search_web → rate limited, not retried; a partial report with all four elements.
  * Subagent run "news": lookup_order → transient error, not retried; a report claiming complete (silent partial).
  */
-async function playScenario() {
+async function playScenario(client: Client) {
   await withAgentRun({ name: 'support', role: 'coordinator' }, async () => {
     await client.callTool(example('business with retriable'));
     recordEscalation({ target: 'human', reason: 'refund outside the window' });
@@ -64,123 +60,129 @@ async function playScenario() {
   });
 }
 
-beforeAll(async () => {
-  server = await startTestServer('postgres');
-  const errata = startErrata({
-    endpoint: server.url,
-    apiKey: server.ingestKey,
-    instrumentMcpSdk: false,
-    flushOnExit: false,
-  });
-  const seed = await connectSeedServer();
-  closeSeed = seed.close;
-  client = instrumentMcpClient(seed.client);
-  await playScenario();
-  await errata.shutdown();
-  await server.catchUp();
-}, 60_000);
-afterAll(async () => {
-  await closeSeed?.();
-  await server?.close();
-});
+describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) => {
+  let server: TestServer;
+  let client: Client;
+  let closeSeed: () => Promise<void>;
 
-async function get(
-  path: string,
-  key = server.readKey,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${server.url}/api/v1/reports/${path}`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
-describe('GET /api/v1/reports/escalations', () => {
-  it('attributes both escalations, both avoidable; rates over the 7 failed calls', async () => {
-    const { status, body } = await get('escalations');
-    expect(status).toBe(200);
-    expect(body['totals']).toEqual({
-      failures: 7,
-      escalations: 2,
-      attributed: 2,
-      unattributed: 0,
-      avoidable: 2,
-      rate: 2 / 7,
+  beforeAll(async () => {
+    server = await startTestServer(store);
+    const errata = startErrata({
+      endpoint: server.url,
+      apiKey: server.ingestKey,
+      instrumentMcpSdk: false,
+      flushOnExit: false,
     });
-    expect(body['byTarget']).toEqual({ human: 2, user: 0, coordinator: 0 });
-    const rows = Object.fromEntries(
-      (body['byCategory'] as { category: string }[]).map(({ category, ...row }) => [category, row]),
-    );
-    expect(rows['business']).toEqual({ failures: 1, escalations: 1, avoidable: 1, rate: 1 });
-    expect(rows['transient']).toEqual({ failures: 3, escalations: 1, avoidable: 1, rate: 1 / 3 });
-    expect(rows['empty']).toEqual({ failures: 3, escalations: 0, avoidable: 0, rate: 0 });
+    const seed = await connectSeedServer();
+    closeSeed = seed.close;
+    client = instrumentMcpClient(seed.client);
+    await playScenario(client);
+    await errata.shutdown();
+    await server.catchUp();
+  }, 60_000);
+  afterAll(async () => {
+    await closeSeed?.();
+    await server?.close();
   });
 
-  it('filters by agent: the subagents escalated nothing', async () => {
-    const { body } = await get('escalations?agent=news');
-    expect(body['totals']).toMatchObject({ failures: 1, escalations: 0 });
-  });
-});
+  async function get(
+    path: string,
+    key = server.readKey,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const response = await fetch(`${server.url}/api/v1/reports/${path}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
 
-describe('GET /api/v1/reports/misclassified-results', () => {
-  it('lists the empty-as-error search and the hidden failure, with redacted samples', async () => {
-    const { status, body } = await get('misclassified-results');
-    expect(status).toBe(200);
-    expect(body['totals']).toEqual({ calls: 8, emptyAsError: 3, failureAsEmpty: 1 });
-    const groups = body['groups'] as Record<string, unknown>[];
-    expect(
-      groups.map((g) => [
-        g['tool'],
-        g['calls'],
-        g['emptyAsError'],
-        g['failureAsEmpty'],
-        g['retriesTriggered'],
-      ]),
-    ).toEqual([
-      ['searchSupportTickets', 3, 3, 0, 2],
-      ['read_file', 1, 0, 1, 0],
-    ]);
-    expect((groups[0]!['samples'] as unknown[]).length).toBe(3);
-    expect(groups[1]!['samples']).toEqual([
-      expect.objectContaining({ direction: 'failureAsEmpty', text: 'ERROR: Permission denied' }),
-    ]);
-  });
-});
+  describe('GET /api/v1/reports/escalations', () => {
+    it('attributes both escalations, both avoidable; rates over the 7 failed calls', async () => {
+      const { status, body } = await get('escalations');
+      expect(status).toBe(200);
+      expect(body['totals']).toEqual({
+        failures: 7,
+        escalations: 2,
+        attributed: 2,
+        unattributed: 0,
+        avoidable: 2,
+        rate: 2 / 7,
+      });
+      expect(body['byTarget']).toEqual({ human: 2, user: 0, coordinator: 0 });
+      const rows = Object.fromEntries(
+        (body['byCategory'] as { category: string }[]).map(({ category, ...row }) => [category, row]),
+      );
+      expect(rows['business']).toEqual({ failures: 1, escalations: 1, avoidable: 1, rate: 1 });
+      expect(rows['transient']).toEqual({ failures: 3, escalations: 1, avoidable: 1, rate: 1 / 3 });
+      expect(rows['empty']).toEqual({ failures: 3, escalations: 0, avoidable: 0, rate: 0 });
+    });
 
-describe('GET /api/v1/reports/subagent-coverage', () => {
-  it('coverage, propagation, absorption and the silent partial', async () => {
-    const { status, body } = await get('subagent-coverage');
-    expect(status).toBe(200);
-    expect(body).toMatchObject({
-      reports: 2,
-      complete: 1,
-      partial: 1,
-      failed: 0,
-      meanCoverage: 0.875,
-      propagationCompleteness: 1,
-      missingElements: { category: 0, attempted: 0, partialResults: 0, alternatives: 0 },
-      transientFailuresInSubagents: 2,
-      absorbedTransientFailures: 0,
-      localAbsorptionRate: 0,
-      silentPartials: 1,
+    it('filters by agent: the subagents escalated nothing', async () => {
+      const { body } = await get('escalations?agent=news');
+      expect(body['totals']).toMatchObject({ failures: 1, escalations: 0 });
     });
   });
-});
 
-describe('rebuild', () => {
-  it('gives byte-identical reports after the read models are rebuilt from the log', async () => {
-    const paths = ['escalations', 'misclassified-results', 'subagent-coverage'];
-    const before = await Promise.all(paths.map(async (path) => JSON.stringify((await get(path)).body)));
-    await server.app.get(ProjectorService).rebuild();
-    const after = await Promise.all(paths.map(async (path) => JSON.stringify((await get(path)).body)));
-    expect(after).toEqual(before);
+  describe('GET /api/v1/reports/misclassified-results', () => {
+    it('lists the empty-as-error search and the hidden failure, with redacted samples', async () => {
+      const { status, body } = await get('misclassified-results');
+      expect(status).toBe(200);
+      expect(body['totals']).toEqual({ calls: 8, emptyAsError: 3, failureAsEmpty: 1 });
+      const groups = body['groups'] as Record<string, unknown>[];
+      expect(
+        groups.map((g) => [
+          g['tool'],
+          g['calls'],
+          g['emptyAsError'],
+          g['failureAsEmpty'],
+          g['retriesTriggered'],
+        ]),
+      ).toEqual([
+        ['searchSupportTickets', 3, 3, 0, 2],
+        ['read_file', 1, 0, 1, 0],
+      ]);
+      expect((groups[0]!['samples'] as unknown[]).length).toBe(3);
+      expect(groups[1]!['samples']).toEqual([
+        expect.objectContaining({ direction: 'failureAsEmpty', text: 'ERROR: Permission denied' }),
+      ]);
+    });
   });
-});
 
-describe('parameters and keys', () => {
-  it('a groupBy is refused with 400 on reports that have none; an ingest key with 403', async () => {
-    const grouped = await get('escalations?groupBy=category');
-    expect(grouped.status).toBe(400);
-    expect(grouped.body['message']).toMatch(/no "groupBy"/);
-    expect((await get('subagent-coverage', server.ingestKey)).status).toBe(403);
+  describe('GET /api/v1/reports/subagent-coverage', () => {
+    it('coverage, propagation, absorption and the silent partial', async () => {
+      const { status, body } = await get('subagent-coverage');
+      expect(status).toBe(200);
+      expect(body).toMatchObject({
+        reports: 2,
+        complete: 1,
+        partial: 1,
+        failed: 0,
+        meanCoverage: 0.875,
+        propagationCompleteness: 1,
+        missingElements: { category: 0, attempted: 0, partialResults: 0, alternatives: 0 },
+        transientFailuresInSubagents: 2,
+        absorbedTransientFailures: 0,
+        localAbsorptionRate: 0,
+        silentPartials: 1,
+      });
+    });
+  });
+
+  describe('rebuild', () => {
+    it('gives byte-identical reports after the read models are rebuilt from the log', async () => {
+      const paths = ['escalations', 'misclassified-results', 'subagent-coverage'];
+      const before = await Promise.all(paths.map(async (path) => JSON.stringify((await get(path)).body)));
+      await server.app.get(ProjectorService).rebuild();
+      const after = await Promise.all(paths.map(async (path) => JSON.stringify((await get(path)).body)));
+      expect(after).toEqual(before);
+    });
+  });
+
+  describe('parameters and keys', () => {
+    it('a groupBy is refused with 400 on reports that have none; an ingest key with 403', async () => {
+      const grouped = await get('escalations?groupBy=category');
+      expect(grouped.status).toBe(400);
+      expect(grouped.body['message']).toMatch(/no "groupBy"/);
+      expect((await get('subagent-coverage', server.ingestKey)).status).toBe(403);
+    });
   });
 });
