@@ -16,3 +16,5 @@ export type { Payload } from './payload';
 export * from './escalation-report';
 export * from './subagent-coverage-report';
 export * from './misclassified-report';
+export * from './call-findings';
+export * from './findings-report';

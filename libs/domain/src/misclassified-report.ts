@@ -9,7 +9,7 @@
  */
 import { escalationReport, type EscalationCall, type EscalationFact } from './escalation-report';
 import { FAILED_OUTCOMES } from './events';
-import { analyzeRetries, compareCalls } from './retries';
+import { analyzeRetries, compareCalls, type CallFact, type RetryChain } from './retries';
 import { RULES_VERSION } from './rules';
 
 export type MisclassificationDirection = 'emptyAsError' | 'failureAsEmpty';
@@ -75,21 +75,11 @@ export function misclassifiedReport(
 ): MisclassifiedReport {
   const ordered = [...calls].sort(compareCalls);
   const { retries, chains } = analyzeRetries(ordered, options);
-  const recovered = new Map<string, boolean>();
-  for (const chain of chains) for (const key of chain.calls) recovered.set(key, chain.recovered);
-  const unrecoveredRuns = new Set(
-    ordered
-      .filter((call) => FAILED_OUTCOMES.includes(call.outcome) && recovered.get(call.key) !== true)
-      .map((call) => call.runId),
-  );
-
-  const hiddenBySubagent = (call: MisclassificationCall): boolean =>
-    (call.outcome === 'ok' || call.outcome === 'ok_empty') &&
-    (options.delegatedRuns?.get(call.key) ?? []).some((runId) => unrecoveredRuns.has(runId));
+  const hiddenBySubagent = subagentHiddenFailures(ordered, chains, options.delegatedRuns);
   const directionOf = (call: MisclassificationCall): MisclassificationDirection | null =>
     call.emptyAsError
       ? 'emptyAsError'
-      : call.failureAsEmpty || hiddenBySubagent(call)
+      : call.failureAsEmpty || hiddenBySubagent.has(call.key)
         ? 'failureAsEmpty'
         : null;
 
@@ -162,4 +152,29 @@ export function misclassifiedReport(
     totals: { calls: ordered.length, emptyAsError: emptyAsErrorTotal, failureAsEmpty: failureAsEmptyTotal },
     groups: rows,
   };
+}
+
+/**
+ * The subagent case of failure-as-empty: calls that came back ok / ok_empty while a subagent run they started
+ * (`delegatedRuns`) holds a failed call whose retry chain never recovered (or that was never retried).
+ */
+export function subagentHiddenFailures(
+  calls: readonly CallFact[],
+  chains: readonly RetryChain[],
+  delegatedRuns: ReadonlyMap<string, readonly string[]> | undefined,
+): Set<string> {
+  const hidden = new Set<string>();
+  if (delegatedRuns === undefined || delegatedRuns.size === 0) return hidden;
+  const recovered = new Map<string, boolean>();
+  for (const chain of chains) for (const key of chain.calls) recovered.set(key, chain.recovered);
+  const unrecoveredRuns = new Set(
+    calls
+      .filter((call) => FAILED_OUTCOMES.includes(call.outcome) && recovered.get(call.key) !== true)
+      .map((call) => call.runId),
+  );
+  for (const call of calls) {
+    if (call.outcome !== 'ok' && call.outcome !== 'ok_empty') continue;
+    if ((delegatedRuns.get(call.key) ?? []).some((runId) => unrecoveredRuns.has(runId))) hidden.add(call.key);
+  }
+  return hidden;
 }

@@ -220,3 +220,46 @@ export const SEARCH_TOOL_WORDS: ReadonlySet<string> = new Set([
   'find',
   'finds',
 ]);
+
+/** Error-contract finding rules (DOMAIN.md §7) detected on single calls; `missing-propagation-context` is per report. */
+export const FINDING_RULES = [
+  'untyped-error',
+  'empty-as-error',
+  'failure-as-empty',
+  'invisible-metadata',
+  'retryable-mismatch',
+  'wrong-channel',
+  'leaky-error',
+  'raw-exception',
+  'missing-propagation-context',
+] as const;
+export type FindingRule = (typeof FINDING_RULES)[number];
+
+/** JSON-RPC codes that are protocol failures by nature: a tool execution failure never belongs there. */
+export const PROTOCOL_LEVEL_CODES: ReadonlySet<number> = new Set([-32700, -32600, -32601, -32001, -32000]);
+
+/**
+ * What a result text must not show the model (leaky-error, DOMAIN.md §6): stack frames, absolute filesystem
+ * paths, SQL, and secrets (the redaction placeholders mark where one was).
+ */
+export const LEAK_RULES: readonly { readonly id: string; readonly pattern: RegExp }[] = [
+  {
+    id: 'leak.stack_trace',
+    pattern: /\n\s+at [\w$.<>]+ \(|\bat [\w$.<>]+ \([^)]*:\d+:\d+\)|Traceback \(most recent call last\)/,
+  },
+  {
+    id: 'leak.path',
+    pattern:
+      /(?:^|[\s'"(=:])(?:\/(?:home|Users|usr|var|etc|opt|srv|app|root|tmp)\/[^\s'"]+|[A-Za-z]:\\[^\s'"]+)/,
+  },
+  {
+    id: 'leak.sql',
+    pattern:
+      /\b(?:SELECT\s+[\w*,\s.]+\s+FROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b|syntax error at or near|\brelation "[^"]+" does not exist/i,
+  },
+  { id: 'leak.secret', pattern: /\[REDACTED:(?!email\]|number\])[a-z_]+\]/ },
+];
+
+/** A raw exception handed to the model instead of an error contract (raw-exception): "TypeError: …", "Unhandled …". */
+export const RAW_EXCEPTION =
+  /^\s*(?:Uncaught |Unhandled )?(?:[A-Z]\w*(?:Error|Exception)|Error|panic|Traceback)\b[:\s(]/;

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import type { CallFinding } from './call-findings';
+import type { Outcome } from './events';
+import { fact, MS, T0 } from './fixtures.spec-helper';
+import { findingId, findingsReport, type FindingCall, type FindingReportFact } from './findings-report';
+import type { RetryCategory } from './retries';
+
+function call(
+  key: string,
+  startMs: number,
+  outcome: Outcome,
+  category: RetryCategory | null,
+  findings: CallFinding[],
+  extra: Partial<FindingCall> = {},
+): FindingCall {
+  return {
+    ...fact(key, startMs, 100, outcome, category),
+    failureAsEmpty: false,
+    customerExplanation: false,
+    emptyAsError: false,
+    evidence: null,
+    sampleText: `text of ${key}`,
+    serverVersion: '1.0.0',
+    findings,
+    ...extra,
+  };
+}
+
+const untyped: CallFinding[] = [{ rule: 'untyped-error', evidence: 'source:none' }];
+
+describe('findingsReport', () => {
+  it('given an untyped error retried twice without recovering, and escalated, then one finding with its evidence and cost', () => {
+    const calls = [
+      call('a', 0, 'tool_error', 'unknown', untyped),
+      call('b', 200, 'tool_error', 'unknown', untyped, { serverVersion: '1.1.0' }),
+      call('c', 400, 'tool_error', 'unknown', untyped, { serverVersion: '1.1.0' }),
+      call('other-tool', 5_000, 'ok', null, [], { tool: 'get_order_status' }),
+    ];
+    const report = findingsReport(
+      calls,
+      [],
+      [{ key: 'e', runId: 'run-1', target: 'human', startNs: T0 + 600n * MS }],
+    );
+    expect(report.findings).toEqual([
+      {
+        id: findingId('support-server', 'lookup_order', 'untyped-error'),
+        server: 'support-server',
+        tool: 'lookup_order',
+        rule: 'untyped-error',
+        count: 3,
+        rate: 1,
+        firstSeen: '2026-01-01T00:00:00.000Z',
+        lastSeen: '2026-01-01T00:00:00.400Z',
+        serverVersions: ['1.0.0', '1.1.0'],
+        evidence: { 'source:none': 3 },
+        retriesCaused: 2,
+        wastedRetries: 2, // guesses in a chain that never recovered
+        wastedMs: 200,
+        escalationsCaused: 1,
+        samples: [
+          expect.objectContaining({ spanId: 'a', evidence: 'source:none', text: 'text of a' }),
+          expect.objectContaining({ spanId: 'b' }),
+          expect.objectContaining({ spanId: 'c' }),
+        ],
+      },
+    ]);
+  });
+
+  it('adds the subagent case of failure-as-empty and reports missing propagation context per subagent', () => {
+    const calls = [
+      call('delegate', 0, 'ok_empty', 'empty', [], { tool: 'research', runId: 'coordinator' }),
+      call('sub-fail', 10, 'timeout', 'transient', [], { tool: 'search_web', runId: 'sub-run' }),
+    ];
+    const report = (key: string, init: Partial<FindingReportFact>): FindingReportFact => ({
+      key,
+      runId: 'sub-run',
+      status: 'partial',
+      completed: 1,
+      total: 2,
+      category: 'transient',
+      attempted: ['x'],
+      alternatives: ['y'],
+      partialResults: '1',
+      agentName: 'web-research',
+      traceId: 't',
+      startNs: T0,
+      ...init,
+    });
+    const result = findingsReport(
+      calls,
+      [
+        report('r1', { alternatives: null }),
+        report('r2', {}),
+        report('r3', { status: 'complete', attempted: null }),
+      ],
+      [],
+      { delegatedRuns: new Map([['delegate', ['sub-run']]]) },
+    );
+    expect(result.findings.map((f) => [f.rule, f.server, f.tool, f.count, f.rate, f.evidence])).toEqual([
+      ['failure-as-empty', 'support-server', 'research', 1, 1, { 'failure:subagent_unrecovered': 1 }],
+      ['missing-propagation-context', null, 'web-research', 1, 0.5, { 'missing:alternatives': 1 }],
+    ]);
+  });
+
+  it('is the same for any input order, and ids do not depend on the data', () => {
+    const calls = [
+      call('a', 0, 'tool_error', 'unknown', untyped),
+      call('x', 0, 'tool_error', 'validation', [{ rule: 'wrong-channel', evidence: 'jsonrpc:-32602' }], {
+        tool: 'search',
+      }),
+    ];
+    const expected = JSON.stringify(findingsReport(calls, [], []));
+    expect(JSON.stringify(findingsReport([...calls].reverse(), [], []))).toBe(expected);
+    expect(findingId('s', 't', 'leaky-error')).toMatch(/^[0-9a-f]{20}$/);
+    expect(findingId('s', 't', 'leaky-error')).not.toBe(findingId('s', 't', 'raw-exception'));
+  });
+});
