@@ -167,9 +167,66 @@ describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) 
     });
   });
 
+  describe('GET /api/v1/findings', () => {
+    it('lists the contract violations of the scenario, pages them, and shows one with samples by id', async () => {
+      const response = await fetch(`${server.url}/api/v1/findings`, {
+        headers: { authorization: `Bearer ${server.readKey}` },
+      });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { total: number; findings: Record<string, unknown>[] };
+      expect(body.total).toBe(2);
+      expect(
+        body.findings.map((f) => [
+          f['rule'],
+          f['server'],
+          f['tool'],
+          f['count'],
+          f['rate'],
+          f['retriesCaused'],
+        ]),
+      ).toEqual([
+        ['empty-as-error', 'seed-fixtures', 'searchSupportTickets', 3, 1, 2],
+        ['failure-as-empty', 'seed-fixtures', 'read_file', 1, 1, 0],
+      ]);
+      expect(body.findings[0]).toMatchObject({
+        serverVersions: ['1.4.0'],
+        evidence: { 'empty:declared_not_found': 3 },
+      });
+      expect(body.findings[0]!['samples']).toBeUndefined();
+
+      const page = (await (
+        await fetch(`${server.url}/api/v1/findings?limit=1&offset=1&rule=failure-as-empty`, {
+          headers: { authorization: `Bearer ${server.readKey}` },
+        })
+      ).json()) as { total: number; findings: unknown[] };
+      expect(page).toMatchObject({ total: 1, findings: [] });
+
+      const one = await fetch(`${server.url}/api/v1/findings/${String(body.findings[1]!['id'])}`, {
+        headers: { authorization: `Bearer ${server.readKey}` },
+      });
+      expect(one.status).toBe(200);
+      expect(((await one.json()) as { samples: unknown[] }).samples).toEqual([
+        expect.objectContaining({ evidence: 'failure.leading_word', text: 'ERROR: Permission denied' }),
+      ]);
+    });
+
+    it('404 for an unknown id, 400 for a malformed one or a bad rule / limit', async () => {
+      const status = async (path: string) =>
+        (
+          await fetch(`${server.url}/api/v1/findings${path}`, {
+            headers: { authorization: `Bearer ${server.readKey}` },
+          })
+        ).status;
+      expect(await status('/0123456789abcdef0123')).toBe(404);
+      expect(await status('/nope')).toBe(400);
+      expect(await status('?rule=bad-rule')).toBe(400);
+      expect(await status('?limit=0')).toBe(400);
+    });
+  });
+
   describe('rebuild', () => {
     it('gives byte-identical reports after the read models are rebuilt from the log', async () => {
-      const paths = ['escalations', 'misclassified-results', 'subagent-coverage'];
+      const paths = ['escalations', 'misclassified-results', 'subagent-coverage', '../findings'];
       const before = await Promise.all(paths.map(async (path) => JSON.stringify((await get(path)).body)));
       await server.app.get(ProjectorService).rebuild();
       const after = await Promise.all(paths.map(async (path) => JSON.stringify((await get(path)).body)));

@@ -1,5 +1,6 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
+import { FindingsController } from './controllers/findings.controller';
 import { HealthController } from './controllers/health.controller';
 import { OtlpIngestController } from './controllers/otlp-ingest.controller';
 import { ReportsController } from './controllers/reports.controller';
@@ -17,6 +18,7 @@ import { IngestService } from './services/ingest.service';
 import { KeyBootstrapService } from './services/key-bootstrap.service';
 import { ProjectorService } from './services/projector.service';
 import { AgentReportsService } from './services/agent-reports.service';
+import { FindingsService } from './services/findings.service';
 import { ReportFactsService } from './services/report-facts.service';
 import { RetryWasteService } from './services/retry-waste.service';
 
@@ -36,6 +38,7 @@ export const services = [
   ReportFactsService,
   RetryWasteService,
   AgentReportsService,
+  FindingsService,
 ];
 
 /** Closes the database last, after the HTTP server has drained its in-flight requests. */
@@ -53,7 +56,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      controllers: [OtlpIngestController, ReportsController, HealthController],
+      controllers: [OtlpIngestController, ReportsController, FindingsController, HealthController],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         {

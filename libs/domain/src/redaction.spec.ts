@@ -160,17 +160,4 @@ describe('storedText', () => {
     expect(storedText('', 80)).toBeNull();
     expect(storedText(null, 80)).toBeNull();
   });
-
-  // 7–20 µs per 2 KiB text on one core of a loaded machine when measured; the bound leaves room for a loaded CI machine.
-  it('is fast enough for the ingest path (20k texts of 2 KiB in well under 2 s)', () => {
-    const text =
-      `${'Search failed for query "refund policy" in region eu-west-1. '.repeat(30)}jane@example.com`.slice(
-        0,
-        2048,
-      );
-    const start = performance.now();
-    for (let i = 0; i < 20_000; i++) storedText(text, 2048);
-    const ms = performance.now() - start;
-    expect(ms).toBeLessThan(2000);
-  });
 });

@@ -101,6 +101,7 @@ export interface ToolCallTable {
   customer_explanation: Generated<boolean>;
   evidence: string | null;
   sample_text: string | null;
+  findings: ColumnType<unknown, string | undefined, string>;
 }
 
 export interface EscalationTable {

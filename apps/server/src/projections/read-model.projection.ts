@@ -1,5 +1,6 @@
 import {
   classifyToolCall,
+  detectCallFindings,
   type AgentRunData,
   type ErrataEvent,
   type EscalationData,
@@ -77,6 +78,7 @@ function toolCallRow(projectId: number, call: ToolCallData): ToolCallRow {
     customerExplanation: classification.customerExplanation,
     evidence: classification.evidence,
     sampleText: call.result.text ?? call.result.structured ?? call.statusMessage,
+    findings: detectCallFindings(call, classification),
   };
 }
 

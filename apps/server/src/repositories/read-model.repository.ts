@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { CallFinding } from '@errata/domain';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../database/schema';
 import { timestampFromMicros } from '../database/timestamps';
@@ -31,6 +32,7 @@ export interface ToolCallRow {
   readonly customerExplanation: boolean;
   readonly evidence: string | null;
   readonly sampleText: string | null;
+  readonly findings: readonly CallFinding[];
 }
 
 export interface EscalationRow {
@@ -109,17 +111,18 @@ export class ReadModelRepository {
         r.customerExplanation,
         r.evidence,
         r.sampleText,
+        r.findings,
       ]),
     );
     await sql`
       INSERT INTO tool_call (project_id, trace_id, span_id, start_time, parent_span_id, start_ns, end_ns, server_name,
                              server_version, tool, outcome, category, category_source, declared_category, retryable,
                              empty_as_error, failure_as_empty, args_hash, retry_of, retry_attempt, retry_after_ms,
-                             tokens, rules_version, customer_explanation, evidence, sample_text)
+                             tokens, rules_version, customer_explanation, evidence, sample_text, findings)
       SELECT (r->>0)::int, decode(r->>1, 'hex'), decode(r->>2, 'hex'), ${timestampFromMicros(sql`(r->>3)::bigint`)},
              decode(r->>4, 'hex'), (r->>5)::bigint, (r->>6)::bigint, r->>7, r->>8, r->>9, r->>10, r->>11, r->>12,
              r->>13, r->>14, (r->>15)::boolean, (r->>16)::boolean, r->>17, decode(r->>18, 'hex'), (r->>19)::int,
-             (r->>20)::int, (r->>21)::int, (r->>22)::int, (r->>23)::boolean, r->>24, r->>25
+             (r->>20)::int, (r->>21)::int, (r->>22)::int, (r->>23)::boolean, r->>24, r->>25, r->26
         FROM jsonb_array_elements(${batch}::jsonb) AS r
       ON CONFLICT ON CONSTRAINT tool_call_pkey DO UPDATE SET
         parent_span_id = excluded.parent_span_id, start_ns = excluded.start_ns, end_ns = excluded.end_ns,
@@ -130,7 +133,9 @@ export class ReadModelRepository {
         args_hash = excluded.args_hash, retry_of = excluded.retry_of, retry_attempt = excluded.retry_attempt,
         retry_after_ms = excluded.retry_after_ms, tokens = excluded.tokens,
         rules_version = excluded.rules_version, customer_explanation = excluded.customer_explanation,
-        evidence = excluded.evidence, sample_text = excluded.sample_text`.execute(db);
+        evidence = excluded.evidence, sample_text = excluded.sample_text, findings = excluded.findings`.execute(
+      db,
+    );
   }
 
   async upsertAgentRuns(db: Kysely<DB>, rows: readonly AgentRunRow[]): Promise<void> {

@@ -48,6 +48,8 @@ export class ToolCallQueryRepository {
         'customer_explanation as customerExplanation',
         'evidence',
         'sample_text as sampleText',
+        'server_version as serverVersion',
+        'findings',
       ])
       .orderBy('start_ns')
       .orderBy('span_id')
@@ -81,6 +83,7 @@ export class ToolCallQueryRepository {
         sql<string>`encode(trace_id, 'hex')`.as('traceId'),
         sql<string>`encode(span_id, 'hex')`.as('spanId'),
         sql<string | null>`encode(parent_span_id, 'hex')`.as('parentSpanId'),
+        sql<string>`(floor(extract(epoch from start_time) * 1000000)::bigint * 1000)::text`.as('startNs'),
         'status',
         'completed',
         'total',

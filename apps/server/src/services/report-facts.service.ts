@@ -3,12 +3,13 @@ import {
   resolveRuns,
   traceRunId,
   type AgentRole,
+  type CallFinding,
   type EscalationFact,
-  type MisclassificationCall,
+  type FindingCall,
+  type FindingReportFact,
   type Outcome,
   type RetryCategory,
   type RunRef,
-  type SubagentReportFact,
   type SubagentStatus,
 } from '@errata/domain';
 import type { ReportFilter } from '../http/report-query';
@@ -17,11 +18,11 @@ import { ToolCallQueryRepository } from '../repositories/tool-call-query.reposit
 /** What the pure reports of @errata/domain read, for one project, window and filter. */
 export interface ReportFacts {
   /** Tool calls in the window matching server / tool / agent. */
-  readonly calls: readonly MisclassificationCall[];
+  readonly calls: readonly FindingCall[];
   /** Escalations in the window (of runs of the agent, when filtered). */
   readonly escalations: readonly EscalationFact[];
   /** Subagent reports in the window (of runs of the agent, when filtered). */
-  readonly reports: readonly SubagentReportFact[];
+  readonly reports: readonly FindingReportFact[];
   readonly subagentRuns: ReadonlySet<string>;
   /** Tool-call span id → the agent runs started under that call. */
   readonly delegatedRuns: ReadonlyMap<string, readonly string[]>;
@@ -66,7 +67,7 @@ export class ReportFactsService {
     const runIdOf = (row: { spanId: string; traceId: string }) =>
       runs.get(row.spanId)?.runId ?? traceRunId(row.traceId);
 
-    const calls = callRows.flatMap((call): MisclassificationCall[] => {
+    const calls = callRows.flatMap((call): FindingCall[] => {
       if (!matchesAgent(runs.get(call.spanId), query.agent)) return [];
       return [
         {
@@ -88,6 +89,8 @@ export class ReportFactsService {
           emptyAsError: call.emptyAsError,
           evidence: call.evidence,
           sampleText: call.sampleText,
+          serverVersion: call.serverVersion,
+          findings: call.findings as CallFinding[],
         },
       ];
     });
@@ -103,7 +106,7 @@ export class ReportFactsService {
           ]
         : [],
     );
-    const reports = reportRows.flatMap((row): SubagentReportFact[] =>
+    const reports = reportRows.flatMap((row): FindingReportFact[] =>
       matchesAgent(runs.get(row.spanId), query.agent)
         ? [
             {
@@ -116,6 +119,9 @@ export class ReportFactsService {
               attempted: (row.attempted as string[] | null) ?? null,
               alternatives: (row.alternatives as string[] | null) ?? null,
               partialResults: row.partialResults,
+              agentName: runs.get(row.spanId)?.agentName ?? null,
+              traceId: row.traceId,
+              startNs: BigInt(row.startNs),
             },
           ]
         : [],
