@@ -13,6 +13,8 @@ import {
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEED_EXAMPLES } from '../libs/domain/src/seed-examples.spec-helper';
+import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
+import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { ProjectorService } from '../apps/server/src/services/projector.service';
 import { connectSeedServer } from './support/seed-mcp-server';
 import { startTestServer, type Store, type TestServer } from './support/server';
@@ -221,6 +223,33 @@ describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) 
       expect(await status('/nope')).toBe(400);
       expect(await status('?rule=bad-rule')).toBe(400);
       expect(await status('?limit=0')).toBe(400);
+    });
+  });
+
+  describe('project isolation', () => {
+    it("a read key of another project sees nothing of this one on any endpoint, and this project's finding ids answer 404", async () => {
+      const other = await server.app.get(ProjectRepository).ensureProject('other-team');
+      const { key } = await server.app.get(ApiKeyService).create(other.id, 'read', 'cli');
+      const read = async (path: string) => {
+        const response = await fetch(`${server.url}/api/v1/${path}`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      };
+      expect((await read('reports/retry-waste')).body['totals']).toMatchObject({ calls: 0, retries: 0 });
+      expect((await read('reports/escalations')).body['totals']).toMatchObject({
+        failures: 0,
+        escalations: 0,
+      });
+      expect((await read('reports/misclassified-results')).body).toMatchObject({
+        totals: { calls: 0 },
+        groups: [],
+      });
+      expect((await read('reports/subagent-coverage')).body).toMatchObject({ reports: 0, silentPartials: 0 });
+      expect((await read('findings')).body).toMatchObject({ total: 0, findings: [] });
+      const ours = (await get('../findings')).body['findings'] as { id: string }[];
+      expect(ours.length).toBeGreaterThan(0);
+      for (const { id } of ours) expect((await read(`findings/${id}`)).status).toBe(404);
     });
   });
 
