@@ -212,6 +212,30 @@ describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) 
       ]);
     });
 
+    it('GET /api/v1/servers grades the fixture server from its calls that violate a rule', async () => {
+      const { status, body } = await get('../servers');
+      expect(status).toBe(200);
+      const [only] = body['servers'] as Record<string, unknown>[];
+      expect(only).toMatchObject({
+        server: 'seed-fixtures',
+        versions: ['1.4.0'],
+        calls: 8,
+        failures: 7,
+        violatingCalls: 4,
+        grade: 'F',
+      });
+      const tools = Object.fromEntries(
+        (only!['tools'] as { tool: string; grade: string }[]).map((t) => [t.tool, t.grade]),
+      );
+      expect(tools).toEqual({
+        lookup_order: 'A',
+        process_refund: 'A',
+        read_file: 'F',
+        search_web: 'A',
+        searchSupportTickets: 'F',
+      });
+    });
+
     it('404 for an unknown id, 400 for a malformed one or a bad rule / limit', async () => {
       const status = async (path: string) =>
         (
@@ -247,6 +271,7 @@ describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) 
       });
       expect((await read('reports/subagent-coverage')).body).toMatchObject({ reports: 0, silentPartials: 0 });
       expect((await read('findings')).body).toMatchObject({ total: 0, findings: [] });
+      expect((await read('servers')).body).toMatchObject({ servers: [] });
       const ours = (await get('../findings')).body['findings'] as { id: string }[];
       expect(ours.length).toBeGreaterThan(0);
       for (const { id } of ours) expect((await read(`findings/${id}`)).status).toBe(404);

@@ -18,3 +18,4 @@ export * from './subagent-coverage-report';
 export * from './misclassified-report';
 export * from './call-findings';
 export * from './findings-report';
+export * from './server-scorecard';

@@ -8,13 +8,18 @@ import { FindingsService, type FindingsPage } from '../services/findings.service
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
 
-@Controller('api/v1/findings')
+@Controller('api/v1')
 @UseGuards(ApiKeyGuard)
 @RequireScope('read')
 export class FindingsController {
   constructor(private readonly findings: FindingsService) {}
 
-  @Get()
+  @Get('servers')
+  servers(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
+    return this.findings.servers(principal.projectId, parseReportFilter(query));
+  }
+
+  @Get('findings')
   list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     const { rule, limit, offset, ...filters } = query;
     return this.findings.list(
@@ -24,7 +29,7 @@ export class FindingsController {
     );
   }
 
-  @Get(':id')
+  @Get('findings/:id')
   get(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,

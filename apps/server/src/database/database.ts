@@ -1,11 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { Logger } from '@nestjs/common';
 import { Kysely, PostgresDialect } from 'kysely';
 import { Pool } from 'pg';
 import { describeDatabaseUrl, type AppConfig } from '../config/app-config';
 import { PGliteDialect } from './pglite-dialect';
 import type { DB } from './schema';
+
+const logger = new Logger('Database');
 
 export const DATABASE = Symbol('Database');
 
@@ -29,6 +32,9 @@ export function openDatabase(config: Pick<AppConfig, 'databaseUrl' | 'dataDir' |
       // A forgotten open transaction would hold back pg_snapshot_xmin and stall every projection.
       options: '-c idle_in_transaction_session_timeout=60000',
     });
+    // An idle pooled connection that PostgreSQL terminates (a restart, an admin command, a network cut) is
+    // dropped by the pool, which then emits 'error': unhandled, that would end the whole process.
+    pool.on('error', (error) => logger.warn(`an idle database connection was closed: ${error.message}`));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,

@@ -1,5 +1,5 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { findingsReport, type Finding, type FindingRule } from '@errata/domain';
+import { findingsReport, serverScorecard, type Finding, type FindingRule } from '@errata/domain';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { ReportFilter } from '../http/report-query';
 import { ReportFactsService } from './report-facts.service';
@@ -10,7 +10,7 @@ export interface FindingsPage {
   readonly offset: number;
 }
 
-/** DOMAIN.md §7/§8 `GET /findings` and `GET /findings/{id}`: detection and evidence, derived from the read models. */
+/** DOMAIN.md §7/§8 `GET /findings`, `GET /findings/{id}` and `GET /servers`, derived from the read models. */
 @Injectable()
 export class FindingsService {
   constructor(
@@ -37,6 +37,12 @@ export class FindingsService {
     const finding = (await this.all(projectId, filter)).findings.find((candidate) => candidate.id === id);
     if (finding === undefined) throw new NotFoundException(`no finding ${id}`);
     return finding;
+  }
+
+  /** DOMAIN.md §8 `GET /servers`: a scorecard per server and tool, graded from the calls' findings. */
+  async servers(projectId: number, filter: ReportFilter) {
+    const { calls } = await this.facts.load(projectId, filter);
+    return serverScorecard(calls);
   }
 
   private async all(projectId: number, filter: ReportFilter) {

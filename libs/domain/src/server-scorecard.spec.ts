@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import type { CallFinding } from './call-findings';
+import type { Outcome } from './events';
+import { fact } from './fixtures.spec-helper';
+import type { FindingCall } from './findings-report';
+import { gradeOf, serverScorecard } from './server-scorecard';
+
+const call = (
+  key: string,
+  server: string | null,
+  tool: string,
+  outcome: Outcome,
+  findings: CallFinding[] = [],
+): FindingCall => ({
+  ...fact(key, 0, 10, outcome, outcome === 'ok' ? null : 'unknown', { server, tool }),
+  failureAsEmpty: false,
+  customerExplanation: false,
+  emptyAsError: false,
+  evidence: null,
+  sampleText: null,
+  serverVersion: '2.0.0',
+  findings,
+});
+
+describe('gradeOf', () => {
+  it.each([
+    [0, 100, 'A'],
+    [1, 200, 'B'],
+    [1, 100, 'C'],
+    [4, 100, 'C'],
+    [5, 100, 'D'],
+    [19, 100, 'D'],
+    [20, 100, 'F'],
+    [0, 0, 'A'],
+  ] as const)('%i violating of %i calls → %s', (violating, calls, grade) => {
+    expect(gradeOf(violating, calls)).toBe(grade);
+  });
+});
+
+describe('serverScorecard', () => {
+  it('scores every tool and server from the calls that violate a rule', () => {
+    const untyped: CallFinding[] = [{ rule: 'untyped-error', evidence: 'source:none' }];
+    const leaky: CallFinding[] = [...untyped, { rule: 'leaky-error', evidence: 'leak.path' }];
+    const card = serverScorecard([
+      call('a', 'orders', 'lookup', 'ok'),
+      call('b', 'orders', 'lookup', 'tool_error', untyped),
+      call('c', 'orders', 'search', 'ok'),
+      call('d', 'orders', 'search', 'tool_error', leaky),
+      call('e', 'files', 'read', 'ok'),
+    ]);
+    expect(card.servers.map((s) => [s.server, s.calls, s.failures, s.violatingCalls, s.grade])).toEqual([
+      ['files', 1, 0, 0, 'A'],
+      ['orders', 4, 2, 2, 'F'],
+    ]);
+    expect(card.servers[1]!.tools).toEqual([
+      { tool: 'lookup', calls: 2, failures: 1, violatingCalls: 1, rules: { 'untyped-error': 1 }, grade: 'F' },
+      {
+        tool: 'search',
+        calls: 2,
+        failures: 1,
+        violatingCalls: 1,
+        rules: { 'untyped-error': 1, 'leaky-error': 1 },
+        grade: 'F',
+      },
+    ]);
+    expect(card.servers[1]!.versions).toEqual(['2.0.0']);
+  });
+});
