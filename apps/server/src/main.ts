@@ -5,6 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { loadConfig, type AppConfig } from './config/app-config';
 import { DATABASE, type Database } from './database/database';
+import { mountOpenApi } from './http/openapi';
 
 /** Starts Errata; resolves once it listens. SIGTERM/SIGINT drain in-flight requests, then close the pool. */
 export async function startServer(
@@ -18,6 +19,7 @@ export async function startServer(
   });
   app.disable('x-powered-by');
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  mountOpenApi(app);
   await app.listen(config.port, config.host);
   const database = app.get<Database>(DATABASE);
   const address = app.getHttpServer().address();

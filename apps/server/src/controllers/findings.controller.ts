@@ -1,6 +1,8 @@
 import { BadRequestException, Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { FINDING_RULES, type FindingRule } from '@errata/domain';
+import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
+import { ApiReadKey, ApiReportFilters } from '../http/openapi';
 import { parseReportFilter } from '../http/report-query';
 import type { Principal } from '../services/api-key.service';
 import { FindingsService, type FindingsPage } from '../services/findings.service';
@@ -8,6 +10,8 @@ import { FindingsService, type FindingsPage } from '../services/findings.service
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
 
+@ApiTags('findings')
+@ApiReadKey()
 @Controller('api/v1')
 @UseGuards(ApiKeyGuard)
 @RequireScope('read')
@@ -15,11 +19,22 @@ export class FindingsController {
   constructor(private readonly findings: FindingsService) {}
 
   @Get('servers')
+  @ApiOperation({ summary: 'A graded scorecard per MCP server and tool' })
+  @ApiReportFilters()
   servers(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.findings.servers(principal.projectId, parseReportFilter(query));
   }
 
   @Get('findings')
+  @ApiOperation({ summary: 'Error-contract findings per server, tool and rule (DOMAIN.md §7)' })
+  @ApiReportFilters()
+  @ApiQuery({ name: 'rule', required: false, enum: FINDING_RULES })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+  })
+  @ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } })
   list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     const { rule, limit, offset, ...filters } = query;
     return this.findings.list(
@@ -30,6 +45,9 @@ export class FindingsController {
   }
 
   @Get('findings/:id')
+  @ApiOperation({ summary: 'One finding with its evidence and redacted samples' })
+  @ApiParam({ name: 'id', description: 'A finding id (20 hex digits)' })
+  @ApiReportFilters()
   get(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,

@@ -1,10 +1,14 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
+import { ApiReadKey, ApiReportFilters } from '../http/openapi';
 import { parseReportQuery, parseReportFilter } from '../http/report-query';
 import type { Principal } from '../services/api-key.service';
 import { AgentReportsService } from '../services/agent-reports.service';
 import { RETRY_WASTE_GROUPINGS, RetryWasteService } from '../services/retry-waste.service';
 
+@ApiTags('reports')
+@ApiReadKey()
 @Controller('api/v1/reports')
 @UseGuards(ApiKeyGuard)
 @RequireScope('read')
@@ -15,6 +19,9 @@ export class ReportsController {
   ) {}
 
   @Get('retry-waste')
+  @ApiOperation({ summary: 'Retry waste by category, server or tool (DOMAIN.md §2)' })
+  @ApiReportFilters()
+  @ApiQuery({ name: 'groupBy', required: false, enum: RETRY_WASTE_GROUPINGS })
   retryWasteReport(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.retryWaste.report(
       principal.projectId,
@@ -23,11 +30,15 @@ export class ReportsController {
   }
 
   @Get('escalations')
+  @ApiOperation({ summary: 'Escalation rates, attribution and avoidable escalations (DOMAIN.md §4)' })
+  @ApiReportFilters()
   escalationsReport(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.agentReports.escalations(principal.projectId, parseReportFilter(query));
   }
 
   @Get('misclassified-results')
+  @ApiOperation({ summary: 'Empty-as-error and failure-as-empty results per server and tool (DOMAIN.md §3)' })
+  @ApiReportFilters()
   misclassifiedResultsReport(
     @CurrentPrincipal() principal: Principal,
     @Query() query: Record<string, unknown>,
@@ -36,6 +47,8 @@ export class ReportsController {
   }
 
   @Get('subagent-coverage')
+  @ApiOperation({ summary: 'Subagent coverage, propagation completeness, local absorption (DOMAIN.md §4)' })
+  @ApiReportFilters()
   subagentCoverageReport(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.agentReports.subagentCoverage(principal.projectId, parseReportFilter(query));
   }

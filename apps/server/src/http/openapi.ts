@@ -1,0 +1,44 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { applyDecorators } from '@nestjs/common';
+import { ApiBearerAuth, ApiQuery, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+
+/** The report filters of DOMAIN.md §8, as OpenAPI query parameters. */
+export function ApiReportFilters(): MethodDecorator {
+  const optional = (name: string, description: string, format?: string) =>
+    ApiQuery({
+      name,
+      required: false,
+      description,
+      schema: { type: 'string', ...(format ? { format } : {}) },
+    });
+  return applyDecorators(
+    optional('from', 'Start of the window (ISO-8601, inclusive), on each record’s start time.', 'date-time'),
+    optional('to', 'End of the window (ISO-8601, exclusive).', 'date-time'),
+    optional('server', 'MCP server name (serverInfo.name); selects tool calls.'),
+    optional('tool', 'Tool name; selects tool calls.'),
+    optional('agent', 'Agent run name or id (gen_ai.agent.name / gen_ai.agent.id).'),
+  );
+}
+
+/** Read endpoints: a project read (or admin) key as a bearer token. */
+export const ApiReadKey = (): ClassDecorator & MethodDecorator => ApiBearerAuth('read-key');
+
+/** `/docs` (Swagger UI) and `/docs-json` (the OpenAPI document) for the REST API. */
+export function mountOpenApi(app: NestExpressApplication): void {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Errata REST API')
+      .setDescription(
+        'Reports over MCP tool-call telemetry (retry waste, misclassified results, escalations, subagent coverage), ' +
+          'error-contract findings and server scorecards. Every figure is derived under the versioned rules (`rulesVersion`).',
+      )
+      .setVersion('v1')
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', description: 'A project read or admin key.' },
+        'read-key',
+      )
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+}
