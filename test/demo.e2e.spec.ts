@@ -216,4 +216,47 @@ describe('npm run demo', () => {
       unrecoveredChains: 6 * EPISODES,
     });
   });
+
+  async function report(path: string): Promise<Record<string, unknown>> {
+    const response = await fetch(`${server.url}/api/v1/${path}`, {
+      headers: { authorization: `Bearer ${server.readKey}` },
+    });
+    expect(response.status).toBe(200);
+    return (await response.json()) as Record<string, unknown>;
+  }
+
+  it('escalations: every hand-off the policies made, by target (naive: 12 human + 3 coordinator; contract-aware: 2 human + 5 user, per episode)', async () => {
+    const escalations = await report('reports/escalations');
+    expect(escalations['totals']).toMatchObject({ escalations: 22 * EPISODES });
+    expect(escalations['byTarget']).toEqual({
+      human: 14 * EPISODES,
+      user: 5 * EPISODES,
+      coordinator: 3 * EPISODES,
+    });
+    const naive = await report('reports/escalations?agent=naive');
+    expect(naive['byTarget']).toEqual({ human: 12 * EPISODES, user: 0, coordinator: 3 * EPISODES });
+  });
+
+  it('subagent coverage: per policy and episode, kb complete, web partial with all four elements, news a silent partial', async () => {
+    const coverage = await report('reports/subagent-coverage');
+    expect(coverage).toMatchObject({
+      reports: 6 * EPISODES,
+      complete: 4 * EPISODES,
+      partial: 2 * EPISODES,
+      failed: 0,
+      propagationCompleteness: 1,
+      silentPartials: 2 * EPISODES,
+    });
+  });
+
+  it('misclassified results: every NO_TICKETS_FOUND error of search_tickets is empty-as-error', async () => {
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM event
+       WHERE type = 'ToolCallObserved' AND tool_name = 'search_tickets' AND outcome = 'tool_error'
+         AND data->'result'->>'text' LIKE '%NO_TICKETS_FOUND%'`.execute(server.db);
+    expect(rows[0]!.n).toBeGreaterThan(0);
+    const misclassified = await report('reports/misclassified-results');
+    const groups = misclassified['groups'] as { tool: string; emptyAsError: number }[];
+    expect(groups.find((group) => group.tool === 'search_tickets')?.emptyAsError).toBe(rows[0]!.n);
+  });
 });
