@@ -2,24 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { classifyToolCall } from './classify';
 import { escalationReport, type EscalationCall, type EscalationFact } from './escalation-report';
 import type { Outcome } from './events';
-import { errataToolSpan, fact, MS, T0, toolCallOf } from './fixtures.spec-helper';
+import { errataToolSpan, MS, reportCall, T0, toolCallOf } from './fixtures.spec-helper';
 import type { RetryCategory } from './retries';
 
-/** A call in run-1 (unless `runId` says otherwise); `explained` / `hidden` set the classification's flags. */
-function call(
+/** A call in run-1 (unless `runId` says otherwise). */
+const call = (
   key: string,
   startMs: number,
   outcome: Outcome,
   category: RetryCategory | null,
   extra: Partial<EscalationCall> = {},
-): EscalationCall {
-  return {
-    ...fact(key, startMs, 100, outcome, category),
-    failureAsEmpty: false,
-    customerExplanation: false,
-    ...extra,
-  };
-}
+): EscalationCall => reportCall(key, startMs, outcome, category, extra);
 
 const escalate = (
   key: string,

@@ -1,30 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { CallFinding } from './call-findings';
 import type { Outcome } from './events';
-import { fact, MS, T0 } from './fixtures.spec-helper';
+import { MS, reportCall, T0 } from './fixtures.spec-helper';
 import { findingId, findingsReport, type FindingCall, type FindingReportFact } from './findings-report';
 import type { RetryCategory } from './retries';
 
-function call(
+const call = (
   key: string,
   startMs: number,
   outcome: Outcome,
   category: RetryCategory | null,
   findings: CallFinding[],
   extra: Partial<FindingCall> = {},
-): FindingCall {
-  return {
-    ...fact(key, startMs, 100, outcome, category),
-    failureAsEmpty: false,
-    customerExplanation: false,
-    emptyAsError: false,
-    evidence: null,
-    sampleText: `text of ${key}`,
-    serverVersion: '1.0.0',
-    findings,
-    ...extra,
-  };
-}
+): FindingCall =>
+  reportCall(key, startMs, outcome, category, { sampleText: `text of ${key}`, findings, ...extra });
 
 const untyped: CallFinding[] = [{ rule: 'untyped-error', evidence: 'source:none' }];
 

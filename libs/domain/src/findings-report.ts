@@ -13,6 +13,7 @@ import { subagentHiddenFailures } from './misclassified-report';
 import { RULES_VERSION, FINDING_RULES, type FindingRule } from './rules';
 import { PROPAGATION_ELEMENTS, type SubagentReportFact } from './subagent-coverage-report';
 import { nsToMs } from './retry-waste-report';
+import { compareText, isoFromNs } from './report-order';
 
 /** A call as the findings report reads it. */
 export interface FindingCall extends MisclassificationCall {
@@ -77,10 +78,6 @@ export const findingId = (server: string | null, tool: string, rule: FindingRule
     .update(JSON.stringify([server, tool, rule]))
     .digest('hex')
     .slice(0, 20);
-
-const isoFromNs = (ns: bigint): string => new Date(Number(ns / 1_000_000n)).toISOString();
-const compareText = (a: string | null, b: string | null): number =>
-  a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1;
 
 interface Offence {
   readonly startNs: bigint;

@@ -1,6 +1,7 @@
 /** Builders for the specs: spans as the Errata SDK and other instrumentations send them. Not built. */
 import type { Outcome, ToolCallData } from './events';
 import type { CallFact, RetryCategory } from './retries';
+import type { FindingCall } from './findings-report';
 import { normalizeSpan } from './normalize-span';
 import { SpanKind, StatusCode, type AttributeValue, type Attributes, type SpanRecord } from './span';
 
@@ -152,6 +153,27 @@ export function fact(
     retryOf: null,
     retryAfterMs: null,
     tokens: null,
+    ...extra,
+  };
+}
+
+/** A call as the reports read it (escalation, misclassification and findings facts), all flags off by default. */
+export function reportCall(
+  key: string,
+  startMs: number,
+  outcome: Outcome,
+  category: RetryCategory | null,
+  extra: Partial<FindingCall> = {},
+): FindingCall {
+  return {
+    ...fact(key, startMs, 100, outcome, category),
+    failureAsEmpty: false,
+    customerExplanation: false,
+    emptyAsError: false,
+    evidence: null,
+    sampleText: null,
+    serverVersion: '1.0.0',
+    findings: [],
     ...extra,
   };
 }

@@ -1,27 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { EscalationFact } from './escalation-report';
 import type { Outcome } from './events';
-import { fact, MS, T0 } from './fixtures.spec-helper';
+import { MS, reportCall, T0 } from './fixtures.spec-helper';
 import { misclassifiedReport, type MisclassificationCall } from './misclassified-report';
 import type { RetryCategory } from './retries';
 
-function call(
+const call = (
   key: string,
   startMs: number,
   outcome: Outcome,
   category: RetryCategory | null,
   extra: Partial<MisclassificationCall> = {},
-): MisclassificationCall {
-  return {
-    ...fact(key, startMs, 100, outcome, category),
-    failureAsEmpty: false,
-    customerExplanation: false,
-    emptyAsError: false,
-    evidence: null,
-    sampleText: null,
-    ...extra,
-  };
-}
+): MisclassificationCall => reportCall(key, startMs, outcome, category, extra);
 
 const searchTickets = { tool: 'search_tickets' };
 const emptyAsError = (key: string, startMs: number, extra: Partial<MisclassificationCall> = {}) =>

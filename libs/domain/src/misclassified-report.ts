@@ -11,6 +11,7 @@ import { escalationReport, type EscalationCall, type EscalationFact } from './es
 import { FAILED_OUTCOMES } from './events';
 import { analyzeRetries, compareCalls, type CallFact, type RetryChain } from './retries';
 import { RULES_VERSION } from './rules';
+import { compareText, isoFromNs } from './report-order';
 
 export type MisclassificationDirection = 'emptyAsError' | 'failureAsEmpty';
 
@@ -61,12 +62,6 @@ export interface MisclassifiedOptions {
   /** Call span id → the runs of the subagents that call started. */
   readonly delegatedRuns?: ReadonlyMap<string, readonly string[]>;
 }
-
-/** Code-unit order, null first: the same in every locale. */
-const compareText = (a: string | null, b: string | null): number =>
-  a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1;
-
-const isoFromNs = (ns: bigint): string => new Date(Number(ns / 1_000_000n)).toISOString();
 
 export function misclassifiedReport(
   calls: readonly MisclassificationCall[],

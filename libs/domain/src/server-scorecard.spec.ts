@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CallFinding } from './call-findings';
 import type { Outcome } from './events';
-import { fact } from './fixtures.spec-helper';
-import type { FindingCall } from './findings-report';
+import { reportCall } from './fixtures.spec-helper';
 import { gradeOf, serverScorecard } from './server-scorecard';
 
 const call = (
@@ -11,16 +10,13 @@ const call = (
   tool: string,
   outcome: Outcome,
   findings: CallFinding[] = [],
-): FindingCall => ({
-  ...fact(key, 0, 10, outcome, outcome === 'ok' ? null : 'unknown', { server, tool }),
-  failureAsEmpty: false,
-  customerExplanation: false,
-  emptyAsError: false,
-  evidence: null,
-  sampleText: null,
-  serverVersion: '2.0.0',
-  findings,
-});
+) =>
+  reportCall(key, 0, outcome, outcome === 'ok' ? null : 'unknown', {
+    server,
+    tool,
+    serverVersion: '2.0.0',
+    findings,
+  });
 
 describe('gradeOf', () => {
   it.each([

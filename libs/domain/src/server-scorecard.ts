@@ -9,6 +9,7 @@
 import { FAILED_OUTCOMES } from './events';
 import type { FindingCall } from './findings-report';
 import { RULES_VERSION, FINDING_RULES, type FindingRule } from './rules';
+import { compareText } from './report-order';
 
 export type Grade = 'A' | 'B' | 'C' | 'D' | 'F';
 
@@ -43,9 +44,6 @@ export function gradeOf(violatingCalls: number, calls: number): Grade {
   const share = violatingCalls / calls;
   return share < 0.01 ? 'B' : share < 0.05 ? 'C' : share < 0.2 ? 'D' : 'F';
 }
-
-const compareText = (a: string | null, b: string | null): number =>
-  a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1;
 
 export function serverScorecard(calls: readonly FindingCall[]): ServerScorecard {
   const servers = new Map<
