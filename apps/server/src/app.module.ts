@@ -11,7 +11,7 @@ import { CheckpointRepository } from './repositories/checkpoint.repository';
 import { EventRepository } from './repositories/event.repository';
 import { ProjectRepository } from './repositories/project.repository';
 import { ReadModelRepository } from './repositories/read-model.repository';
-import { ToolCallQueryRepository } from './repositories/tool-call-query.repository';
+import { ReportQueryRepository } from './repositories/report-query.repository';
 import { ApiKeyService } from './services/api-key.service';
 import { HealthService } from './services/health.service';
 import { IngestService } from './services/ingest.service';
@@ -27,7 +27,7 @@ export const repositories = [
   EventRepository,
   ProjectRepository,
   ReadModelRepository,
-  ToolCallQueryRepository,
+  ReportQueryRepository,
 ];
 export const services = [
   ApiKeyService,

@@ -13,7 +13,7 @@ import {
   type SubagentStatus,
 } from '@errata/domain';
 import type { ReportFilter } from '../http/report-query';
-import { ToolCallQueryRepository } from '../repositories/tool-call-query.repository';
+import { ReportQueryRepository } from '../repositories/report-query.repository';
 
 /** What the pure reports of @errata/domain read, for one project, window and filter. */
 export interface ReportFacts {
@@ -37,7 +37,7 @@ const matchesAgent = (run: RunRef | undefined, agent: string | null): boolean =>
  */
 @Injectable()
 export class ReportFactsService {
-  constructor(private readonly readModels: ToolCallQueryRepository) {}
+  constructor(private readonly readModels: ReportQueryRepository) {}
 
   async load(projectId: number, query: ReportFilter): Promise<ReportFacts> {
     const window = { projectId, from: query.from, to: query.to };

@@ -19,7 +19,7 @@ export interface ToolCallFilter {
 
 /** Reads of the report read models (tool calls, escalations, subagent reports, runs). */
 @Injectable()
-export class ToolCallQueryRepository {
+export class ReportQueryRepository {
   private readonly db: Kysely<DB>;
 
   constructor(@Inject(DATABASE) database: Database) {
