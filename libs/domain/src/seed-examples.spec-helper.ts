@@ -342,9 +342,10 @@ export const SEED_EXAMPLES: readonly SeedExample[] = [
     name: 'subagent partial report returned as a success',
     seed: '003',
     tool: 'delegate_web_research',
-    result: {
-      content: [
-        text({
+    // The seed's result has no isError at all.
+    result: (({ isError: _absent, ...result }) => result)(
+      mirrored(
+        {
           status: 'partial',
           errorCategory: 'transient',
           isRetryable: true,
@@ -359,21 +360,10 @@ export const SEED_EXAMPLES: readonly SeedExample[] = [
             sources: ['src_101', 'src_102', 'src_105'],
           },
           alternatives: ['proceed with the 6 completed queries and flag reduced coverage'],
-        }),
-      ],
-      structuredContent: {
-        status: 'partial',
-        errorCategory: 'transient',
-        isRetryable: true,
-        message: 'Search provider rate-limited queries 3 and 7 after 3 local retries.',
-        attempted: [
-          '3 retries with exponential backoff (1s, 2s, 4s)',
-          'fallback to cached results — none available',
-        ],
-        partialResults: { completedQueries: 6, totalQueries: 8, sources: ['src_101', 'src_102', 'src_105'] },
-        alternatives: ['proceed with the 6 completed queries and flag reduced coverage'],
-      },
-    },
+        },
+        false,
+      ),
+    ),
     declared: { category: 'transient', retryable: true },
     outcome: 'ok',
     category: null,

@@ -16,7 +16,7 @@ export class AgentReportsService {
   ) {}
 
   async escalations(projectId: number, query: ReportFilter) {
-    const { calls, escalations } = await this.facts.load(projectId, query);
+    const { calls, escalations } = await this.facts.load(projectId, query, { escalations: true });
     const { attributions: _attributions, ...report } = escalationReport(calls, escalations, {
       windowMs: this.config.retryWindowMs,
     });
@@ -24,12 +24,16 @@ export class AgentReportsService {
   }
 
   async misclassified(projectId: number, query: ReportFilter) {
-    const { calls, escalations, delegatedRuns } = await this.facts.load(projectId, query);
+    const { calls, escalations, delegatedRuns } = await this.facts.load(projectId, query, {
+      escalations: true,
+    });
     return misclassifiedReport(calls, escalations, { windowMs: this.config.retryWindowMs, delegatedRuns });
   }
 
   async subagentCoverage(projectId: number, query: ReportFilter) {
-    const { calls, reports, subagentRuns } = await this.facts.load(projectId, query);
+    const { calls, reports, subagentRuns } = await this.facts.load(projectId, query, {
+      subagentReports: true,
+    });
     return subagentCoverageReport(reports, calls, subagentRuns, { windowMs: this.config.retryWindowMs });
   }
 }

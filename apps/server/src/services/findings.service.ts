@@ -46,7 +46,10 @@ export class FindingsService {
   }
 
   private async all(projectId: number, filter: ReportFilter) {
-    const { calls, reports, escalations, delegatedRuns } = await this.facts.load(projectId, filter);
+    const { calls, reports, escalations, delegatedRuns } = await this.facts.load(projectId, filter, {
+      escalations: true,
+      subagentReports: true,
+    });
     return findingsReport(calls, reports, escalations, {
       windowMs: this.config.retryWindowMs,
       delegatedRuns,

@@ -28,6 +28,12 @@ export interface ReportFacts {
   readonly delegatedRuns: ReadonlyMap<string, readonly string[]>;
 }
 
+/** The record kinds a report reads besides tool calls; what it does not read is not loaded. */
+export interface ReportNeeds {
+  readonly escalations?: boolean;
+  readonly subagentReports?: boolean;
+}
+
 const matchesAgent = (run: RunRef | undefined, agent: string | null): boolean =>
   agent === null || run?.agentName === agent || run?.agentId === agent;
 
@@ -39,12 +45,12 @@ const matchesAgent = (run: RunRef | undefined, agent: string | null): boolean =>
 export class ReportFactsService {
   constructor(private readonly readModels: ReportQueryRepository) {}
 
-  async load(projectId: number, query: ReportFilter): Promise<ReportFacts> {
+  async load(projectId: number, query: ReportFilter, needs: ReportNeeds = {}): Promise<ReportFacts> {
     const window = { projectId, from: query.from, to: query.to };
     const [callRows, escalationRows, reportRows] = await Promise.all([
       this.readModels.listToolCalls({ ...window, server: query.server, tool: query.tool }),
-      this.readModels.listEscalations(window),
-      this.readModels.listSubagentReports(window),
+      needs.escalations === true ? this.readModels.listEscalations(window) : [],
+      needs.subagentReports === true ? this.readModels.listSubagentReports(window) : [],
     ]);
     const traceIds = [
       ...new Set([...callRows, ...escalationRows, ...reportRows].map((row) => row.traceId)),
