@@ -142,14 +142,21 @@ describe('projects and keys', () => {
 
   it('npm run projections:rebuild replays the log into the read models with progress output', async () => {
     const events = await countRows(database, 'event');
+    const edges = await countRows(database, 'span_edge');
     expect(events).toBeGreaterThan(0);
     const rebuilt = await cli(database, 'projections', 'rebuild');
     expect(rebuilt.code).toBe(0);
-    expect(rebuilt.stderr).toMatch(/rebuilding read models \[#+\] 100% \d+\/\d+/);
-    expect(rebuilt.stdout).toMatch(new RegExp(`rebuilt read models from ${events} events`));
+    expect(rebuilt.stderr).toMatch(/rebuilding read models and rollups \[#+\] 100% \d+\/\d+/);
+    expect(rebuilt.stdout).toMatch(
+      new RegExp(`rebuilt read models and rollups from ${events + edges} events and span edges`),
+    );
     expect(await countRows(database, 'tool_call')).toBe(
       await countRows(database, 'event', "type = 'ToolCallObserved'"),
     );
+    expect(await countRows(database, 'contribution', "kind = 'call' AND part = 'call'")).toBe(
+      await countRows(database, 'tool_call'),
+    );
+    expect(await countRows(database, 'call_rollup', 'bucket_hours = 24')).toBeGreaterThan(0);
   });
 
   it('the CLI explains bad input and exits non-zero', async () => {

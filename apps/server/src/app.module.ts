@@ -11,7 +11,9 @@ import { CheckpointRepository } from './repositories/checkpoint.repository';
 import { EventRepository } from './repositories/event.repository';
 import { ProjectRepository } from './repositories/project.repository';
 import { ReadModelRepository } from './repositories/read-model.repository';
-import { ReportQueryRepository } from './repositories/report-query.repository';
+import { RollupQueryRepository } from './repositories/rollup-query.repository';
+import { RollupRepository } from './repositories/rollup.repository';
+import { TraceItemsRepository } from './repositories/trace-items.repository';
 import { ApiKeyService } from './services/api-key.service';
 import { HealthService } from './services/health.service';
 import { IngestService } from './services/ingest.service';
@@ -19,7 +21,6 @@ import { KeyBootstrapService } from './services/key-bootstrap.service';
 import { ProjectorService } from './services/projector.service';
 import { AgentReportsService } from './services/agent-reports.service';
 import { FindingsService } from './services/findings.service';
-import { ReportFactsService } from './services/report-facts.service';
 import { RetryWasteService } from './services/retry-waste.service';
 
 export const repositories = [
@@ -27,7 +28,9 @@ export const repositories = [
   EventRepository,
   ProjectRepository,
   ReadModelRepository,
-  ReportQueryRepository,
+  RollupRepository,
+  RollupQueryRepository,
+  TraceItemsRepository,
 ];
 export const services = [
   ApiKeyService,
@@ -35,7 +38,6 @@ export const services = [
   IngestService,
   KeyBootstrapService,
   ProjectorService,
-  ReportFactsService,
   RetryWasteService,
   AgentReportsService,
   FindingsService,

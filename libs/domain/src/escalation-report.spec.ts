@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyToolCall } from './classify';
 import { escalationReport, type EscalationCall, type EscalationFact } from './escalation-report';
 import type { Outcome } from './events';
-import { errataToolSpan, MS, reportCall, T0, toolCallOf } from './fixtures.spec-helper';
+import { errataToolSpan, MS, reportCall, T0, toolCallOf, TRACE } from './fixtures.spec-helper';
 import type { RetryCategory } from './retries';
 
 /** A call in run-1 (unless `runId` says otherwise). */
@@ -21,6 +21,7 @@ const escalate = (
   runId = 'run-1',
 ): EscalationFact => ({
   key,
+  traceId: TRACE,
   runId,
   target,
   startNs: T0 + BigInt(atMs) * MS,

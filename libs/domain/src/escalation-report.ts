@@ -17,7 +17,15 @@ import {
   type CallFact,
   type RetryChain,
 } from './retries';
+import {
+  contributionsOf,
+  sumContributions,
+  sumRows,
+  traceFactsOfCalls,
+  type CallSums,
+} from './report-contributions';
 import { RULES_VERSION, type FailureCategory } from './rules';
+import { deriveTraceFacts } from './trace-derivation';
 
 /** A call as the escalation report reads it: its retry facts plus what the classification said. */
 export interface EscalationCall extends CallFact {
@@ -30,6 +38,7 @@ export interface EscalationCall extends CallFact {
 export interface EscalationFact {
   /** The escalation span's id. */
   readonly key: string;
+  readonly traceId: string;
   readonly runId: string;
   readonly target: 'human' | 'user' | 'coordinator';
   readonly startNs: bigint;
@@ -110,6 +119,60 @@ export function escalationReport(
   escalations: readonly EscalationFact[],
   options: { readonly windowMs?: number } = {},
 ): EscalationReport {
+  const facts = traceFactsOfCalls(calls, { escalations });
+  const derivation = deriveTraceFacts(facts, options);
+  const sums = sumContributions(contributionsOf(facts, derivation, () => ({ name: null, id: null })));
+  return {
+    ...escalationsFromSums(sums.calls),
+    attributions: derivation.escalations.map(({ key, call, category, avoidable }) => ({
+      escalation: key,
+      call,
+      category,
+      avoidable,
+    })),
+  };
+}
+
+/** The report from summed contributions: failures by category, escalations by attributed category. */
+export function escalationsFromSums(rows: readonly CallSums[]): Omit<EscalationReport, 'attributions'> {
+  const totals = sumRows(rows);
+  const byCategory = ESCALATION_CATEGORIES.map((category) => {
+    const inCategory = sumRows(rows.filter((row) => row.category === category));
+    const failures = Number(inCategory.failures);
+    const escalated = Number(inCategory.escalations);
+    return { category, failures, escalations: escalated, avoidable: Number(inCategory.avoidable), rate: rate(escalated, failures) };
+  });
+  const failures = Number(totals.failures);
+  const escalated = Number(totals.escalations);
+  const attributed = Number(totals.attributed);
+  return {
+    rulesVersion: RULES_VERSION,
+    totals: {
+      failures,
+      escalations: escalated,
+      attributed,
+      unattributed: escalated - attributed,
+      avoidable: Number(totals.avoidable),
+      rate: rate(escalated, failures),
+    },
+    byCategory,
+    byTarget: {
+      human: Number(totals.to_human),
+      user: Number(totals.to_user),
+      coordinator: Number(totals.to_coordinator),
+    },
+  };
+}
+
+/**
+ * Attributes every escalation to the failed or misclassified call of its run that ended last at or before it,
+ * within the retry window, and says whether it was avoidable.
+ */
+export function attributeEscalations(
+  calls: readonly EscalationCall[],
+  escalations: readonly EscalationFact[],
+  options: { readonly windowMs?: number } = {},
+): EscalationAttribution[] {
   const windowNs = BigInt(Math.max(0, Math.round(options.windowMs ?? DEFAULT_RETRY_WINDOW_MS))) * 1_000_000n;
   const ordered = [...calls].sort(compareCalls);
   const { retries, chains } = analyzeRetries(ordered, options);
@@ -128,11 +191,10 @@ export function escalationReport(
     candidates.set(call.runId, list);
   }
 
-  const attributions: EscalationAttribution[] = [];
   const sortedEscalations = [...escalations].sort((a, b) =>
     a.startNs !== b.startNs ? (a.startNs < b.startNs ? -1 : 1) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0,
   );
-  for (const escalation of sortedEscalations) {
+  return sortedEscalations.map((escalation) => {
     let best: EscalationCall | null = null;
     for (const call of candidates.get(escalation.runId) ?? []) {
       if (call.endNs > escalation.startNs || escalation.startNs - call.endNs > windowNs) continue;
@@ -144,44 +206,11 @@ export function escalationReport(
         best = call;
       }
     }
-    attributions.push({
+    return {
       escalation: escalation.key,
       call: best?.key ?? null,
       category: best === null ? null : categoryOf(best),
       avoidable: best === null ? null : avoidableReason(best, chainOf.get(best.key), corrected),
-    });
-  }
-
-  const rows = new Map(
-    ESCALATION_CATEGORIES.map((category) => [category, { failures: 0, escalations: 0, avoidable: 0 }]),
-  );
-  for (const call of ordered) if (isFailed(call)) rows.get(categoryOf(call))!.failures++;
-  for (const attribution of attributions) {
-    if (attribution.category === null) continue;
-    const row = rows.get(attribution.category)!;
-    row.escalations++;
-    if (attribution.avoidable !== null) row.avoidable++;
-  }
-  const byTarget = { human: 0, user: 0, coordinator: 0 };
-  for (const escalation of escalations) byTarget[escalation.target]++;
-
-  const failures = ordered.filter(isFailed).length;
-  const attributed = attributions.filter((a) => a.call !== null).length;
-  return {
-    rulesVersion: RULES_VERSION,
-    totals: {
-      failures,
-      escalations: escalations.length,
-      attributed,
-      unattributed: escalations.length - attributed,
-      avoidable: attributions.filter((a) => a.avoidable !== null).length,
-      rate: rate(escalations.length, failures),
-    },
-    byCategory: ESCALATION_CATEGORIES.map((category) => {
-      const row = rows.get(category)!;
-      return { category, ...row, rate: rate(row.escalations, row.failures) };
-    }),
-    byTarget,
-    attributions,
-  };
+    };
+  });
 }

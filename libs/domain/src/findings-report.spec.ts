@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CallFinding } from './call-findings';
 import type { Outcome } from './events';
-import { MS, reportCall, T0 } from './fixtures.spec-helper';
+import { MS, reportCall, T0, TRACE } from './fixtures.spec-helper';
 import { findingId, findingsReport, type FindingCall, type FindingReportFact } from './findings-report';
 import type { RetryCategory } from './retries';
 
@@ -28,7 +28,7 @@ describe('findingsReport', () => {
     const report = findingsReport(
       calls,
       [],
-      [{ key: 'e', runId: 'run-1', target: 'human', startNs: T0 + 600n * MS }],
+      [{ key: 'e', traceId: TRACE, runId: 'run-1', target: 'human', startNs: T0 + 600n * MS }],
     );
     expect(report.findings).toEqual([
       {

@@ -6,12 +6,23 @@
  */
 import * as crypto from 'node:crypto';
 import type { CallFinding } from './call-findings';
-import { escalationReport, type EscalationFact } from './escalation-report';
-import { analyzeRetries, compareCalls } from './retries';
+import type { EscalationFact } from './escalation-report';
 import type { MisclassificationCall } from './misclassified-report';
-import { subagentHiddenFailures } from './misclassified-report';
+import {
+  contributionsInMemory,
+  FINDING_MEASURES,
+  offenceKey,
+  offenceTimelines,
+  sumContributions,
+  totalOf,
+  traceFactsOfCalls,
+  UNNAMED_SUBAGENT,
+  type FindingSums,
+  type OffenceTimeline,
+  type SummedContributions,
+} from './report-contributions';
 import { RULES_VERSION, FINDING_RULES, type FindingRule } from './rules';
-import { PROPAGATION_ELEMENTS, type SubagentReportFact } from './subagent-coverage-report';
+import type { SubagentReportFact } from './subagent-coverage-report';
 import { nsToMs } from './retry-waste-report';
 import { compareText, isoFromNs } from './report-order';
 
@@ -79,146 +90,92 @@ export const findingId = (server: string | null, tool: string, rule: FindingRule
     .digest('hex')
     .slice(0, 20);
 
-interface Offence {
-  readonly startNs: bigint;
-  readonly key: string;
-  readonly evidence: string;
-  readonly sample: FindingSample;
-  readonly serverVersion: string | null;
-}
-
 export function findingsReport(
   calls: readonly FindingCall[],
   reports: readonly FindingReportFact[],
   escalations: readonly EscalationFact[],
   options: FindingsOptions = {},
 ): FindingsReport {
-  const ordered = [...calls].sort(compareCalls);
-  const { retries, chains } = analyzeRetries(ordered, options);
-  const hidden = subagentHiddenFailures(ordered, chains, options.delegatedRuns);
-  const escalationsOf = new Map<string, number>();
-  for (const { call } of escalationReport(ordered, escalations, options).attributions) {
-    if (call !== null) escalationsOf.set(call, (escalationsOf.get(call) ?? 0) + 1);
-  }
-  const retriesOf = new Map<string, { retries: number; wasted: number; wastedNs: bigint }>();
-  for (const link of retries) {
-    const entry = retriesOf.get(link.retryOf) ?? { retries: 0, wasted: 0, wastedNs: 0n };
-    entry.retries++;
-    if (link.wasted) {
-      entry.wasted++;
-      entry.wastedNs += link.durationNs;
-    }
-    retriesOf.set(link.retryOf, entry);
-  }
+  const facts = traceFactsOfCalls(calls, {
+    reports,
+    escalations,
+    delegatedRuns: options.delegatedRuns ?? new Map(),
+  });
+  const contributions = contributionsInMemory(facts, options);
+  return findingsFromSums(
+    sumContributions(contributions),
+    offenceTimelines(contributions.findings, options.samples ?? 3),
+  );
+}
 
-  const callsPerTool = new Map<string, number>();
-  const offences = new Map<
-    string,
-    { server: string | null; tool: string; rule: FindingRule; list: Offence[] }
-  >();
-  const add = (server: string | null, tool: string, rule: FindingRule, offence: Offence) => {
-    const key = JSON.stringify([server, tool, rule]);
-    const group = offences.get(key) ?? { server, tool, rule, list: [] };
-    group.list.push(offence);
-    offences.set(key, group);
-  };
-
-  for (const call of ordered) {
-    const toolKey = JSON.stringify([call.server, call.tool]);
-    callsPerTool.set(toolKey, (callsPerTool.get(toolKey) ?? 0) + 1);
-    const findings = [...call.findings];
-    if (hidden.has(call.key) && !findings.some((f) => f.rule === 'failure-as-empty')) {
-      findings.push({ rule: 'failure-as-empty', evidence: 'failure:subagent_unrecovered' });
-    }
-    for (const finding of findings) {
-      add(call.server, call.tool, finding.rule, {
-        startNs: call.startNs,
-        key: call.key,
-        evidence: finding.evidence,
-        serverVersion: call.serverVersion,
-        sample: {
-          traceId: call.traceId,
-          spanId: call.key,
-          runId: call.runId,
-          startTime: isoFromNs(call.startNs),
-          evidence: finding.evidence,
-          text: call.sampleText,
-        },
-      });
-    }
+/**
+ * The findings from summed contributions, with each finding's first and last offence and samples from
+ * `timelines`. Rates: over all calls of the tool, or for missing propagation context over the subagent's
+ * partial and failed reports.
+ */
+export function findingsFromSums(
+  sums: SummedContributions,
+  timelines: ReadonlyMap<string, OffenceTimeline>,
+): FindingsReport {
+  const callsPerTool = new Map<string, bigint>();
+  for (const row of sums.calls) {
+    const key = JSON.stringify([row.server, row.tool]);
+    callsPerTool.set(key, (callsPerTool.get(key) ?? 0n) + row.sums.calls);
+  }
+  const reportsPerAgent = new Map<string, bigint>();
+  for (const row of sums.reports) {
+    const agent = row.agentName ?? UNNAMED_SUBAGENT;
+    reportsPerAgent.set(agent, (reportsPerAgent.get(agent) ?? 0n) + row.sums.failure_reports);
+  }
+  const groups = new Map<string, FindingSums[]>();
+  for (const row of sums.findings) {
+    if (row.sums.offences === 0n) continue;
+    const key = offenceKey(row.server, row.tool, row.rule);
+    groups.set(key, [...(groups.get(key) ?? []), row]);
   }
 
-  const reportsPerAgent = new Map<string, number>();
-  for (const report of [...reports].sort((a, b) => compareText(a.key, b.key))) {
-    if (report.status === 'complete') continue;
-    const agent = report.agentName ?? '(unnamed subagent)';
-    reportsPerAgent.set(agent, (reportsPerAgent.get(agent) ?? 0) + 1);
-    const missing = PROPAGATION_ELEMENTS.filter((element) => {
-      if (element === 'category') return report.category === null || report.category.trim() === '';
-      if (element === 'partialResults') return report.partialResults === null || report.partialResults === '';
-      return (report[element]?.length ?? 0) === 0;
-    });
-    if (missing.length === 0) continue;
-    const evidence = `missing:${missing.join(',')}`;
-    add(null, agent, 'missing-propagation-context', {
-      startNs: report.startNs,
-      key: report.key,
-      evidence,
-      serverVersion: null,
-      sample: {
-        traceId: report.traceId,
-        spanId: report.key,
-        runId: report.runId,
-        startTime: isoFromNs(report.startNs),
-        evidence,
-        text: null,
-      },
-    });
-  }
-
-  const perSample = options.samples ?? 3;
   const findings: Finding[] = [];
-  for (const group of offences.values()) {
-    const list = [...group.list].sort((a, b) =>
-      a.startNs !== b.startNs ? (a.startNs < b.startNs ? -1 : 1) : compareText(a.key, b.key),
-    );
+  for (const [key, rows] of groups) {
+    const timeline = timelines.get(key);
+    if (timeline === undefined) continue;
+    const { server, tool, rule } = rows[0]!;
+    const total = totalOf(rows, FINDING_MEASURES);
+    const count = Number(total.offences);
     const evidence = new Map<string, number>();
-    let caused = { retries: 0, wasted: 0, wastedNs: 0n, escalations: 0 };
-    for (const offence of list) {
-      evidence.set(offence.evidence, (evidence.get(offence.evidence) ?? 0) + 1);
-      const r = retriesOf.get(offence.key);
-      caused = {
-        retries: caused.retries + (r?.retries ?? 0),
-        wasted: caused.wasted + (r?.wasted ?? 0),
-        wastedNs: caused.wastedNs + (r?.wastedNs ?? 0n),
-        escalations: caused.escalations + (escalationsOf.get(offence.key) ?? 0),
-      };
-    }
-    const denominator =
-      group.rule === 'missing-propagation-context'
-        ? (reportsPerAgent.get(group.tool) ?? list.length)
-        : (callsPerTool.get(JSON.stringify([group.server, group.tool])) ?? list.length);
-    const versions = [
-      ...new Set(list.map((o) => o.serverVersion).filter((v): v is string => v !== null)),
-    ].sort();
+    for (const row of rows) evidence.set(row.evidence, (evidence.get(row.evidence) ?? 0) + Number(row.sums.offences));
+    const denominator = Number(
+      rule === 'missing-propagation-context'
+        ? (reportsPerAgent.get(tool) ?? 0n)
+        : (callsPerTool.get(JSON.stringify([server, tool])) ?? 0n),
+    );
+    const versions = new Set(
+      rows.filter((row) => row.sums.offences > 0n && row.serverVersion !== null).map((row) => row.serverVersion!),
+    );
     findings.push({
-      id: findingId(group.server, group.tool, group.rule),
-      server: group.server,
-      tool: group.tool,
-      rule: group.rule,
-      count: list.length,
-      rate: list.length / denominator,
-      firstSeen: list[0]!.sample.startTime,
-      lastSeen: list[list.length - 1]!.sample.startTime,
-      serverVersions: versions,
+      id: findingId(server, tool, rule),
+      server,
+      tool,
+      rule,
+      count,
+      rate: count / (denominator > 0 ? denominator : count),
+      firstSeen: isoFromNs(timeline.earliest[0]!.startNs),
+      lastSeen: isoFromNs(timeline.latest.startNs),
+      serverVersions: [...versions].sort(),
       evidence: Object.fromEntries(
-        [...evidence.entries()].sort((a, b) => b[1] - a[1] || compareText(a[0], b[0])),
+        [...evidence.entries()].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || compareText(a[0], b[0])),
       ),
-      retriesCaused: caused.retries,
-      wastedRetries: caused.wasted,
-      wastedMs: nsToMs(caused.wastedNs),
-      escalationsCaused: caused.escalations,
-      samples: list.slice(0, perSample).map((o) => o.sample),
+      retriesCaused: Number(total.retries_caused),
+      wastedRetries: Number(total.wasted_retries),
+      wastedMs: nsToMs(total.wasted_ns),
+      escalationsCaused: Number(total.escalations_caused),
+      samples: timeline.earliest.map((offence) => ({
+        traceId: offence.traceId,
+        spanId: offence.key,
+        runId: offence.runId,
+        startTime: isoFromNs(offence.startNs),
+        evidence: offence.evidence,
+        text: offence.sampleText,
+      })),
     });
   }
   const ruleOrder = new Map(FINDING_RULES.map((rule, i) => [rule, i]));

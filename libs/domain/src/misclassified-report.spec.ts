@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EscalationFact } from './escalation-report';
 import type { Outcome } from './events';
-import { MS, reportCall, T0 } from './fixtures.spec-helper';
+import { MS, reportCall, T0, TRACE } from './fixtures.spec-helper';
 import { misclassifiedReport, type MisclassificationCall } from './misclassified-report';
 import type { RetryCategory } from './retries';
 
@@ -32,7 +32,13 @@ describe('misclassified results per server and tool', () => {
       call('ok', 2_000, 'ok', null, searchTickets),
       call('other-tool', 0, 'ok', null, { tool: 'lookup_order', runId: 'run-2' }),
     ];
-    const escalation: EscalationFact = { key: 'e', runId: 'run-1', target: 'human', startNs: T0 + 600n * MS };
+    const escalation: EscalationFact = {
+      key: 'e',
+      traceId: TRACE,
+      runId: 'run-1',
+      target: 'human',
+      startNs: T0 + 600n * MS,
+    };
     const report = misclassifiedReport(calls, [escalation], { samplesPerDirection: 2 });
     expect(report.totals).toEqual({ calls: 5, emptyAsError: 3, failureAsEmpty: 0 });
     expect(report.groups).toHaveLength(1);

@@ -7,10 +7,21 @@
  * (`delegatedRuns`: the runs whose agent span is a child of the call, e.g. a remote subagent behind an MCP tool)
  * holds a failed call that was never recovered.
  */
-import { escalationReport, type EscalationCall, type EscalationFact } from './escalation-report';
+import type { EscalationCall, EscalationFact } from './escalation-report';
 import { FAILED_OUTCOMES } from './events';
-import { analyzeRetries, compareCalls, type CallFact, type RetryChain } from './retries';
-import { RULES_VERSION } from './rules';
+import {
+  compareOffences,
+  contributionsInMemory,
+  offenceKey,
+  offenceTimelines,
+  sumContributions,
+  sumRows,
+  traceFactsOfCalls,
+  type CallSums,
+  type FindingContribution,
+} from './report-contributions';
+import type { CallFact, RetryChain } from './retries';
+import { RULES_VERSION, type FindingRule } from './rules';
 import { compareText, isoFromNs } from './report-order';
 
 export type MisclassificationDirection = 'emptyAsError' | 'failureAsEmpty';
@@ -68,84 +79,83 @@ export function misclassifiedReport(
   escalations: readonly EscalationFact[],
   options: MisclassifiedOptions = {},
 ): MisclassifiedReport {
-  const ordered = [...calls].sort(compareCalls);
-  const { retries, chains } = analyzeRetries(ordered, options);
-  const hiddenBySubagent = subagentHiddenFailures(ordered, chains, options.delegatedRuns);
-  const directionOf = (call: MisclassificationCall): MisclassificationDirection | null =>
-    call.emptyAsError
-      ? 'emptyAsError'
-      : call.failureAsEmpty || hiddenBySubagent.has(call.key)
-        ? 'failureAsEmpty'
-        : null;
-
-  const retriesOf = new Map<string, number>();
-  for (const link of retries) retriesOf.set(link.retryOf, (retriesOf.get(link.retryOf) ?? 0) + 1);
-  const escalationsOf = new Map<string, number>();
-  for (const { call } of escalationReport(ordered, escalations, options).attributions) {
-    if (call !== null) escalationsOf.set(call, (escalationsOf.get(call) ?? 0) + 1);
-  }
-
+  const facts = traceFactsOfCalls(calls, { escalations, delegatedRuns: options.delegatedRuns ?? new Map() });
+  const contributions = contributionsInMemory(facts, options);
   const perSample = options.samplesPerDirection ?? 3;
-  const groups = new Map<string, { server: string | null; tool: string; calls: MisclassificationCall[] }>();
-  for (const call of ordered) {
-    const key = JSON.stringify([call.server, call.tool]);
-    const group = groups.get(key) ?? { server: call.server, tool: call.tool, calls: [] };
-    group.calls.push(call);
-    groups.set(key, group);
-  }
+  const timelines = offenceTimelines(contributions.findings, perSample);
+  return misclassifiedFromSums(sumContributions(contributions).calls, (server, tool) =>
+    misclassificationSamples(
+      MISCLASSIFICATION_RULES.flatMap((rule) => timelines.get(offenceKey(server, tool, rule))?.earliest ?? []),
+    ),
+  );
+}
 
-  const rows: MisclassificationGroup[] = [];
-  let emptyAsErrorTotal = 0;
-  let failureAsEmptyTotal = 0;
-  for (const group of groups.values()) {
-    const counts = { emptyAsError: 0, failureAsEmpty: 0, retriesTriggered: 0, escalationsTriggered: 0 };
-    const samples: MisclassificationSample[] = [];
-    const sampled = { emptyAsError: 0, failureAsEmpty: 0 };
-    for (const call of group.calls) {
-      const direction = directionOf(call);
-      if (direction === null) continue;
-      counts[direction]++;
-      counts.retriesTriggered += retriesOf.get(call.key) ?? 0;
-      counts.escalationsTriggered += escalationsOf.get(call.key) ?? 0;
-      if (sampled[direction]++ < perSample) {
-        samples.push({
-          direction,
-          traceId: call.traceId,
-          spanId: call.key,
-          runId: call.runId,
-          startTime: isoFromNs(call.startNs),
-          evidence: call.failureAsEmpty || call.emptyAsError ? call.evidence : 'failure:subagent_unrecovered',
-          text: call.sampleText,
-        });
-      }
-    }
-    emptyAsErrorTotal += counts.emptyAsError;
-    failureAsEmptyTotal += counts.failureAsEmpty;
-    if (counts.emptyAsError + counts.failureAsEmpty === 0) continue;
-    const total = group.calls.length;
-    rows.push({
-      server: group.server,
-      tool: group.tool,
-      calls: total,
-      emptyAsError: counts.emptyAsError,
-      failureAsEmpty: counts.failureAsEmpty,
-      emptyAsErrorRate: counts.emptyAsError / total,
-      failureAsEmptyRate: counts.failureAsEmpty / total,
-      retriesTriggered: counts.retriesTriggered,
-      escalationsTriggered: counts.escalationsTriggered,
-      samples,
+/** The finding rules that are misclassifications: their offences are the report's samples. */
+export const MISCLASSIFICATION_RULES = ['empty-as-error', 'failure-as-empty'] as const satisfies FindingRule[];
+
+/** Samples from the earliest offences of both directions, in call order. */
+export function misclassificationSamples(
+  offences: readonly FindingContribution[],
+): MisclassificationSample[] {
+  return [...offences].sort(compareOffences).map((offence) => ({
+    direction: offence.rule === 'empty-as-error' ? 'emptyAsError' : 'failureAsEmpty',
+    traceId: offence.traceId,
+    spanId: offence.key,
+    runId: offence.runId,
+    startTime: isoFromNs(offence.startNs),
+    evidence: offence.evidence,
+    text: offence.sampleText,
+  }));
+}
+
+/** The report from summed contributions, with each group's samples from `samplesOf`. */
+export function misclassifiedFromSums(
+  rows: readonly CallSums[],
+  samplesOf: (server: string | null, tool: string) => readonly MisclassificationSample[],
+): MisclassifiedReport {
+  const byTool = new Map<string, { server: string | null; tool: string; rows: CallSums[] }>();
+  for (const row of rows) {
+    if (row.tool === null) continue;
+    const key = JSON.stringify([row.server, row.tool]);
+    const group = byTool.get(key) ?? { server: row.server, tool: row.tool, rows: [] };
+    group.rows.push(row);
+    byTool.set(key, group);
+  }
+  const groups: MisclassificationGroup[] = [];
+  for (const { server, tool, rows: list } of byTool.values()) {
+    const sums = sumRows(list);
+    const emptyAsError = Number(sums.empty_as_error);
+    const failureAsEmpty = Number(sums.failure_as_empty);
+    if (emptyAsError + failureAsEmpty === 0) continue;
+    const calls = Number(sums.calls);
+    groups.push({
+      server,
+      tool,
+      calls,
+      emptyAsError,
+      failureAsEmpty,
+      emptyAsErrorRate: emptyAsError / calls,
+      failureAsEmptyRate: failureAsEmpty / calls,
+      retriesTriggered: Number(sums.misclassified_retries),
+      escalationsTriggered: Number(sums.misclassified_escalations),
+      samples: samplesOf(server, tool),
     });
   }
-  rows.sort(
+  groups.sort(
     (a, b) =>
       b.emptyAsError + b.failureAsEmpty - (a.emptyAsError + a.failureAsEmpty) ||
       compareText(a.server, b.server) ||
       compareText(a.tool, b.tool),
   );
+  const totals = sumRows(rows);
   return {
     rulesVersion: RULES_VERSION,
-    totals: { calls: ordered.length, emptyAsError: emptyAsErrorTotal, failureAsEmpty: failureAsEmptyTotal },
-    groups: rows,
+    totals: {
+      calls: Number(totals.calls),
+      emptyAsError: Number(totals.empty_as_error),
+      failureAsEmpty: Number(totals.failure_as_empty),
+    },
+    groups,
   };
 }
 
@@ -160,16 +170,21 @@ export function subagentHiddenFailures(
 ): Set<string> {
   const hidden = new Set<string>();
   if (delegatedRuns === undefined || delegatedRuns.size === 0) return hidden;
+  const unrecovered = unrecoveredRuns(calls, chains);
+  for (const call of calls) {
+    if (call.outcome !== 'ok' && call.outcome !== 'ok_empty') continue;
+    if ((delegatedRuns.get(call.key) ?? []).some((runId) => unrecovered.has(runId))) hidden.add(call.key);
+  }
+  return hidden;
+}
+
+/** The runs holding a failed call whose retry chain never recovered (or that was never retried). */
+export function unrecoveredRuns(calls: readonly CallFact[], chains: readonly RetryChain[]): Set<string> {
   const recovered = new Map<string, boolean>();
   for (const chain of chains) for (const key of chain.calls) recovered.set(key, chain.recovered);
-  const unrecoveredRuns = new Set(
+  return new Set(
     calls
       .filter((call) => FAILED_OUTCOMES.includes(call.outcome) && recovered.get(call.key) !== true)
       .map((call) => call.runId),
   );
-  for (const call of calls) {
-    if (call.outcome !== 'ok' && call.outcome !== 'ok_empty') continue;
-    if ((delegatedRuns.get(call.key) ?? []).some((runId) => unrecoveredRuns.has(runId))) hidden.add(call.key);
-  }
-  return hidden;
 }

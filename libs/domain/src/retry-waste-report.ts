@@ -3,7 +3,14 @@
  * order: calls are ordered before analysis, sums are exact (bigint ns) before one rounding, and groups and
  * reasons come out in a fixed order.
  */
-import { analyzeRetries, RETRY_LABELS, type CallFact, type RetryLabel } from './retries';
+import {
+  contributionsInMemory,
+  sumContributions,
+  sumRows,
+  traceFactsOfCalls,
+  type CallSums,
+} from './report-contributions';
+import { RETRY_LABELS, type CallFact, type RetryLabel } from './retries';
 import { RULES_VERSION } from './rules';
 
 export type RetryWasteGroupBy = 'category' | 'server' | 'tool';
@@ -42,24 +49,6 @@ export interface RetryWasteOptions {
   readonly windowMs?: number;
 }
 
-interface Accumulator {
-  retries: number;
-  wastedRetries: number;
-  wastedNs: bigint;
-  wastedTokens: number;
-  unrecoveredChains: number;
-  reasons: Record<RetryLabel, number>;
-}
-
-const newAccumulator = (): Accumulator => ({
-  retries: 0,
-  wastedRetries: 0,
-  wastedNs: 0n,
-  wastedTokens: 0,
-  unrecoveredChains: 0,
-  reasons: Object.fromEntries(RETRY_LABELS.map((label) => [label, 0])) as Record<RetryLabel, number>,
-});
-
 /** Nanoseconds → whole milliseconds, half up. */
 export const nsToMs = (ns: bigint): number => Number((ns + 500_000n) / 1_000_000n);
 
@@ -70,69 +59,60 @@ export const nsToMs = (ns: bigint): number => Number((ns + 500_000n) / 1_000_000
  * Groups sort by wastedMs desc, then wastedRetries desc, retries desc, key asc.
  */
 export function retryWasteReport(calls: readonly CallFact[], options: RetryWasteOptions): RetryWasteReport {
-  const { retries, chains } = analyzeRetries(calls, { windowMs: options.windowMs });
-  const keyOf = (category: string, server: string | null, tool: string): string => {
-    switch (options.groupBy) {
+  const contributions = contributionsInMemory(traceFactsOfCalls(calls), options);
+  return retryWasteFromSums(sumContributions(contributions).calls, options.groupBy);
+}
+
+/** The report from summed contributions: retries and unrecovered chains under their group key. */
+export function retryWasteFromSums(rows: readonly CallSums[], groupBy: RetryWasteGroupBy): RetryWasteReport {
+  const keyOf = (row: CallSums): string => {
+    const server = row.server ?? UNKNOWN_SERVER;
+    switch (groupBy) {
       case 'category':
-        return category;
+        return row.category ?? 'unknown';
       case 'server':
-        return server ?? UNKNOWN_SERVER;
+        return server;
       case 'tool':
-        return `${server ?? UNKNOWN_SERVER}/${tool}`;
+        return `${server}/${row.tool}`;
     }
   };
-
-  const total = newAccumulator();
-  const groups = new Map<string, Accumulator>();
-  const groupFor = (key: string): Accumulator => {
-    let group = groups.get(key);
-    if (group === undefined) groups.set(key, (group = newAccumulator()));
-    return group;
-  };
-  for (const retry of retries) {
-    const group = groupFor(keyOf(retry.retriedCategory, retry.server, retry.tool));
-    for (const acc of [group, total]) {
-      acc.retries += 1;
-      acc.reasons[retry.label] += 1;
-      if (retry.wasted) {
-        acc.wastedRetries += 1;
-        acc.wastedNs += retry.durationNs;
-        acc.wastedTokens += retry.tokens ?? 0;
-      }
-    }
+  const totals = sumRows(rows);
+  const groups = new Map<string, CallSums[]>();
+  for (const row of rows) {
+    if (row.sums.retries === 0n && row.sums.unrecovered_chains === 0n) continue;
+    const key = keyOf(row);
+    groups.set(key, [...(groups.get(key) ?? []), row]);
   }
-  for (const chain of chains) {
-    if (chain.recovered) continue;
-    groupFor(keyOf(chain.category, chain.server, chain.tool)).unrecoveredChains += 1;
-    total.unrecoveredChains += 1;
-  }
-
-  const rows = [...groups].map(([key, acc]) => ({ key, acc, wastedMs: nsToMs(acc.wastedNs) }));
-  rows.sort(
+  const summed = [...groups].map(([key, list]) => ({ key, sums: sumRows(list) }));
+  const shaped = summed.map(({ key, sums }) => ({
+    key,
+    retries: Number(sums.retries),
+    wastedRetries: Number(sums.wasted_retries),
+    wastedMs: nsToMs(sums.wasted_ns),
+    wastedTokens: Number(sums.wasted_tokens),
+    unrecoveredChains: Number(sums.unrecovered_chains),
+    reasons: Object.fromEntries(RETRY_LABELS.map((label) => [label, Number(sums[label])])) as Record<
+      RetryLabel,
+      number
+    >,
+  }));
+  shaped.sort(
     (x, y) =>
       y.wastedMs - x.wastedMs ||
-      y.acc.wastedRetries - x.acc.wastedRetries ||
-      y.acc.retries - x.acc.retries ||
+      y.wastedRetries - x.wastedRetries ||
+      y.retries - x.retries ||
       (x.key < y.key ? -1 : x.key > y.key ? 1 : 0),
   );
   return {
     rulesVersion: RULES_VERSION,
     totals: {
-      calls: new Set(calls.map((call) => call.key)).size,
-      retries: total.retries,
-      wastedRetries: total.wastedRetries,
-      wastedMs: nsToMs(total.wastedNs),
-      wastedTokens: total.wastedTokens,
-      unrecoveredChains: total.unrecoveredChains,
+      calls: Number(totals.calls),
+      retries: Number(totals.retries),
+      wastedRetries: Number(totals.wasted_retries),
+      wastedMs: nsToMs(totals.wasted_ns),
+      wastedTokens: Number(totals.wasted_tokens),
+      unrecoveredChains: Number(totals.unrecovered_chains),
     },
-    groups: rows.map(({ key, acc, wastedMs }) => ({
-      key,
-      retries: acc.retries,
-      wastedRetries: acc.wastedRetries,
-      wastedMs,
-      wastedTokens: acc.wastedTokens,
-      unrecoveredChains: acc.unrecoveredChains,
-      reasons: acc.reasons,
-    })),
+    groups: shaped,
   };
 }

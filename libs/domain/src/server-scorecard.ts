@@ -6,8 +6,16 @@
  * least one rule — A none, B under 1 %, C under 5 %, D under 20 %, F from 20 %. A server's grade is computed over
  * all its calls the same way.
  */
-import { FAILED_OUTCOMES } from './events';
 import type { FindingCall } from './findings-report';
+import {
+  contributionsInMemory,
+  offenceKey,
+  sumContributions,
+  sumRows,
+  traceFactsOfCalls,
+  type CallSums,
+  type SummedContributions,
+} from './report-contributions';
 import { RULES_VERSION, FINDING_RULES, type FindingRule } from './rules';
 import { compareText } from './report-order';
 
@@ -46,48 +54,59 @@ export function gradeOf(violatingCalls: number, calls: number): Grade {
 }
 
 export function serverScorecard(calls: readonly FindingCall[]): ServerScorecard {
+  return scorecardFromSums(sumContributions(contributionsInMemory(traceFactsOfCalls(calls))));
+}
+
+/** The scorecard from summed contributions: calls, failures and violations per tool, rules per tool. */
+export function scorecardFromSums(sums: SummedContributions): ServerScorecard {
   const servers = new Map<
     string,
-    { server: string | null; versions: Set<string>; tools: Map<string, FindingCall[]> }
+    { server: string | null; versions: Set<string>; tools: Map<string, CallSums[]> }
   >();
-  for (const call of calls) {
-    const key = JSON.stringify(call.server);
-    const entry = servers.get(key) ?? { server: call.server, versions: new Set<string>(), tools: new Map() };
-    if (call.serverVersion !== null) entry.versions.add(call.serverVersion);
-    entry.tools.set(call.tool, [...(entry.tools.get(call.tool) ?? []), call]);
+  for (const row of sums.calls) {
+    if (row.tool === null || row.sums.calls === 0n) continue;
+    const key = JSON.stringify(row.server);
+    const entry = servers.get(key) ?? { server: row.server, versions: new Set<string>(), tools: new Map() };
+    if (row.serverVersion !== null) entry.versions.add(row.serverVersion);
+    entry.tools.set(row.tool, [...(entry.tools.get(row.tool) ?? []), row]);
     servers.set(key, entry);
+  }
+  const ruleCalls = new Map<string, bigint>();
+  for (const row of sums.findings) {
+    const key = offenceKey(row.server, row.tool, row.rule);
+    ruleCalls.set(key, (ruleCalls.get(key) ?? 0n) + row.sums.call_offences);
   }
   const scores = [...servers.values()].map((entry): ServerScore => {
     const tools = [...entry.tools.entries()]
       .sort(([a], [b]) => compareText(a, b))
-      .map(([tool, list]): ToolScore => {
-        const rules: Partial<Record<FindingRule, number>> = {};
-        let violating = 0;
-        for (const call of list) {
-          if (call.findings.length > 0) violating++;
-          for (const rule of new Set(call.findings.map((f) => f.rule))) rules[rule] = (rules[rule] ?? 0) + 1;
-        }
-        const ordered = Object.fromEntries(
-          FINDING_RULES.filter((r) => rules[r] !== undefined).map((r) => [r, rules[r]]),
+      .map(([tool, rows]): ToolScore => {
+        const total = sumRows(rows);
+        const rules = Object.fromEntries(
+          FINDING_RULES.flatMap((rule) => {
+            const count = Number(ruleCalls.get(offenceKey(entry.server, tool, rule)) ?? 0n);
+            return count > 0 ? [[rule, count]] : [];
+          }),
         );
+        const calls = Number(total.calls);
+        const violating = Number(total.violating_calls);
         return {
           tool,
-          calls: list.length,
-          failures: list.filter((call) => FAILED_OUTCOMES.includes(call.outcome)).length,
+          calls,
+          failures: Number(total.failures),
           violatingCalls: violating,
-          rules: ordered,
-          grade: gradeOf(violating, list.length),
+          rules,
+          grade: gradeOf(violating, calls),
         };
       });
-    const total = tools.reduce((sum, t) => sum + t.calls, 0);
+    const calls = tools.reduce((sum, t) => sum + t.calls, 0);
     const violating = tools.reduce((sum, t) => sum + t.violatingCalls, 0);
     return {
       server: entry.server,
       versions: [...entry.versions].sort(),
-      calls: total,
+      calls,
       failures: tools.reduce((sum, t) => sum + t.failures, 0),
       violatingCalls: violating,
-      grade: gradeOf(violating, total),
+      grade: gradeOf(violating, calls),
       tools,
     };
   });

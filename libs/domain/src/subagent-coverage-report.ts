@@ -9,8 +9,26 @@
  * explicit "nothing came back"); a failure is recovered when its retry chain ends ok / ok_empty; a silent partial
  * is a `complete` report in a run with an unrecovered failed call (result texts are not read for it).
  */
-import { FAILED_OUTCOMES, type SubagentStatus } from './events';
-import { analyzeRetries, compareCalls, type CallFact } from './retries';
+import type { SubagentStatus } from './events';
+import {
+  contributionsInMemory,
+  COVERAGE_MEASURE,
+  MISSING_MEASURE,
+  REPORT_MEASURES,
+  sumContributions,
+  sumRows,
+  totalOf,
+  traceFactsOfCalls,
+  type CallSums,
+  type ReportSums,
+} from './report-contributions';
+import type { CallFact } from './retries';
+import {
+  COVERAGE_BUCKETS,
+  PROPAGATION_ELEMENTS,
+  type CoverageBucket,
+  type PropagationElement,
+} from './subagent-report-elements';
 import { RULES_VERSION } from './rules';
 
 export interface SubagentReportFact {
@@ -25,20 +43,6 @@ export interface SubagentReportFact {
   readonly alternatives: readonly string[] | null;
   readonly partialResults: number | string | null;
 }
-
-export type PropagationElement = 'category' | 'attempted' | 'partialResults' | 'alternatives';
-
-/** The four elements of a failure report (DOMAIN.md §4), in report order. */
-export const PROPAGATION_ELEMENTS: readonly PropagationElement[] = [
-  'category',
-  'attempted',
-  'partialResults',
-  'alternatives',
-];
-
-/** Coverage buckets: [0, 25 %), [25, 50 %), [50, 75 %), [75, 100 %) and exactly 100 %. */
-export const COVERAGE_BUCKETS = ['0-25', '25-50', '50-75', '75-100', '100'] as const;
-export type CoverageBucket = (typeof COVERAGE_BUCKETS)[number];
 
 export interface SubagentCoverageReport {
   readonly rulesVersion: number;
@@ -62,20 +66,6 @@ export interface SubagentCoverageReport {
   readonly silentPartials: number;
 }
 
-const carries: Record<PropagationElement, (report: SubagentReportFact) => boolean> = {
-  category: (report) => report.category !== null && report.category.trim() !== '',
-  attempted: (report) => (report.attempted?.length ?? 0) > 0,
-  partialResults: (report) => report.partialResults !== null && report.partialResults !== '',
-  alternatives: (report) => (report.alternatives?.length ?? 0) > 0,
-};
-
-function coverageBucket(coverage: number): CoverageBucket {
-  if (coverage >= 1) return '100';
-  if (coverage >= 0.75) return '75-100';
-  if (coverage >= 0.5) return '50-75';
-  return coverage >= 0.25 ? '25-50' : '0-25';
-}
-
 const share = (part: number, whole: number): number | null => (whole === 0 ? null : part / whole);
 
 export function subagentCoverageReport(
@@ -84,67 +74,47 @@ export function subagentCoverageReport(
   subagentRuns: ReadonlySet<string>,
   options: { readonly windowMs?: number } = {},
 ): SubagentCoverageReport {
-  const ordered = [...reports].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const sortedCalls = [...calls].sort(compareCalls);
-  const recoveredChainOf = new Map<string, boolean>();
-  for (const chain of analyzeRetries(sortedCalls, options).chains) {
-    for (const key of chain.calls) recoveredChainOf.set(key, chain.recovered);
-  }
-  const isFailed = (call: CallFact) => FAILED_OUTCOMES.includes(call.outcome);
-  const recovered = (call: CallFact) => recoveredChainOf.get(call.key) === true;
+  const facts = traceFactsOfCalls(calls, {
+    subagentRuns,
+    reports: reports.map((report) => ({ agentName: null, traceId: '', startNs: 0n, ...report })),
+  });
+  const sums = sumContributions(contributionsInMemory(facts, options));
+  return subagentCoverageFromSums(sums.reports, sums.calls);
+}
 
-  const coverages: number[] = [];
-  const distribution = Object.fromEntries(COVERAGE_BUCKETS.map((bucket) => [bucket, 0])) as Record<
-    CoverageBucket,
-    number
-  >;
-  const missing = Object.fromEntries(PROPAGATION_ELEMENTS.map((element) => [element, 0])) as Record<
-    PropagationElement,
-    number
-  >;
-  let failureReports = 0;
-  let fullyPropagated = 0;
-  for (const report of ordered) {
-    if (report.completed !== null && report.total !== null && report.total > 0) {
-      const coverage = Math.min(1, Math.max(0, report.completed / report.total));
-      coverages.push(coverage);
-      distribution[coverageBucket(coverage)]++;
-    }
-    if (report.status === 'complete') continue;
-    failureReports++;
-    const absent = PROPAGATION_ELEMENTS.filter((element) => !carries[element](report));
-    for (const element of absent) missing[element]++;
-    if (absent.length === 0) fullyPropagated++;
-  }
-
-  const unrecoveredRuns = new Set(
-    sortedCalls.filter((call) => isFailed(call) && !recovered(call)).map((call) => call.runId),
-  );
-  const transient = sortedCalls.filter(
-    (call) => subagentRuns.has(call.runId) && isFailed(call) && call.category === 'transient',
-  );
-  const absorbed = transient.filter(recovered).length;
+/** The report from summed contributions of subagent reports, and of calls (for local absorption). */
+export function subagentCoverageFromSums(
+  reportRows: readonly ReportSums[],
+  callRows: readonly CallSums[],
+): SubagentCoverageReport {
+  const total = totalOf(reportRows, REPORT_MEASURES);
+  const calls = sumRows(callRows);
+  const missing = Object.fromEntries(
+    PROPAGATION_ELEMENTS.map((element) => [element, Number(total[MISSING_MEASURE[element]])]),
+  ) as Record<PropagationElement, number>;
   const mostMissing = PROPAGATION_ELEMENTS.reduce<PropagationElement | null>(
     (most, element) => (missing[element] > (most === null ? 0 : missing[most]) ? element : most),
     null,
   );
-
+  const coverageReports = Number(total.coverage_reports);
+  const transient = Number(calls.subagent_transient);
+  const absorbed = Number(calls.absorbed_transient);
   return {
     rulesVersion: RULES_VERSION,
-    reports: ordered.length,
-    complete: ordered.filter((report) => report.status === 'complete').length,
-    partial: ordered.filter((report) => report.status === 'partial').length,
-    failed: ordered.filter((report) => report.status === 'failed').length,
-    meanCoverage: coverages.length === 0 ? null : coverages.reduce((sum, c) => sum + c, 0) / coverages.length,
-    coverageDistribution: distribution,
-    propagationCompleteness: share(fullyPropagated, failureReports),
+    reports: Number(total.reports),
+    complete: Number(total.complete),
+    partial: Number(total.partial),
+    failed: Number(total.failed),
+    meanCoverage: coverageReports === 0 ? null : Number(total.coverage_nanos) / 1e9 / coverageReports,
+    coverageDistribution: Object.fromEntries(
+      COVERAGE_BUCKETS.map((bucket) => [bucket, Number(total[COVERAGE_MEASURE[bucket]])]),
+    ) as Record<CoverageBucket, number>,
+    propagationCompleteness: share(Number(total.fully_propagated), Number(total.failure_reports)),
     missingElements: missing,
     mostMissingElement: mostMissing,
-    transientFailuresInSubagents: transient.length,
+    transientFailuresInSubagents: transient,
     absorbedTransientFailures: absorbed,
-    localAbsorptionRate: share(absorbed, transient.length),
-    silentPartials: ordered.filter(
-      (report) => report.status === 'complete' && unrecoveredRuns.has(report.runId),
-    ).length,
+    localAbsorptionRate: share(absorbed, transient),
+    silentPartials: Number(total.silent_partials),
   };
 }

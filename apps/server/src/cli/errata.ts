@@ -8,6 +8,8 @@ import { CheckpointRepository } from '../repositories/checkpoint.repository';
 import { EventRepository } from '../repositories/event.repository';
 import { ProjectRepository } from '../repositories/project.repository';
 import { ReadModelRepository } from '../repositories/read-model.repository';
+import { RollupRepository } from '../repositories/rollup.repository';
+import { TraceItemsRepository } from '../repositories/trace-items.repository';
 import { ApiKeyService, hashKey, KEY_SCOPES } from '../services/api-key.service';
 import { ProjectorService } from '../services/projector.service';
 import { ProgressBar } from './progress-bar';
@@ -74,11 +76,14 @@ async function run(
         events,
         new CheckpointRepository(),
         new ReadModelRepository(),
+        new TraceItemsRepository(),
+        new RollupRepository(),
       );
-      const progress = new ProgressBar('rebuilding read models', await events.count());
+      const total = (await events.count()) + (await events.countEdges());
+      const progress = new ProgressBar('rebuilding read models and rollups', total);
       const applied = await projector.rebuild((done) => progress.update(done));
       progress.finish(applied);
-      out(`rebuilt read models from ${applied} events`);
+      out(`rebuilt read models and rollups from ${applied} events and span edges`);
       return;
     }
     case 'projects create': {

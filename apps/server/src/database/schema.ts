@@ -1,3 +1,4 @@
+import type { CallMeasure, FindingMeasure, ReportMeasure } from '@errata/domain';
 import type { ColumnType, Generated } from 'kysely';
 
 /**
@@ -54,6 +55,8 @@ export interface SpanEdgeTable {
   span_id: Bytea;
   start_time: Timestamp;
   parent_span_id: Bytea;
+  transaction_id: Xid8;
+  global_position: Generated<Int8>;
 }
 
 export interface IngestBatchTable {
@@ -143,6 +146,39 @@ export interface AgentRunTable {
   role: string | null;
 }
 
+export interface ContributionTable {
+  project_id: number;
+  trace_id: Bytea;
+  span_id: Bytea;
+  kind: 'call' | 'finding' | 'report';
+  part: string;
+  start_time: Timestamp;
+  start_ns: Int8;
+  server: string | null;
+  tool: string | null;
+  server_version: string | null;
+  category: string | null;
+  evidence: string | null;
+  agent_name: string | null;
+  agent_id: string | null;
+  run_id: string | null;
+  measures: Json;
+}
+
+interface RollupKey {
+  project_id: number;
+  bucket_hours: number;
+  bucket: Timestamp;
+}
+
+export type CallRollupTable = RollupKey &
+  Record<'server' | 'tool' | 'server_version' | 'agent_name' | 'agent_id' | 'category', string | null> &
+  Record<CallMeasure, Int8>;
+export type FindingRollupTable = RollupKey &
+  Record<'server' | 'tool' | 'rule' | 'evidence' | 'server_version' | 'agent_name' | 'agent_id', string | null> &
+  Record<FindingMeasure, Int8>;
+export type ReportRollupTable = RollupKey & Record<'agent_name' | 'agent_id', string | null> & Record<ReportMeasure, Int8>;
+
 export interface DB {
   project: ProjectTable;
   api_key: ApiKeyTable;
@@ -154,4 +190,8 @@ export interface DB {
   agent_run: AgentRunTable;
   escalation: EscalationTable;
   subagent_report: SubagentReportTable;
+  contribution: ContributionTable;
+  call_rollup: CallRollupTable;
+  finding_rollup: FindingRollupTable;
+  report_rollup: ReportRollupTable;
 }

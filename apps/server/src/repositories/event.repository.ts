@@ -227,6 +227,41 @@ export class EventRepository {
   }
 
   /** The last committed event in log order, or null for an empty log. */
+  /** Span edges after `after` in log order, below the snapshot horizon: which traces they touch. */
+  readEdgesAfter(db: Kysely<DB>, after: LogPosition, limit: number) {
+    return db
+      .selectFrom('span_edge')
+      .select([
+        sql<string>`transaction_id::text`.as('transactionId'),
+        sql<string>`global_position::text`.as('globalPosition'),
+        'project_id as projectId',
+        sql<string>`encode(trace_id, 'hex')`.as('traceId'),
+      ])
+      .where(
+        sql<boolean>`(transaction_id, global_position) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)`,
+      )
+      .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
+      .orderBy('transaction_id')
+      .orderBy('global_position')
+      .limit(limit)
+      .execute();
+  }
+
+  /** The last edge in log order, or null when there is none. */
+  async lastEdgePosition(): Promise<LogPosition | null> {
+    const row = await this.db
+      .selectFrom('span_edge')
+      .select([
+        sql<string>`transaction_id::text`.as('transactionId'),
+        sql<string>`global_position::text`.as('globalPosition'),
+      ])
+      .orderBy('transaction_id', 'desc')
+      .orderBy('global_position', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ?? null;
+  }
+
   async lastPosition(): Promise<LogPosition | null> {
     const row = await this.db
       .selectFrom('event')
@@ -239,6 +274,14 @@ export class EventRepository {
       .limit(1)
       .executeTakeFirst();
     return row ?? null;
+  }
+
+  async countEdges(): Promise<number> {
+    const row = await this.db
+      .selectFrom('span_edge')
+      .select(sql<number>`count(*)::int`.as('count'))
+      .executeTakeFirstOrThrow();
+    return row.count;
   }
 
   async count(): Promise<number> {

@@ -1,39 +1,57 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { escalationReport, misclassifiedReport, subagentCoverageReport } from '@errata/domain';
-import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { Injectable } from '@nestjs/common';
+import {
+  escalationsFromSums,
+  misclassificationSamples,
+  misclassifiedFromSums,
+  offenceKey,
+  subagentCoverageFromSums,
+} from '@errata/domain';
 import type { ReportFilter } from '../http/report-query';
-import { ReportFactsService } from './report-facts.service';
+import { RollupQueryRepository, type OffenceGroup } from '../repositories/rollup-query.repository';
+
+/** Samples per misclassified tool and direction. */
+const MISCLASSIFICATION_SAMPLES = 3;
 
 /**
  * DOMAIN.md §8 `GET /reports/escalations`, `/reports/misclassified-results` and `/reports/subagent-coverage`:
- * read-model rows in, the pure reports of @errata/domain out.
+ * the rollups summed over the window, shaped by @errata/domain.
  */
 @Injectable()
 export class AgentReportsService {
-  constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly facts: ReportFactsService,
-  ) {}
+  constructor(private readonly rollups: RollupQueryRepository) {}
 
   async escalations(projectId: number, query: ReportFilter) {
-    const { calls, escalations } = await this.facts.load(projectId, query, { escalations: true });
-    const { attributions: _attributions, ...report } = escalationReport(calls, escalations, {
-      windowMs: this.config.retryWindowMs,
-    });
-    return report;
+    return escalationsFromSums(await this.rollups.callSums({ projectId, ...query }));
   }
 
   async misclassified(projectId: number, query: ReportFilter) {
-    const { calls, escalations, delegatedRuns } = await this.facts.load(projectId, query, {
-      escalations: true,
-    });
-    return misclassifiedReport(calls, escalations, { windowMs: this.config.retryWindowMs, delegatedRuns });
+    const filter = { projectId, ...query };
+    const rows = await this.rollups.callSums(filter);
+    const groups = new Map<string, OffenceGroup>();
+    for (const row of rows) {
+      if (row.tool === null) continue;
+      if (row.sums.empty_as_error > 0n) {
+        const group = { server: row.server, tool: row.tool, rule: 'empty-as-error' } as const;
+        groups.set(offenceKey(group.server, group.tool, group.rule), group);
+      }
+      if (row.sums.failure_as_empty > 0n) {
+        const group = { server: row.server, tool: row.tool, rule: 'failure-as-empty' } as const;
+        groups.set(offenceKey(group.server, group.tool, group.rule), group);
+      }
+    }
+    const timelines = await this.rollups.offenceTimelines(filter, [...groups.values()], MISCLASSIFICATION_SAMPLES);
+    return misclassifiedFromSums(rows, (server, tool) =>
+      misclassificationSamples(
+        (['empty-as-error', 'failure-as-empty'] as const).flatMap(
+          (rule) => timelines.get(offenceKey(server, tool, rule))?.earliest ?? [],
+        ),
+      ),
+    );
   }
 
   async subagentCoverage(projectId: number, query: ReportFilter) {
-    const { calls, reports, subagentRuns } = await this.facts.load(projectId, query, {
-      subagentReports: true,
-    });
-    return subagentCoverageReport(reports, calls, subagentRuns, { windowMs: this.config.retryWindowMs });
+    const filter = { projectId, ...query };
+    const [reports, calls] = await Promise.all([this.rollups.reportSums(filter), this.rollups.callSums(filter)]);
+    return subagentCoverageFromSums(reports, calls);
   }
 }

@@ -1,8 +1,14 @@
-import { Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { findingsReport, serverScorecard, type Finding, type FindingRule } from '@errata/domain';
-import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { Injectable, NotFoundException } from '@nestjs/common';
+import {
+  findingId,
+  findingsFromSums,
+  scorecardFromSums,
+  type Finding,
+  type FindingRule,
+  type FindingSums,
+} from '@errata/domain';
 import type { ReportFilter } from '../http/report-query';
-import { ReportFactsService } from './report-facts.service';
+import { RollupQueryRepository, type OffenceGroup, type RollupFilter } from '../repositories/rollup-query.repository';
 
 export interface FindingsPage {
   readonly rule: FindingRule | null;
@@ -10,16 +16,17 @@ export interface FindingsPage {
   readonly offset: number;
 }
 
-/** DOMAIN.md §7/§8 `GET /findings`, `GET /findings/{id}` and `GET /servers`, derived from the read models. */
+/** Samples a finding shows. */
+const FINDING_SAMPLES = 3;
+
+/** DOMAIN.md §7/§8 `GET /findings`, `GET /findings/{id}` and `GET /servers`, from the rollups. */
 @Injectable()
 export class FindingsService {
-  constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly facts: ReportFactsService,
-  ) {}
+  constructor(private readonly rollups: RollupQueryRepository) {}
 
   async list(projectId: number, filter: ReportFilter, page: FindingsPage) {
-    const { rulesVersion, findings } = await this.all(projectId, filter);
+    // The list shows no samples: one earliest offence (first seen) is enough.
+    const { rulesVersion, findings } = await this.findings({ projectId, ...filter }, () => true, 1);
     const selected = page.rule === null ? findings : findings.filter((finding) => finding.rule === page.rule);
     return {
       rulesVersion,
@@ -34,25 +41,36 @@ export class FindingsService {
 
   /** One finding with its samples; 404 when the project has none with this id in the window. */
   async get(projectId: number, id: string, filter: ReportFilter): Promise<Finding> {
-    const finding = (await this.all(projectId, filter)).findings.find((candidate) => candidate.id === id);
+    const { findings } = await this.findings(
+      { projectId, ...filter },
+      (row) => findingId(row.server, row.tool, row.rule) === id,
+      FINDING_SAMPLES,
+    );
+    const finding = findings.find((candidate) => candidate.id === id);
     if (finding === undefined) throw new NotFoundException(`no finding ${id}`);
     return finding;
   }
 
   /** DOMAIN.md §8 `GET /servers`: a scorecard per server and tool, graded from the calls' findings. */
   async servers(projectId: number, filter: ReportFilter) {
-    const { calls } = await this.facts.load(projectId, filter);
-    return serverScorecard(calls);
+    const rollup = { projectId, ...filter };
+    const [calls, findings] = await Promise.all([this.rollups.callSums(rollup), this.rollups.findingSums(rollup)]);
+    return scorecardFromSums({ calls, findings, reports: [] });
   }
 
-  private async all(projectId: number, filter: ReportFilter) {
-    const { calls, reports, escalations, delegatedRuns } = await this.facts.load(projectId, filter, {
-      escalations: true,
-      subagentReports: true,
-    });
-    return findingsReport(calls, reports, escalations, {
-      windowMs: this.config.retryWindowMs,
-      delegatedRuns,
-    });
+  private async findings(filter: RollupFilter, wanted: (row: FindingSums) => boolean, samples: number) {
+    const [calls, allFindings, reports] = await Promise.all([
+      this.rollups.callSums(filter),
+      this.rollups.findingSums(filter),
+      this.rollups.reportSums(filter),
+    ]);
+    const findings = allFindings.filter(wanted);
+    const groups = new Map<string, OffenceGroup>();
+    for (const row of findings) {
+      if (row.sums.offences === 0n) continue;
+      groups.set(findingId(row.server, row.tool, row.rule), { server: row.server, tool: row.tool, rule: row.rule });
+    }
+    const timelines = await this.rollups.offenceTimelines(filter, [...groups.values()], samples);
+    return findingsFromSums({ calls, findings, reports }, timelines);
   }
 }

@@ -6,15 +6,26 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { RULES_VERSION } from '@errata/domain';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DATABASE, type Database } from '../database/database';
+import type { DB } from '../database/schema';
 import { projectEvents } from '../projections/read-model.projection';
+import { traceContributions } from '../projections/trace-contributions';
 import { CheckpointRepository } from '../repositories/checkpoint.repository';
-import { compareLogPositions, EventRepository, LOG_START } from '../repositories/event.repository';
+import {
+  compareLogPositions,
+  EventRepository,
+  LOG_START,
+  type LogPosition,
+} from '../repositories/event.repository';
 import { ReadModelRepository } from '../repositories/read-model.repository';
+import { RollupRepository, type TraceRef } from '../repositories/rollup.repository';
+import { TraceItemsRepository } from '../repositories/trace-items.repository';
 
 export const READ_MODELS_PROJECTION = 'read-models';
+/** The span edges' place in their own log order: they touch traces as events do. */
+export const SPAN_EDGES_PROJECTION = 'span-edges';
 /** Bumped with the rules: a checkpoint of another version means the read models are rebuilt from the log. */
 export const READ_MODELS_VERSION = RULES_VERSION;
 /** Advisory lock key: one active projector per database, however many Errata instances run. */
@@ -42,6 +53,8 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     private readonly events: EventRepository,
     private readonly checkpoints: CheckpointRepository,
     private readonly readModels: ReadModelRepository,
+    private readonly traceItems: TraceItemsRepository,
+    private readonly rollups: RollupRepository,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -61,43 +74,74 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     this.wakeUp?.();
   }
 
-  /** Projects one batch; returns how many events it applied (0 = caught up, or another instance holds the lock). */
+  /**
+   * Projects one batch of events and span edges: writes their read-model rows, then re-derives every trace they
+   * touch — its contributions taken out of the rollups, replaced and added back. Returns how many events and
+   * edges it applied (0 = caught up, or another instance holds the lock).
+   */
   async projectBatch(limit = BATCH_SIZE): Promise<number> {
     return this.database.db.transaction().execute(async (trx) => {
       const { rows } = await sql<{
         locked: boolean;
       }>`SELECT pg_try_advisory_xact_lock(${PROJECTOR_LOCK}) AS locked`.execute(trx);
       if (!rows[0]?.locked) return 0;
-      let checkpoint = await this.checkpoints.get(trx, READ_MODELS_PROJECTION);
-      if (!checkpoint) {
-        await this.checkpoints.ensure(trx, READ_MODELS_PROJECTION, READ_MODELS_VERSION);
-        checkpoint = { version: READ_MODELS_VERSION, position: LOG_START };
-      } else if (checkpoint.version !== READ_MODELS_VERSION) {
-        this.logger.log(
-          `rules version changed to ${READ_MODELS_VERSION}: rebuilding the read models from the log`,
-        );
-        await this.readModels.truncate(trx);
-        await this.checkpoints.reset(trx, READ_MODELS_PROJECTION, READ_MODELS_VERSION);
-        checkpoint = { version: READ_MODELS_VERSION, position: LOG_START };
-      }
-      const batch = await this.events.readAfter(trx, checkpoint.position, limit);
-      const last = batch.at(-1);
-      if (!last) return 0;
+      const eventsAt = await this.checkpointFor(trx, READ_MODELS_PROJECTION);
+      const edgesAt = await this.checkpointFor(trx, SPAN_EDGES_PROJECTION);
+      const [batch, edges] = await Promise.all([
+        this.events.readAfter(trx, eventsAt, limit),
+        this.events.readEdgesAfter(trx, edgesAt, limit),
+      ]);
+      if (batch.length === 0 && edges.length === 0) return 0;
+
+      const traces = touchedTraces(batch, edges);
+      await this.rollups.apply(trx, traces, -1);
       const changes = projectEvents(batch);
       await this.readModels.upsertToolCalls(trx, changes.toolCalls);
       await this.readModels.upsertAgentRuns(trx, changes.agentRuns);
       await this.readModels.upsertEscalations(trx, changes.escalations);
       await this.readModels.upsertSubagentReports(trx, changes.subagentReports);
-      const moved = await this.checkpoints.compareAndSet(
-        trx,
-        READ_MODELS_PROJECTION,
-        READ_MODELS_VERSION,
-        checkpoint.position,
-        last,
-      );
-      if (!moved) throw new Error('projection checkpoint moved under this projector; rolling back its batch');
-      return batch.length;
+      const items = await this.traceItems.load(trx, traces);
+      const contributions = traceContributions(items, { windowMs: this.config.retryWindowMs });
+      await this.rollups.replaceContributions(trx, traces, contributions);
+      await this.rollups.apply(trx, traces, 1);
+
+      for (const [name, from, read] of [
+        [READ_MODELS_PROJECTION, eventsAt, batch],
+        [SPAN_EDGES_PROJECTION, edgesAt, edges],
+      ] as const) {
+        const last = read.at(-1);
+        if (last === undefined) continue;
+        const moved = await this.checkpoints.compareAndSet(trx, name, READ_MODELS_VERSION, from, last);
+        if (!moved) throw new Error('projection checkpoint moved under this projector; rolling back its batch');
+      }
+      return batch.length + edges.length;
     });
+  }
+
+  /**
+   * Where a projection stands; created at the log's start the first time. A checkpoint of another rules version
+   * means every read model is rebuilt from the log, so both projections start over.
+   */
+  private async checkpointFor(trx: Kysely<DB>, name: string): Promise<LogPosition> {
+    const checkpoint = await this.checkpoints.get(trx, name);
+    if (checkpoint === null) {
+      await this.checkpoints.ensure(trx, name, READ_MODELS_VERSION);
+      return LOG_START;
+    }
+    if (checkpoint.version === READ_MODELS_VERSION) return checkpoint.position;
+    this.logger.log(`rules version changed to ${READ_MODELS_VERSION}: rebuilding the read models from the log`);
+    await this.startOver(trx);
+    return LOG_START;
+  }
+
+  /** Empties every read model and moves both projections back to the log's start. */
+  private async startOver(trx: Kysely<DB>): Promise<void> {
+    await this.readModels.truncate(trx);
+    await this.rollups.truncate(trx);
+    for (const name of [READ_MODELS_PROJECTION, SPAN_EDGES_PROJECTION]) {
+      await this.checkpoints.ensure(trx, name, READ_MODELS_VERSION);
+      await this.checkpoints.reset(trx, name, READ_MODELS_VERSION);
+    }
   }
 
   /** Projects until nothing is left below the snapshot horizon; returns how many events it applied. */
@@ -115,16 +159,21 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
    * whichever instance holds the projector lock do it. Returns how many events this call applied.
    */
   async settle(onProgress?: ProgressListener, timeoutMs = 60_000): Promise<number> {
-    const target = await this.events.lastPosition();
+    const targets = [
+      [READ_MODELS_PROJECTION, await this.events.lastPosition()],
+      [SPAN_EDGES_PROJECTION, await this.events.lastEdgePosition()],
+    ] as const;
     const deadline = Date.now() + timeoutMs;
     let applied = 0;
     for (;;) {
       applied += await this.catchUp((done) => onProgress?.(applied + done));
-      const checkpoint = await this.checkpoints.get(this.database.db, READ_MODELS_PROJECTION);
-      const reached =
-        target === null ||
-        (checkpoint?.version === READ_MODELS_VERSION &&
-          compareLogPositions(checkpoint.position, target) >= 0);
+      let reached = true;
+      for (const [name, target] of targets) {
+        if (target === null) continue;
+        const checkpoint = await this.checkpoints.get(this.database.db, name);
+        reached &&=
+          checkpoint?.version === READ_MODELS_VERSION && compareLogPositions(checkpoint.position, target) >= 0;
+      }
       if (reached) return applied;
       if (Date.now() > deadline)
         throw new Error(`read models did not catch up with the log within ${timeoutMs} ms`);
@@ -136,9 +185,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   async rebuild(onProgress?: ProgressListener): Promise<number> {
     await this.database.db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${PROJECTOR_LOCK})`.execute(trx);
-      await this.checkpoints.ensure(trx, READ_MODELS_PROJECTION, READ_MODELS_VERSION);
-      await this.readModels.truncate(trx);
-      await this.checkpoints.reset(trx, READ_MODELS_PROJECTION, READ_MODELS_VERSION);
+      await this.startOver(trx);
     });
     return this.settle(onProgress);
   }
@@ -171,4 +218,16 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     this.wakeUp = null;
     this.pendingWake = false;
   }
+}
+
+/** The traces a batch of events and edges touches, each once. */
+function touchedTraces(
+  events: readonly { projectId: number; data: unknown }[],
+  edges: readonly { projectId: number; traceId: string }[],
+): TraceRef[] {
+  const traces = new Map<string, TraceRef>();
+  const touch = (projectId: number, traceId: string) => traces.set(`${projectId}:${traceId}`, { projectId, traceId });
+  for (const event of events) touch(event.projectId, (event.data as { span: { traceId: string } }).span.traceId);
+  for (const edge of edges) touch(edge.projectId, edge.traceId);
+  return [...traces.values()];
 }

@@ -1,21 +1,16 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { retryWasteReport, type RetryWasteGroupBy } from '@errata/domain';
-import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { Injectable } from '@nestjs/common';
+import { retryWasteFromSums, type RetryWasteGroupBy } from '@errata/domain';
 import type { ReportQuery } from '../http/report-query';
-import { ReportFactsService } from './report-facts.service';
+import { RollupQueryRepository } from '../repositories/rollup-query.repository';
 
 export const RETRY_WASTE_GROUPINGS: readonly RetryWasteGroupBy[] = ['category', 'server', 'tool'];
 
-/** DOMAIN.md §8 `GET /reports/retry-waste`: read-model rows in, the pure report out. */
+/** DOMAIN.md §8 `GET /reports/retry-waste`: the rollups summed over the window, shaped by @errata/domain. */
 @Injectable()
 export class RetryWasteService {
-  constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly facts: ReportFactsService,
-  ) {}
+  constructor(private readonly rollups: RollupQueryRepository) {}
 
   async report(projectId: number, query: ReportQuery<RetryWasteGroupBy>) {
-    const { calls } = await this.facts.load(projectId, query);
-    return retryWasteReport(calls, { groupBy: query.groupBy, windowMs: this.config.retryWindowMs });
+    return retryWasteFromSums(await this.rollups.callSums({ projectId, ...query }), query.groupBy);
   }
 }

@@ -1,0 +1,197 @@
+import {
+  contributionsOf,
+  deriveTraceFacts,
+  resolveRuns,
+  traceRunId,
+  type AgentRole,
+  type CallFinding,
+  type Contributions,
+  type EscalationFact,
+  type FindingCall,
+  type FindingReportFact,
+  type Outcome,
+  type RetryCategory,
+  type RunAgent,
+  type SubagentStatus,
+} from '@errata/domain';
+import { unixMicros } from '../database/timestamps';
+import type { ContributionRow } from '../repositories/rollup.repository';
+import type { TraceItems } from '../repositories/trace-items.repository';
+
+/**
+ * The contributions of whole traces, from their stored items: runs resolved over every span of each trace
+ * (DOMAIN.md §5), then the pure derivation and contributions of @errata/domain. Pure.
+ */
+export function traceContributions(items: TraceItems, options: { windowMs: number }): ContributionRow[] {
+  const projects = new Set(
+    [...items.calls, ...items.escalations, ...items.reports].map((item) => item.projectId),
+  );
+  return [...projects].sort((a, b) => a - b).flatMap((projectId) => {
+    const ofProject = <T extends { projectId: number }>(rows: readonly T[]) =>
+      rows.filter((row) => row.projectId === projectId);
+    const contributions = projectContributions(
+      {
+        calls: ofProject(items.calls),
+        escalations: ofProject(items.escalations),
+        reports: ofProject(items.reports),
+        agents: ofProject(items.agents),
+        edges: ofProject(items.edges),
+      },
+      options,
+    );
+    return contributionRows(projectId, contributions);
+  });
+}
+
+function projectContributions(items: TraceItems, options: { windowMs: number }): Contributions {
+  const runs = resolveRuns([
+    ...[...items.calls, ...items.escalations, ...items.reports, ...items.edges].map((row) => ({
+      traceId: row.traceId,
+      spanId: row.spanId,
+      parentSpanId: row.parentSpanId,
+    })),
+    ...items.agents.map((agent) => ({
+      traceId: agent.traceId,
+      spanId: agent.spanId,
+      parentSpanId: agent.parentSpanId,
+      agent: { name: agent.agentName, id: agent.agentId, role: agent.role as AgentRole | null },
+    })),
+  ]);
+  const runIdOf = (row: { spanId: string; traceId: string }) =>
+    runs.get(row.spanId)?.runId ?? traceRunId(row.traceId);
+  const agents = new Map<string, RunAgent>();
+  const subagentRuns = new Set<string>();
+  for (const run of runs.values()) {
+    agents.set(run.runId, { name: run.agentName, id: run.agentId });
+    if (run.isSubagent) subagentRuns.add(run.runId);
+  }
+
+  const calls = items.calls.map(
+    (call): FindingCall => ({
+      key: call.spanId,
+      traceId: call.traceId,
+      runId: runIdOf(call),
+      server: call.serverName,
+      tool: call.tool,
+      outcome: call.outcome as Outcome,
+      category: call.category as RetryCategory | null,
+      startNs: BigInt(call.startNs),
+      endNs: BigInt(call.endNs),
+      argsHash: call.argsHash,
+      retryOf: call.retryOf,
+      retryAfterMs: call.retryAfterMs,
+      tokens: call.tokens,
+      failureAsEmpty: call.failureAsEmpty,
+      customerExplanation: call.customerExplanation,
+      emptyAsError: call.emptyAsError,
+      evidence: call.evidence,
+      sampleText: call.sampleText,
+      serverVersion: call.serverVersion,
+      findings: call.findings as CallFinding[],
+    }),
+  );
+  const escalations = items.escalations.map(
+    (row): EscalationFact => ({
+      key: row.spanId,
+      traceId: row.traceId,
+      runId: runIdOf(row),
+      target: row.target as EscalationFact['target'],
+      startNs: BigInt(row.startNs),
+    }),
+  );
+  const reports = items.reports.map(
+    (row): FindingReportFact => ({
+      key: row.spanId,
+      runId: runIdOf(row),
+      status: row.status as SubagentStatus,
+      completed: row.completed,
+      total: row.total,
+      category: row.category,
+      attempted: (row.attempted as string[] | null) ?? null,
+      alternatives: (row.alternatives as string[] | null) ?? null,
+      partialResults: row.partialResults,
+      agentName: runs.get(row.spanId)?.agentName ?? null,
+      traceId: row.traceId,
+      startNs: BigInt(row.startNs),
+    }),
+  );
+  const callKeys = new Set(calls.map((call) => call.key));
+  const delegatedRuns = new Map<string, string[]>();
+  for (const agent of items.agents) {
+    if (agent.parentSpanId === null || !callKeys.has(agent.parentSpanId)) continue;
+    const runId = runs.get(agent.spanId)?.runId;
+    if (runId === undefined) continue;
+    delegatedRuns.set(agent.parentSpanId, [...(delegatedRuns.get(agent.parentSpanId) ?? []), runId]);
+  }
+
+  const facts = { calls, escalations, reports, subagentRuns, delegatedRuns };
+  const derivation = deriveTraceFacts(facts, options);
+  return contributionsOf(facts, derivation, (runId) => agents.get(runId) ?? { name: null, id: null });
+}
+
+function contributionRows(projectId: number, contributions: Contributions): ContributionRow[] {
+  const place = (item: { traceId: string; key: string; startNs: bigint }) => ({
+    projectId,
+    traceId: item.traceId,
+    spanId: item.key,
+    startMicros: unixMicros(item.startNs),
+    startNs: item.startNs.toString(),
+  });
+  return [
+    ...contributions.calls.map(
+      (c): ContributionRow => ({
+        ...place(c),
+        kind: 'call',
+        part: c.role,
+        server: c.server,
+        tool: c.tool,
+        serverVersion: c.serverVersion,
+        category: c.category,
+        evidence: null,
+        agentName: c.agentName,
+        agentId: c.agentId,
+        runId: null,
+        measures: nonZero(c.measures),
+      }),
+    ),
+    ...contributions.findings.map(
+      (c): ContributionRow => ({
+        ...place(c),
+        kind: 'finding',
+        part: c.rule,
+        server: c.server,
+        tool: c.tool,
+        serverVersion: c.serverVersion,
+        category: null,
+        evidence: c.evidence,
+        agentName: c.agentName,
+        agentId: c.agentId,
+        runId: c.runId,
+        measures: nonZero(c.measures),
+      }),
+    ),
+    ...contributions.reports.map(
+      (c): ContributionRow => ({
+        ...place(c),
+        kind: 'report',
+        part: 'report',
+        server: null,
+        tool: null,
+        serverVersion: null,
+        category: null,
+        evidence: null,
+        agentName: c.agentName,
+        agentId: c.agentId,
+        runId: null,
+        measures: nonZero(c.measures),
+      }),
+    ),
+  ];
+}
+
+/** Only the measures a contribution adds to: most of a contribution's counts are zero. */
+function nonZero(measures: Readonly<Record<string, number | undefined>>): Record<string, number> {
+  const kept: Record<string, number> = {};
+  for (const [measure, value] of Object.entries(measures)) if (value) kept[measure] = value;
+  return kept;
+}

@@ -1,0 +1,220 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  offenceKey,
+  type CallSums,
+  type FindingContribution,
+  type FindingRule,
+  type FindingSums,
+  type OffenceTimeline,
+  type ReportSums,
+} from '@errata/domain';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { DATABASE, type Database } from '../database/database';
+import type { DB } from '../database/schema';
+import { windowSlices, type TimeRange } from '../rollups/window-slices';
+import {
+  CALL_ROLLUP,
+  dimensionSources,
+  FINDING_ROLLUP,
+  list,
+  measureValues,
+  REPORT_ROLLUP,
+  type RollupShape,
+} from './rollup-shapes';
+
+export interface RollupFilter {
+  readonly projectId: number;
+  readonly from: Date | null;
+  readonly to: Date | null;
+  readonly server: string | null;
+  readonly tool: string | null;
+  /** An agent name or id. */
+  readonly agent: string | null;
+}
+
+/** A finding whose offences to look up: (server, tool, rule). */
+export interface OffenceGroup {
+  readonly server: string | null;
+  readonly tool: string;
+  readonly rule: FindingRule;
+}
+
+const TRUE = sql<boolean>`TRUE`;
+const FALSE = sql<boolean>`FALSE`;
+
+function within(column: RawBuilder<unknown>, range: TimeRange): RawBuilder<boolean> {
+  const bounds = [
+    ...(range.from === null ? [] : [sql`${column} >= ${range.from}`]),
+    ...(range.to === null ? [] : [sql`${column} < ${range.to}`]),
+  ];
+  return bounds.length === 0 ? TRUE : sql<boolean>`(${sql.join(bounds, sql` AND `)})`;
+}
+
+const anyOf = (conditions: readonly RawBuilder<boolean>[]): RawBuilder<boolean> =>
+  conditions.length === 0 ? FALSE : sql<boolean>`(${sql.join(conditions, sql` OR `)})`;
+
+const nsOf = (time: Date): string => (BigInt(time.getTime()) * 1_000_000n).toString();
+
+/**
+ * Report reads: sums of the rollups over a window — whole days and hours from the rollups, the partial hours at
+ * its edges from the contributions — and a finding's earliest and latest offences. Nothing here reads the event
+ * log or scans a window's raw rows beyond its first and last partial hour.
+ */
+@Injectable()
+export class RollupQueryRepository {
+  private readonly db: Kysely<DB>;
+
+  constructor(@Inject(DATABASE) database: Database) {
+    this.db = database.db;
+  }
+
+  async callSums(filter: RollupFilter): Promise<CallSums[]> {
+    const rows = await this.sums(CALL_ROLLUP, filter, ['server', 'tool', 'server_version', 'category']);
+    return rows.map((row) => ({
+      server: row.server ?? null,
+      tool: row.tool ?? null,
+      serverVersion: row.server_version ?? null,
+      category: row.category ?? null,
+      sums: measuresOf(row, CALL_ROLLUP) as CallSums['sums'],
+    }));
+  }
+
+  async findingSums(filter: RollupFilter): Promise<FindingSums[]> {
+    const rows = await this.sums(FINDING_ROLLUP, filter, ['server', 'tool', 'rule', 'evidence', 'server_version']);
+    return rows.map((row) => ({
+      server: row.server ?? null,
+      tool: row.tool!,
+      rule: row.rule as FindingRule,
+      evidence: row.evidence!,
+      serverVersion: row.server_version ?? null,
+      sums: measuresOf(row, FINDING_ROLLUP) as FindingSums['sums'],
+    }));
+  }
+
+  /** Subagent reports are filtered by window and agent only: they belong to no server or tool. */
+  async reportSums(filter: RollupFilter): Promise<ReportSums[]> {
+    const rows = await this.sums(REPORT_ROLLUP, { ...filter, server: null, tool: null }, ['agent_name']);
+    return rows.map((row) => ({
+      agentName: row.agent_name ?? null,
+      sums: measuresOf(row, REPORT_ROLLUP) as ReportSums['sums'],
+    }));
+  }
+
+  /** The earliest `samples` offences and the latest one of each finding in the window, with the calls' texts. */
+  async offenceTimelines(
+    filter: RollupFilter,
+    groups: readonly OffenceGroup[],
+    samples: number,
+  ): Promise<Map<string, OffenceTimeline>> {
+    const timelines = new Map<string, OffenceTimeline>();
+    if (groups.length === 0) return timelines;
+    const nsRange = sql<boolean>`${filter.from === null ? TRUE : sql`c.start_ns >= ${nsOf(filter.from)}::bigint`}
+      AND ${filter.to === null ? TRUE : sql`c.start_ns < ${nsOf(filter.to)}::bigint`}`;
+    const offences = (order: RawBuilder<unknown>, limit: number) => sql`
+      SELECT c.project_id, c.trace_id, c.span_id, c.start_ns, c.run_id, c.evidence, c.server_version, c.agent_name,
+             c.agent_id
+        FROM contribution c
+       WHERE c.project_id = ${filter.projectId} AND c.kind = 'finding'
+         AND coalesce(c.server, '') = coalesce(g.server, '') AND c.server IS NOT DISTINCT FROM g.server
+         AND c.tool = g.tool AND c.part = g.rule AND ${nsRange} AND ${agentCondition(filter.agent, sql.raw('c.'))}
+       ORDER BY ${order} LIMIT ${limit}`;
+    const { rows } = await sql<{
+      i: string;
+      latest: boolean;
+      traceId: string;
+      spanId: string;
+      startNs: string;
+      runId: string | null;
+      evidence: string | null;
+      serverVersion: string | null;
+      agentName: string | null;
+      agentId: string | null;
+      sampleText: string | null;
+    }>`
+      SELECT g.i::text AS i, e.latest, encode(e.trace_id, 'hex') AS "traceId", encode(e.span_id, 'hex') AS "spanId",
+             e.start_ns::text AS "startNs", e.run_id AS "runId", e.evidence, e.server_version AS "serverVersion",
+             e.agent_name AS "agentName", e.agent_id AS "agentId", t.sample_text AS "sampleText"
+        FROM unnest(${groups.map((g) => g.server)}::text[], ${groups.map((g) => g.tool)}::text[],
+                    ${groups.map((g) => g.rule)}::text[]) WITH ORDINALITY AS g (server, tool, rule, i)
+       CROSS JOIN LATERAL (
+               (SELECT false AS latest, o.* FROM (${offences(sql`c.start_ns, c.span_id`, samples)}) o)
+               UNION ALL
+               (SELECT true AS latest, o.* FROM (${offences(sql`c.start_ns DESC, c.span_id DESC`, 1)}) o)
+             ) e
+        LEFT JOIN tool_call t ON t.project_id = e.project_id AND t.trace_id = e.trace_id AND t.span_id = e.span_id
+       ORDER BY g.i, e.latest, e.start_ns, e.span_id`.execute(this.db);
+
+    const found = new Map<number, { earliest: FindingContribution[]; latest: FindingContribution | null }>();
+    for (const row of rows) {
+      const index = Number(row.i) - 1;
+      const group = groups[index]!;
+      const offence: FindingContribution = {
+        traceId: row.traceId,
+        key: row.spanId,
+        startNs: BigInt(row.startNs),
+        agentName: row.agentName,
+        agentId: row.agentId,
+        runId: row.runId ?? '',
+        server: group.server,
+        tool: group.tool,
+        rule: group.rule,
+        evidence: row.evidence ?? '',
+        serverVersion: row.serverVersion,
+        sampleText: row.sampleText,
+        measures: {},
+      };
+      const entry = found.get(index) ?? { earliest: [], latest: null };
+      if (row.latest) entry.latest = offence;
+      else entry.earliest.push(offence);
+      found.set(index, entry);
+    }
+    for (const [index, { earliest, latest }] of found) {
+      const group = groups[index]!;
+      if (latest !== null && earliest.length > 0) {
+        timelines.set(offenceKey(group.server, group.tool, group.rule), { earliest, latest });
+      }
+    }
+    return timelines;
+  }
+
+  /** A rollup's measures over the window, summed per `groupBy` dimensions. */
+  private async sums(shape: RollupShape, filter: RollupFilter, groupBy: readonly string[]) {
+    const slices = windowSlices(filter.from, filter.to);
+    const bucket = sql`bucket`;
+    const fromRollup = anyOf([
+      ...slices.days.map((range) => sql<boolean>`(bucket_hours = 24 AND ${within(bucket, range)})`),
+      ...slices.hours.map((range) => sql<boolean>`(bucket_hours = 1 AND ${within(bucket, range)})`),
+    ]);
+    const dimensions = shape.dimensions.map(([column]) => column);
+    const rawBranch =
+      slices.raw.length === 0
+        ? sql``
+        : sql`UNION ALL
+          SELECT ${dimensionSources(shape)}, ${measureValues(shape)}
+            FROM contribution c
+           WHERE c.project_id = ${filter.projectId} AND c.kind = ${shape.kind}
+             AND ${anyOf(slices.raw.map((range) => within(sql`c.start_time`, range)))}`;
+    const conditions = [
+      agentCondition(filter.agent, sql.raw('')),
+      ...(filter.server !== null ? [sql<boolean>`server = ${filter.server}`] : []),
+      ...(filter.tool !== null ? [sql<boolean>`tool = ${filter.tool}`] : []),
+    ];
+    const { rows } = await sql<Record<string, string | null>>`
+      SELECT ${list(groupBy)}, ${list(shape.measures.map((m) => `sum(${m})::text AS ${m}`))}
+        FROM (SELECT ${list(dimensions)}, ${list(shape.measures)}
+                FROM ${sql.table(shape.table)}
+               WHERE project_id = ${filter.projectId} AND ${fromRollup}
+              ${rawBranch}) AS s
+       WHERE ${sql.join(conditions, sql` AND `)}
+       GROUP BY ${list(groupBy)}`.execute(this.db);
+    return rows;
+  }
+}
+
+function agentCondition(agent: string | null, prefix: RawBuilder<unknown>): RawBuilder<boolean> {
+  return agent === null ? TRUE : sql<boolean>`(${prefix}agent_name = ${agent} OR ${prefix}agent_id = ${agent})`;
+}
+
+function measuresOf(row: Record<string, string | null>, shape: RollupShape): Record<string, bigint> {
+  return Object.fromEntries(shape.measures.map((m) => [m, BigInt(row[m] ?? '0')]));
+}

@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../database/schema';
+import { timestampFromMicros } from '../database/timestamps';
+import { dimensionSources, list, ROLLUPS, type RollupShape } from './rollup-shapes';
+
+/** A trace of a project; ids hex. */
+export interface TraceRef {
+  readonly projectId: number;
+  readonly traceId: string;
+}
+
+/** A `contribution` row as the projection builds it: ids hex, start as microseconds and nanoseconds. */
+export interface ContributionRow {
+  readonly projectId: number;
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly kind: 'call' | 'finding' | 'report';
+  readonly part: string;
+  readonly startMicros: number;
+  readonly startNs: string;
+  readonly server: string | null;
+  readonly tool: string | null;
+  readonly serverVersion: string | null;
+  readonly category: string | null;
+  readonly evidence: string | null;
+  readonly agentName: string | null;
+  readonly agentId: string | null;
+  readonly runId: string | null;
+  readonly measures: Readonly<Record<string, number>>;
+}
+
+const tracesIn = (traces: readonly TraceRef[]) =>
+  sql`(SELECT (t->>0)::int, decode(t->>1, 'hex')
+         FROM jsonb_array_elements(${JSON.stringify(traces.map((t) => [t.projectId, t.traceId]))}::jsonb) AS t)`;
+
+/**
+ * Writes of the contributions and their rollups. The projector re-derives whole traces: it takes their stored
+ * contributions out of the rollups, replaces them, and adds the new ones back, in its batch's transaction.
+ */
+@Injectable()
+export class RollupRepository {
+  /** Adds (1) or takes away (-1) the stored contributions of `traces` to or from every rollup, hourly and daily. */
+  async apply(db: Kysely<DB>, traces: readonly TraceRef[], sign: 1 | -1): Promise<void> {
+    if (traces.length === 0) return;
+    for (const shape of ROLLUPS) await this.applyTo(db, shape, traces, sign);
+  }
+
+  async replaceContributions(
+    db: Kysely<DB>,
+    traces: readonly TraceRef[],
+    rows: readonly ContributionRow[],
+  ): Promise<void> {
+    if (traces.length > 0) {
+      await sql`DELETE FROM contribution WHERE (project_id, trace_id) IN ${tracesIn(traces)}`.execute(db);
+    }
+    // Bounded statements: a trace set can hold hundreds of thousands of contributions.
+    for (let at = 0; at < rows.length; at += 5_000) {
+      const batch = JSON.stringify(
+        rows
+          .slice(at, at + 5_000)
+          .map((r) => [
+            r.projectId,
+            r.traceId,
+            r.spanId,
+            r.kind,
+            r.part,
+            r.startMicros,
+            r.startNs,
+            r.server,
+            r.tool,
+            r.serverVersion,
+            r.category,
+            r.evidence,
+            r.agentName,
+            r.agentId,
+            r.runId,
+            r.measures,
+          ]),
+      );
+      await sql`
+        INSERT INTO contribution (project_id, trace_id, span_id, kind, part, start_time, start_ns, server, tool,
+                                  server_version, category, evidence, agent_name, agent_id, run_id, measures)
+        SELECT (r->>0)::int, decode(r->>1, 'hex'), decode(r->>2, 'hex'), r->>3, r->>4,
+               ${timestampFromMicros(sql`(r->>5)::bigint`)}, (r->>6)::bigint, r->>7, r->>8, r->>9, r->>10, r->>11,
+               r->>12, r->>13, r->>14, r->15
+          FROM jsonb_array_elements(${batch}::jsonb) AS r`.execute(db);
+    }
+  }
+
+  /** Empties the contributions and rollups, for a rebuild inside the caller's transaction. */
+  async truncate(db: Kysely<DB>): Promise<void> {
+    await sql`TRUNCATE contribution, call_rollup, finding_rollup, report_rollup`.execute(db);
+  }
+
+  private async applyTo(db: Kysely<DB>, shape: RollupShape, traces: readonly TraceRef[], sign: 1 | -1) {
+    const dimensions = shape.dimensions.map(([column]) => column);
+    const groupBy = list(Array.from({ length: 3 + dimensions.length }, (_, i) => String(i + 1)));
+    const sums = list(
+      shape.measures.map((m) => `${sign} * coalesce(sum((c.measures->>'${m}')::bigint), 0)`),
+    );
+    const updates = list(shape.measures.map((m) => `${m} = ${shape.table}.${m} + excluded.${m}`));
+    await sql`
+      INSERT INTO ${sql.table(shape.table)} (project_id, bucket_hours, bucket, ${list(dimensions)}, ${list(shape.measures)})
+      SELECT c.project_id, w.hours,
+             date_trunc(CASE w.hours WHEN 24 THEN 'day' ELSE 'hour' END, c.start_time, 'UTC'),
+             ${dimensionSources(shape)}, ${sums}
+        FROM contribution c CROSS JOIN (VALUES (1::smallint), (24::smallint)) AS w (hours)
+       WHERE c.kind = ${shape.kind} AND (c.project_id, c.trace_id) IN ${tracesIn(traces)}
+       GROUP BY ${groupBy}
+      ON CONFLICT ON CONSTRAINT ${sql.raw(`${shape.table}_key`)} DO UPDATE SET ${updates}`.execute(db);
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * A report window cut into what the rollups hold: whole UTC days, whole hours, and the partial hours at its
+ * edges, read from the contributions themselves. Ranges are [from, to); null is unbounded.
+ */
+export interface TimeRange {
+  readonly from: Date | null;
+  readonly to: Date | null;
+}
+
+export interface WindowSlices {
+  readonly days: readonly TimeRange[];
+  readonly hours: readonly TimeRange[];
+  readonly raw: readonly TimeRange[];
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+const floorTo = (time: Date, unit: number): Date => new Date(Math.floor(time.getTime() / unit) * unit);
+const ceilTo = (time: Date, unit: number): Date => new Date(Math.ceil(time.getTime() / unit) * unit);
+const before = (a: Date | null, b: Date | null): boolean => a === null || b === null || a < b;
+
+export function windowSlices(from: Date | null, to: Date | null): WindowSlices {
+  if (!before(from, to)) return { days: [], hours: [], raw: [] };
+  const fromHour = from && ceilTo(from, HOUR_MS);
+  const toHour = to && floorTo(to, HOUR_MS);
+  if (!before(fromHour, toHour)) return { days: [], hours: [], raw: [{ from, to }] };
+  const raw: TimeRange[] = [];
+  if (from !== null && from < fromHour!) raw.push({ from, to: fromHour });
+  if (to !== null && toHour! < to) raw.push({ from: toHour, to });
+
+  const fromDay = fromHour && ceilTo(fromHour, DAY_MS);
+  const toDay = toHour && floorTo(toHour, DAY_MS);
+  if (!before(fromDay, toDay)) return { days: [], hours: [{ from: fromHour, to: toHour }], raw };
+  const hours: TimeRange[] = [];
+  if (fromHour !== null && fromHour < fromDay!) hours.push({ from: fromHour, to: fromDay });
+  if (toHour !== null && toDay! < toHour) hours.push({ from: toDay, to: toHour });
+  return { days: [{ from: fromDay, to: toDay }], hours, raw };
+}

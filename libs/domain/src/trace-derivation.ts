@@ -1,0 +1,195 @@
+/**
+ * What the reports need to know about each call, escalation and subagent report, decided once per trace at
+ * projection time so that a report over a window only sums (DOMAIN.md §2–§4, §7).
+ *
+ * Everything a late span can change lives inside its trace: run resolution walks the trace's spans, retries and
+ * escalation attribution stay within a run, and a coordinator's call reads the subagent runs it started. So the
+ * projection re-derives the traces a batch touched, from all of their calls, and nothing else.
+ */
+import { FAILED_OUTCOMES } from './events';
+import { attributeEscalations, type AvoidableReason, type EscalationFact } from './escalation-report';
+import type { CallFinding } from './call-findings';
+import type { FindingCall, FindingReportFact } from './findings-report';
+import {
+  subagentHiddenFailures,
+  unrecoveredRuns,
+  type MisclassificationDirection,
+} from './misclassified-report';
+import { analyzeRetries, compareCalls, type RetryCategory, type RetryLabel } from './retries';
+import type { FailureCategory, FindingRule } from './rules';
+
+/** Every call, escalation and subagent report of a set of whole traces, with their runs resolved. */
+export interface TraceFacts {
+  readonly calls: readonly FindingCall[];
+  readonly escalations: readonly EscalationFact[];
+  readonly reports: readonly FindingReportFact[];
+  readonly subagentRuns: ReadonlySet<string>;
+  /** Tool-call span id → the agent runs started under that call. */
+  readonly delegatedRuns: ReadonlyMap<string, readonly string[]>;
+}
+
+/** The retry a call is: the label, and the retried call's category, server and tool it is reported under. */
+export interface DerivedRetry {
+  readonly label: RetryLabel;
+  readonly wasted: boolean;
+  readonly retriedCategory: RetryCategory;
+  readonly retriedServer: string | null;
+  readonly retriedTool: string;
+  /** The retry's own duration (0 when its end precedes its start) and tokens: what a wasted retry cost. */
+  readonly durationNs: bigint;
+  readonly tokens: number | null;
+}
+
+export interface DerivedCall {
+  readonly key: string;
+  /** The category escalation rates count the call under: failed calls their category (`unknown` without). */
+  readonly failureCategory: FailureCategory | null;
+  readonly misclassified: MisclassificationDirection | null;
+  /** A coordinator's call that came back fine over an unrecovered failure in a subagent run it started. */
+  readonly hiddenSubagentFailure: boolean;
+  readonly retry: DerivedRetry | null;
+  /** On the first call of a chain that never recovered: the chain's category. */
+  readonly unrecoveredChain: RetryCategory | null;
+  /** Whether the chain the call belongs to recovered; null outside chains. */
+  readonly chainRecovered: boolean | null;
+  readonly inSubagentRun: boolean;
+  readonly retriesCaused: number;
+  readonly wastedRetriesCaused: number;
+  readonly wastedNsCaused: bigint;
+  readonly escalationsCaused: number;
+  /** The call's own findings, plus the misclassification rules its flags or a hidden subagent failure imply. */
+  readonly findings: readonly CallFinding[];
+}
+
+export interface DerivedEscalation {
+  readonly key: string;
+  /** The attributed call's span id, server and tool; null when unattributed. */
+  readonly call: string | null;
+  readonly server: string | null;
+  readonly tool: string | null;
+  readonly category: FailureCategory | null;
+  readonly avoidable: AvoidableReason | null;
+}
+
+export interface DerivedReport {
+  readonly key: string;
+  /** Claims `complete` while a failure in its run was never recovered. */
+  readonly silentPartial: boolean;
+}
+
+export interface TraceDerivation {
+  readonly calls: readonly DerivedCall[];
+  readonly escalations: readonly DerivedEscalation[];
+  readonly reports: readonly DerivedReport[];
+}
+
+const isFailed = (call: FindingCall): boolean => FAILED_OUTCOMES.includes(call.outcome);
+
+export const HIDDEN_SUBAGENT_FAILURE = 'failure:subagent_unrecovered';
+
+export function deriveTraceFacts(
+  facts: TraceFacts,
+  options: { readonly windowMs?: number } = {},
+): TraceDerivation {
+  // Span ids are unique: a repeated key is a re-sent span, counted once.
+  const seen = new Set<string>();
+  const calls = [...facts.calls]
+    .sort(compareCalls)
+    .filter((call) => !seen.has(call.key) && (seen.add(call.key), true));
+  const { retries, chains } = analyzeRetries(calls, options);
+  const hidden = subagentHiddenFailures(calls, chains, facts.delegatedRuns);
+  const attributions = attributeEscalations(calls, facts.escalations, options);
+
+  const retryOf = new Map(retries.map((link) => [link.key, link]));
+  const caused = new Map<string, { retries: number; wasted: number; wastedNs: bigint; escalations: number }>();
+  const causedBy = (key: string) => {
+    let entry = caused.get(key);
+    if (entry === undefined) caused.set(key, (entry = { retries: 0, wasted: 0, wastedNs: 0n, escalations: 0 }));
+    return entry;
+  };
+  for (const link of retries) {
+    const entry = causedBy(link.retryOf);
+    entry.retries++;
+    if (link.wasted) {
+      entry.wasted++;
+      entry.wastedNs += link.durationNs;
+    }
+  }
+  for (const { call } of attributions) if (call !== null) causedBy(call).escalations++;
+  const chainOf = new Map<string, { recovered: boolean; head: boolean; category: RetryCategory }>();
+  for (const chain of chains) {
+    for (const key of chain.calls) {
+      chainOf.set(key, { recovered: chain.recovered, head: key === chain.key, category: chain.category });
+    }
+  }
+
+  const derivedCalls = calls.map((call): DerivedCall => {
+    const link = retryOf.get(call.key);
+    const chain = chainOf.get(call.key);
+    const effects = caused.get(call.key);
+    const hiddenSubagentFailure = hidden.has(call.key);
+    const misclassified = call.emptyAsError
+      ? 'emptyAsError'
+      : call.failureAsEmpty || hiddenSubagentFailure
+        ? 'failureAsEmpty'
+        : null;
+    const has = (rule: FindingRule) => call.findings.some((f) => f.rule === rule);
+    // The misclassification rules follow the flags (and the subagent case), whatever the stored findings say.
+    const implied: CallFinding[] = [];
+    if (misclassified === 'emptyAsError' && !has('empty-as-error'))
+      implied.push({ rule: 'empty-as-error', evidence: call.evidence ?? 'empty' });
+    if (misclassified === 'failureAsEmpty' && !has('failure-as-empty'))
+      implied.push({
+        rule: 'failure-as-empty',
+        evidence: call.failureAsEmpty ? (call.evidence ?? 'failure') : HIDDEN_SUBAGENT_FAILURE,
+      });
+    return {
+      key: call.key,
+      failureCategory: isFailed(call) ? (call.category ?? 'unknown') : null,
+      misclassified,
+      hiddenSubagentFailure,
+      retry:
+        link === undefined
+          ? null
+          : {
+              label: link.label,
+              wasted: link.wasted,
+              retriedCategory: link.retriedCategory,
+              retriedServer: link.server,
+              retriedTool: link.tool,
+              durationNs: link.durationNs,
+              tokens: link.tokens,
+            },
+      unrecoveredChain: chain?.head === true && !chain.recovered ? chain.category : null,
+      chainRecovered: chain?.recovered ?? null,
+      inSubagentRun: facts.subagentRuns.has(call.runId),
+      retriesCaused: effects?.retries ?? 0,
+      wastedRetriesCaused: effects?.wasted ?? 0,
+      wastedNsCaused: effects?.wastedNs ?? 0n,
+      escalationsCaused: effects?.escalations ?? 0,
+      findings: implied.length === 0 ? call.findings : [...call.findings, ...implied],
+    };
+  });
+
+  const callByKey = new Map(calls.map((call) => [call.key, call]));
+  const derivedEscalations = attributions.map((attribution): DerivedEscalation => {
+    const call = attribution.call === null ? undefined : callByKey.get(attribution.call);
+    return {
+      key: attribution.escalation,
+      call: attribution.call,
+      server: call?.server ?? null,
+      tool: call?.tool ?? null,
+      category: attribution.category,
+      avoidable: attribution.avoidable,
+    };
+  });
+
+  const unrecovered = unrecoveredRuns(calls, chains);
+  const derivedReports = facts.reports.map(
+    (report): DerivedReport => ({
+      key: report.key,
+      silentPartial: report.status === 'complete' && unrecovered.has(report.runId),
+    }),
+  );
+  return { calls: derivedCalls, escalations: derivedEscalations, reports: derivedReports };
+}
