@@ -37,11 +37,13 @@ CREATE INDEX contribution_project_id_start_time_idx ON contribution (project_id,
 CREATE INDEX contribution_offence_idx ON contribution (project_id, (coalesce(server, '')), tool, part, start_ns, span_id)
   WHERE kind = 'finding';
 
--- Contributions of kind 'call', summed per hour (bucket_hours 1) and per UTC day (24).
+-- Contributions of kind 'call', summed per hour (bucket_hours 1) and per UTC day (24), over all agents and per agent.
 CREATE TABLE call_rollup (
   project_id integer NOT NULL,
   bucket_hours smallint NOT NULL CHECK (bucket_hours IN (1, 24)),
   bucket timestamptz NOT NULL,
+  -- false: summed over every agent (agent columns null), for reports without an agent filter; true: per agent.
+  by_agent boolean NOT NULL,
   server text,
   tool text,
   server_version text,
@@ -77,14 +79,16 @@ CREATE TABLE call_rollup (
   to_human bigint NOT NULL DEFAULT 0,
   to_user bigint NOT NULL DEFAULT 0,
   to_coordinator bigint NOT NULL DEFAULT 0,
-  CONSTRAINT call_rollup_key UNIQUE NULLS NOT DISTINCT (project_id, bucket_hours, bucket, server, tool, server_version, agent_name, agent_id, category)
+  CONSTRAINT call_rollup_key UNIQUE NULLS NOT DISTINCT (project_id, bucket_hours, bucket, by_agent, server, tool, server_version, agent_name, agent_id, category)
 );
 
--- Contributions of kind 'finding', summed per hour and per UTC day.
+-- Contributions of kind 'finding', summed per hour and per UTC day, over all agents and per agent.
 CREATE TABLE finding_rollup (
   project_id integer NOT NULL,
   bucket_hours smallint NOT NULL CHECK (bucket_hours IN (1, 24)),
   bucket timestamptz NOT NULL,
+  -- false: summed over every agent (agent columns null), for reports without an agent filter; true: per agent.
+  by_agent boolean NOT NULL,
   server text,
   tool text,
   rule text,
@@ -98,14 +102,16 @@ CREATE TABLE finding_rollup (
   wasted_retries bigint NOT NULL DEFAULT 0,
   wasted_ns bigint NOT NULL DEFAULT 0,
   escalations_caused bigint NOT NULL DEFAULT 0,
-  CONSTRAINT finding_rollup_key UNIQUE NULLS NOT DISTINCT (project_id, bucket_hours, bucket, server, tool, rule, evidence, server_version, agent_name, agent_id)
+  CONSTRAINT finding_rollup_key UNIQUE NULLS NOT DISTINCT (project_id, bucket_hours, bucket, by_agent, server, tool, rule, evidence, server_version, agent_name, agent_id)
 );
 
--- Contributions of kind 'report', summed per hour and per UTC day.
+-- Contributions of kind 'report', summed per hour and per UTC day, over all agents and per agent.
 CREATE TABLE report_rollup (
   project_id integer NOT NULL,
   bucket_hours smallint NOT NULL CHECK (bucket_hours IN (1, 24)),
   bucket timestamptz NOT NULL,
+  -- false: summed over every agent (agent columns null), for reports without an agent filter; true: per agent.
+  by_agent boolean NOT NULL,
   agent_name text,
   agent_id text,
   reports bigint NOT NULL DEFAULT 0,
@@ -126,5 +132,5 @@ CREATE TABLE report_rollup (
   missing_partial_results bigint NOT NULL DEFAULT 0,
   missing_alternatives bigint NOT NULL DEFAULT 0,
   silent_partials bigint NOT NULL DEFAULT 0,
-  CONSTRAINT report_rollup_key UNIQUE NULLS NOT DISTINCT (project_id, bucket_hours, bucket, agent_name, agent_id)
+  CONSTRAINT report_rollup_key UNIQUE NULLS NOT DISTINCT (project_id, bucket_hours, bucket, by_agent, agent_name, agent_id)
 );

@@ -41,7 +41,8 @@ function httpGet(port, path) {
   });
 }
 
-export async function startServer(database) {
+/** Starts the built server on `database`; `extraEnv` adds to (or overrides) its environment. */
+export async function startServer(database, extraEnv = {}) {
   const port = await freePort();
   const args = [
     ...SERVER_NODE_OPTIONS,
@@ -50,7 +51,7 @@ export async function startServer(database) {
   ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: serverEnv(urlFor(database), port),
+    env: { ...serverEnv(urlFor(database), port), ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const server = { child, port, pid: child.pid, log: '', exit: null };

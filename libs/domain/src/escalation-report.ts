@@ -140,7 +140,13 @@ export function escalationsFromSums(rows: readonly CallSums[]): Omit<EscalationR
     const inCategory = sumRows(rows.filter((row) => row.category === category));
     const failures = Number(inCategory.failures);
     const escalated = Number(inCategory.escalations);
-    return { category, failures, escalations: escalated, avoidable: Number(inCategory.avoidable), rate: rate(escalated, failures) };
+    return {
+      category,
+      failures,
+      escalations: escalated,
+      avoidable: Number(inCategory.avoidable),
+      rate: rate(escalated, failures),
+    };
   });
   const failures = Number(totals.failures);
   const escalated = Number(totals.escalations);

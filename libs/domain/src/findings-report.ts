@@ -142,14 +142,17 @@ export function findingsFromSums(
     const total = totalOf(rows, FINDING_MEASURES);
     const count = Number(total.offences);
     const evidence = new Map<string, number>();
-    for (const row of rows) evidence.set(row.evidence, (evidence.get(row.evidence) ?? 0) + Number(row.sums.offences));
+    for (const row of rows)
+      evidence.set(row.evidence, (evidence.get(row.evidence) ?? 0) + Number(row.sums.offences));
     const denominator = Number(
       rule === 'missing-propagation-context'
         ? (reportsPerAgent.get(tool) ?? 0n)
         : (callsPerTool.get(JSON.stringify([server, tool])) ?? 0n),
     );
     const versions = new Set(
-      rows.filter((row) => row.sums.offences > 0n && row.serverVersion !== null).map((row) => row.serverVersion!),
+      rows
+        .filter((row) => row.sums.offences > 0n && row.serverVersion !== null)
+        .map((row) => row.serverVersion!),
     );
     findings.push({
       id: findingId(server, tool, rule),
@@ -162,7 +165,9 @@ export function findingsFromSums(
       lastSeen: isoFromNs(timeline.latest.startNs),
       serverVersions: [...versions].sort(),
       evidence: Object.fromEntries(
-        [...evidence.entries()].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || compareText(a[0], b[0])),
+        [...evidence.entries()]
+          .filter(([, n]) => n > 0)
+          .sort((a, b) => b[1] - a[1] || compareText(a[0], b[0])),
       ),
       retriesCaused: Number(total.retries_caused),
       wastedRetries: Number(total.wasted_retries),

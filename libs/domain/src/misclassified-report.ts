@@ -85,13 +85,18 @@ export function misclassifiedReport(
   const timelines = offenceTimelines(contributions.findings, perSample);
   return misclassifiedFromSums(sumContributions(contributions).calls, (server, tool) =>
     misclassificationSamples(
-      MISCLASSIFICATION_RULES.flatMap((rule) => timelines.get(offenceKey(server, tool, rule))?.earliest ?? []),
+      MISCLASSIFICATION_RULES.flatMap(
+        (rule) => timelines.get(offenceKey(server, tool, rule))?.earliest ?? [],
+      ),
     ),
   );
 }
 
 /** The finding rules that are misclassifications: their offences are the report's samples. */
-export const MISCLASSIFICATION_RULES = ['empty-as-error', 'failure-as-empty'] as const satisfies FindingRule[];
+export const MISCLASSIFICATION_RULES = [
+  'empty-as-error',
+  'failure-as-empty',
+] as const satisfies FindingRule[];
 
 /** Samples from the earliest offences of both directions, in call order. */
 export function misclassificationSamples(

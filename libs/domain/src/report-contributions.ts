@@ -6,7 +6,7 @@
  * reads a few thousand rows; the pure reports sum in memory. Both shape with the same functions.
  */
 import { FAILED_OUTCOMES } from './events';
-import type { FindingCall, FindingReportFact } from './findings-report';
+import type { FindingCall } from './findings-report';
 import { RETRY_LABELS, type CallFact } from './retries';
 import type { FindingRule } from './rules';
 import {
@@ -433,7 +433,8 @@ export function totalOf<M extends string>(
   return total;
 }
 
-export const sumRows = (rows: readonly CallSums[]): Record<CallMeasure, bigint> => totalOf(rows, CALL_MEASURES);
+export const sumRows = (rows: readonly CallSums[]): Record<CallMeasure, bigint> =>
+  totalOf(rows, CALL_MEASURES);
 
 /** A call as the pure reports' callers give it, completed with what a bare CallFact does not say. */
 export function asFindingCall(call: CallFact & Partial<FindingCall>): FindingCall {

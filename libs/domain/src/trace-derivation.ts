@@ -91,20 +91,23 @@ export function deriveTraceFacts(
   facts: TraceFacts,
   options: { readonly windowMs?: number } = {},
 ): TraceDerivation {
-  // Span ids are unique: a repeated key is a re-sent span, counted once.
-  const seen = new Set<string>();
-  const calls = [...facts.calls]
-    .sort(compareCalls)
-    .filter((call) => !seen.has(call.key) && (seen.add(call.key), true));
+  // Span ids are unique in a trace: a repeated key (a span re-sent with another start time) counts once.
+  const calls = firstOfEachKey([...facts.calls].sort(compareCalls));
+  const escalations = firstOfEachKey([...facts.escalations].sort(compareStarts));
+  const reports = firstOfEachKey([...facts.reports].sort(compareStarts));
   const { retries, chains } = analyzeRetries(calls, options);
   const hidden = subagentHiddenFailures(calls, chains, facts.delegatedRuns);
-  const attributions = attributeEscalations(calls, facts.escalations, options);
+  const attributions = attributeEscalations(calls, escalations, options);
 
   const retryOf = new Map(retries.map((link) => [link.key, link]));
-  const caused = new Map<string, { retries: number; wasted: number; wastedNs: bigint; escalations: number }>();
+  const caused = new Map<
+    string,
+    { retries: number; wasted: number; wastedNs: bigint; escalations: number }
+  >();
   const causedBy = (key: string) => {
     let entry = caused.get(key);
-    if (entry === undefined) caused.set(key, (entry = { retries: 0, wasted: 0, wastedNs: 0n, escalations: 0 }));
+    if (entry === undefined)
+      caused.set(key, (entry = { retries: 0, wasted: 0, wastedNs: 0n, escalations: 0 }));
     return entry;
   };
   for (const link of retries) {
@@ -185,11 +188,17 @@ export function deriveTraceFacts(
   });
 
   const unrecovered = unrecoveredRuns(calls, chains);
-  const derivedReports = facts.reports.map(
-    (report): DerivedReport => ({
-      key: report.key,
-      silentPartial: report.status === 'complete' && unrecovered.has(report.runId),
-    }),
-  );
+  const derivedReports = reports.map((report): DerivedReport => ({
+    key: report.key,
+    silentPartial: report.status === 'complete' && unrecovered.has(report.runId),
+  }));
   return { calls: derivedCalls, escalations: derivedEscalations, reports: derivedReports };
+}
+
+const compareStarts = (a: { startNs: bigint; key: string }, b: { startNs: bigint; key: string }): number =>
+  a.startNs !== b.startNs ? (a.startNs < b.startNs ? -1 : 1) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+
+function firstOfEachKey<T extends { key: string }>(items: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => !seen.has(item.key) && (seen.add(item.key), true));
 }

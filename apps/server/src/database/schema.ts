@@ -169,15 +169,21 @@ interface RollupKey {
   project_id: number;
   bucket_hours: number;
   bucket: Timestamp;
+  by_agent: boolean;
 }
 
 export type CallRollupTable = RollupKey &
   Record<'server' | 'tool' | 'server_version' | 'agent_name' | 'agent_id' | 'category', string | null> &
   Record<CallMeasure, Int8>;
 export type FindingRollupTable = RollupKey &
-  Record<'server' | 'tool' | 'rule' | 'evidence' | 'server_version' | 'agent_name' | 'agent_id', string | null> &
+  Record<
+    'server' | 'tool' | 'rule' | 'evidence' | 'server_version' | 'agent_name' | 'agent_id',
+    string | null
+  > &
   Record<FindingMeasure, Int8>;
-export type ReportRollupTable = RollupKey & Record<'agent_name' | 'agent_id', string | null> & Record<ReportMeasure, Int8>;
+export type ReportRollupTable = RollupKey &
+  Record<'agent_name' | 'agent_id', string | null> &
+  Record<ReportMeasure, Int8>;
 
 export interface DB {
   project: ProjectTable;

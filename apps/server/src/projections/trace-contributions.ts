@@ -26,21 +26,23 @@ export function traceContributions(items: TraceItems, options: { windowMs: numbe
   const projects = new Set(
     [...items.calls, ...items.escalations, ...items.reports].map((item) => item.projectId),
   );
-  return [...projects].sort((a, b) => a - b).flatMap((projectId) => {
-    const ofProject = <T extends { projectId: number }>(rows: readonly T[]) =>
-      rows.filter((row) => row.projectId === projectId);
-    const contributions = projectContributions(
-      {
-        calls: ofProject(items.calls),
-        escalations: ofProject(items.escalations),
-        reports: ofProject(items.reports),
-        agents: ofProject(items.agents),
-        edges: ofProject(items.edges),
-      },
-      options,
-    );
-    return contributionRows(projectId, contributions);
-  });
+  return [...projects]
+    .sort((a, b) => a - b)
+    .flatMap((projectId) => {
+      const ofProject = <T extends { projectId: number }>(rows: readonly T[]) =>
+        rows.filter((row) => row.projectId === projectId);
+      const contributions = projectContributions(
+        {
+          calls: ofProject(items.calls),
+          escalations: ofProject(items.escalations),
+          reports: ofProject(items.reports),
+          agents: ofProject(items.agents),
+          edges: ofProject(items.edges),
+        },
+        options,
+      );
+      return contributionRows(projectId, contributions);
+    });
 }
 
 function projectContributions(items: TraceItems, options: { windowMs: number }): Contributions {
@@ -66,55 +68,49 @@ function projectContributions(items: TraceItems, options: { windowMs: number }):
     if (run.isSubagent) subagentRuns.add(run.runId);
   }
 
-  const calls = items.calls.map(
-    (call): FindingCall => ({
-      key: call.spanId,
-      traceId: call.traceId,
-      runId: runIdOf(call),
-      server: call.serverName,
-      tool: call.tool,
-      outcome: call.outcome as Outcome,
-      category: call.category as RetryCategory | null,
-      startNs: BigInt(call.startNs),
-      endNs: BigInt(call.endNs),
-      argsHash: call.argsHash,
-      retryOf: call.retryOf,
-      retryAfterMs: call.retryAfterMs,
-      tokens: call.tokens,
-      failureAsEmpty: call.failureAsEmpty,
-      customerExplanation: call.customerExplanation,
-      emptyAsError: call.emptyAsError,
-      evidence: call.evidence,
-      sampleText: call.sampleText,
-      serverVersion: call.serverVersion,
-      findings: call.findings as CallFinding[],
-    }),
-  );
-  const escalations = items.escalations.map(
-    (row): EscalationFact => ({
-      key: row.spanId,
-      traceId: row.traceId,
-      runId: runIdOf(row),
-      target: row.target as EscalationFact['target'],
-      startNs: BigInt(row.startNs),
-    }),
-  );
-  const reports = items.reports.map(
-    (row): FindingReportFact => ({
-      key: row.spanId,
-      runId: runIdOf(row),
-      status: row.status as SubagentStatus,
-      completed: row.completed,
-      total: row.total,
-      category: row.category,
-      attempted: (row.attempted as string[] | null) ?? null,
-      alternatives: (row.alternatives as string[] | null) ?? null,
-      partialResults: row.partialResults,
-      agentName: runs.get(row.spanId)?.agentName ?? null,
-      traceId: row.traceId,
-      startNs: BigInt(row.startNs),
-    }),
-  );
+  const calls = items.calls.map((call): FindingCall => ({
+    key: call.spanId,
+    traceId: call.traceId,
+    runId: runIdOf(call),
+    server: call.serverName,
+    tool: call.tool,
+    outcome: call.outcome as Outcome,
+    category: call.category as RetryCategory | null,
+    startNs: BigInt(call.startNs),
+    endNs: BigInt(call.endNs),
+    argsHash: call.argsHash,
+    retryOf: call.retryOf,
+    retryAfterMs: call.retryAfterMs,
+    tokens: call.tokens,
+    failureAsEmpty: call.failureAsEmpty,
+    customerExplanation: call.customerExplanation,
+    emptyAsError: call.emptyAsError,
+    evidence: call.evidence,
+    sampleText: call.sampleText,
+    serverVersion: call.serverVersion,
+    findings: call.findings as CallFinding[],
+  }));
+  const escalations = items.escalations.map((row): EscalationFact => ({
+    key: row.spanId,
+    traceId: row.traceId,
+    runId: runIdOf(row),
+    target: row.target as EscalationFact['target'],
+    startNs: BigInt(row.startNs),
+  }));
+  const reports = items.reports.map((row): FindingReportFact => ({
+    key: row.spanId,
+    runId: runIdOf(row),
+    status: row.status as SubagentStatus,
+    completed: row.completed,
+    total: row.total,
+    category: row.category,
+    attempted: (row.attempted as string[] | null) ?? null,
+    alternatives: (row.alternatives as string[] | null) ?? null,
+    partialResults: row.partialResults,
+    agentName: runs.get(row.spanId)?.agentName ?? null,
+    traceId: row.traceId,
+    startNs: BigInt(row.startNs),
+  }));
   const callKeys = new Set(calls.map((call) => call.key));
   const delegatedRuns = new Map<string, string[]>();
   for (const agent of items.agents) {
@@ -138,54 +134,48 @@ function contributionRows(projectId: number, contributions: Contributions): Cont
     startNs: item.startNs.toString(),
   });
   return [
-    ...contributions.calls.map(
-      (c): ContributionRow => ({
-        ...place(c),
-        kind: 'call',
-        part: c.role,
-        server: c.server,
-        tool: c.tool,
-        serverVersion: c.serverVersion,
-        category: c.category,
-        evidence: null,
-        agentName: c.agentName,
-        agentId: c.agentId,
-        runId: null,
-        measures: nonZero(c.measures),
-      }),
-    ),
-    ...contributions.findings.map(
-      (c): ContributionRow => ({
-        ...place(c),
-        kind: 'finding',
-        part: c.rule,
-        server: c.server,
-        tool: c.tool,
-        serverVersion: c.serverVersion,
-        category: null,
-        evidence: c.evidence,
-        agentName: c.agentName,
-        agentId: c.agentId,
-        runId: c.runId,
-        measures: nonZero(c.measures),
-      }),
-    ),
-    ...contributions.reports.map(
-      (c): ContributionRow => ({
-        ...place(c),
-        kind: 'report',
-        part: 'report',
-        server: null,
-        tool: null,
-        serverVersion: null,
-        category: null,
-        evidence: null,
-        agentName: c.agentName,
-        agentId: c.agentId,
-        runId: null,
-        measures: nonZero(c.measures),
-      }),
-    ),
+    ...contributions.calls.map((c): ContributionRow => ({
+      ...place(c),
+      kind: 'call',
+      part: c.role,
+      server: c.server,
+      tool: c.tool,
+      serverVersion: c.serverVersion,
+      category: c.category,
+      evidence: null,
+      agentName: c.agentName,
+      agentId: c.agentId,
+      runId: null,
+      measures: nonZero(c.measures),
+    })),
+    ...contributions.findings.map((c): ContributionRow => ({
+      ...place(c),
+      kind: 'finding',
+      part: c.rule,
+      server: c.server,
+      tool: c.tool,
+      serverVersion: c.serverVersion,
+      category: null,
+      evidence: c.evidence,
+      agentName: c.agentName,
+      agentId: c.agentId,
+      runId: c.runId,
+      measures: nonZero(c.measures),
+    })),
+    ...contributions.reports.map((c): ContributionRow => ({
+      ...place(c),
+      kind: 'report',
+      part: 'report',
+      server: null,
+      tool: null,
+      serverVersion: null,
+      category: null,
+      evidence: null,
+      agentName: c.agentName,
+      agentId: c.agentId,
+      runId: null,
+      measures: nonZero(c.measures),
+    })),
   ];
 }
 

@@ -80,7 +80,13 @@ export class RollupQueryRepository {
   }
 
   async findingSums(filter: RollupFilter): Promise<FindingSums[]> {
-    const rows = await this.sums(FINDING_ROLLUP, filter, ['server', 'tool', 'rule', 'evidence', 'server_version']);
+    const rows = await this.sums(FINDING_ROLLUP, filter, [
+      'server',
+      'tool',
+      'rule',
+      'evidence',
+      'server_version',
+    ]);
     return rows.map((row) => ({
       server: row.server ?? null,
       tool: row.tool!,
@@ -186,6 +192,8 @@ export class RollupQueryRepository {
       ...slices.hours.map((range) => sql<boolean>`(bucket_hours = 1 AND ${within(bucket, range)})`),
     ]);
     const dimensions = shape.dimensions.map(([column]) => column);
+    // Rows summed over all agents serve unless the agent is filtered on or grouped by.
+    const byAgent = filter.agent !== null || groupBy.some((d) => d === 'agent_name' || d === 'agent_id');
     const rawBranch =
       slices.raw.length === 0
         ? sql``
@@ -203,7 +211,7 @@ export class RollupQueryRepository {
       SELECT ${list(groupBy)}, ${list(shape.measures.map((m) => `sum(${m})::text AS ${m}`))}
         FROM (SELECT ${list(dimensions)}, ${list(shape.measures)}
                 FROM ${sql.table(shape.table)}
-               WHERE project_id = ${filter.projectId} AND ${fromRollup}
+               WHERE project_id = ${filter.projectId} AND by_agent = ${byAgent} AND ${fromRollup}
               ${rawBranch}) AS s
        WHERE ${sql.join(conditions, sql` AND `)}
        GROUP BY ${list(groupBy)}`.execute(this.db);
@@ -212,7 +220,9 @@ export class RollupQueryRepository {
 }
 
 function agentCondition(agent: string | null, prefix: RawBuilder<unknown>): RawBuilder<boolean> {
-  return agent === null ? TRUE : sql<boolean>`(${prefix}agent_name = ${agent} OR ${prefix}agent_id = ${agent})`;
+  return agent === null
+    ? TRUE
+    : sql<boolean>`(${prefix}agent_name = ${agent} OR ${prefix}agent_id = ${agent})`;
 }
 
 function measuresOf(row: Record<string, string | null>, shape: RollupShape): Record<string, bigint> {

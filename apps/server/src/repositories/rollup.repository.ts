@@ -3,12 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../database/schema';
 import { timestampFromMicros } from '../database/timestamps';
 import { dimensionSources, list, ROLLUPS, type RollupShape } from './rollup-shapes';
-
-/** A trace of a project; ids hex. */
-export interface TraceRef {
-  readonly projectId: number;
-  readonly traceId: string;
-}
+import { inTraces, type TraceRef } from './trace-ref';
 
 /** A `contribution` row as the projection builds it: ids hex, start as microseconds and nanoseconds. */
 export interface ContributionRow {
@@ -30,10 +25,6 @@ export interface ContributionRow {
   readonly measures: Readonly<Record<string, number>>;
 }
 
-const tracesIn = (traces: readonly TraceRef[]) =>
-  sql`(SELECT (t->>0)::int, decode(t->>1, 'hex')
-         FROM jsonb_array_elements(${JSON.stringify(traces.map((t) => [t.projectId, t.traceId]))}::jsonb) AS t)`;
-
 /**
  * Writes of the contributions and their rollups. The projector re-derives whole traces: it takes their stored
  * contributions out of the rollups, replaces them, and adds the new ones back, in its batch's transaction.
@@ -52,7 +43,7 @@ export class RollupRepository {
     rows: readonly ContributionRow[],
   ): Promise<void> {
     if (traces.length > 0) {
-      await sql`DELETE FROM contribution WHERE (project_id, trace_id) IN ${tracesIn(traces)}`.execute(db);
+      await sql`DELETE FROM contribution WHERE ${inTraces(traces)}`.execute(db);
     }
     // Bounded statements: a trace set can hold hundreds of thousands of contributions.
     for (let at = 0; at < rows.length; at += 5_000) {
@@ -95,19 +86,23 @@ export class RollupRepository {
 
   private async applyTo(db: Kysely<DB>, shape: RollupShape, traces: readonly TraceRef[], sign: 1 | -1) {
     const dimensions = shape.dimensions.map(([column]) => column);
-    const groupBy = list(Array.from({ length: 3 + dimensions.length }, (_, i) => String(i + 1)));
-    const sums = list(
-      shape.measures.map((m) => `${sign} * coalesce(sum((c.measures->>'${m}')::bigint), 0)`),
-    );
+    const key = ['project_id', 'bucket_hours', 'bucket'];
+    const withoutAgent = dimensions.filter((d) => !AGENT_DIMENSIONS.includes(d));
+    const sums = list(shape.measures.map((m) => `${sign} * coalesce(sum((s.measures->>'${m}')::bigint), 0)`));
     const updates = list(shape.measures.map((m) => `${m} = ${shape.table}.${m} + excluded.${m}`));
     await sql`
-      INSERT INTO ${sql.table(shape.table)} (project_id, bucket_hours, bucket, ${list(dimensions)}, ${list(shape.measures)})
-      SELECT c.project_id, w.hours,
-             date_trunc(CASE w.hours WHEN 24 THEN 'day' ELSE 'hour' END, c.start_time, 'UTC'),
-             ${dimensionSources(shape)}, ${sums}
-        FROM contribution c CROSS JOIN (VALUES (1::smallint), (24::smallint)) AS w (hours)
-       WHERE c.kind = ${shape.kind} AND (c.project_id, c.trace_id) IN ${tracesIn(traces)}
-       GROUP BY ${groupBy}
+      INSERT INTO ${sql.table(shape.table)} (${list(key)}, by_agent, ${list(dimensions)}, ${list(shape.measures)})
+      SELECT ${list(key.map((k) => `s.${k}`))}, GROUPING(s.agent_name) = 0, ${list(dimensions.map((d) => `s.${d}`))}, ${sums}
+        FROM (SELECT c.project_id, w.hours AS bucket_hours,
+                     date_trunc(CASE w.hours WHEN 24 THEN 'day' ELSE 'hour' END, c.start_time, 'UTC') AS bucket,
+                     ${dimensionSources(shape)}, c.measures
+                FROM contribution c CROSS JOIN (VALUES (1::smallint), (24::smallint)) AS w (hours)
+               WHERE c.kind = ${shape.kind} AND ${inTraces(traces, 'c')}) AS s
+       GROUP BY GROUPING SETS ((${list([...key, ...dimensions].map((d) => `s.${d}`))}),
+                               (${list([...key, ...withoutAgent].map((d) => `s.${d}`))}))
       ON CONFLICT ON CONSTRAINT ${sql.raw(`${shape.table}_key`)} DO UPDATE SET ${updates}`.execute(db);
   }
 }
+
+/** Rollup rows come per agent and summed over all agents: reports without an agent filter read the latter. */
+const AGENT_DIMENSIONS = ['agent_name', 'agent_id'];

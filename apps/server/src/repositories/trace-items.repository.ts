@@ -1,12 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../database/schema';
-import type { TraceRef } from './rollup.repository';
-
-const inTraces = (traces: readonly TraceRef[]) =>
-  sql<boolean>`(project_id, trace_id) IN (
-    SELECT (t->>0)::int, decode(t->>1, 'hex')
-      FROM jsonb_array_elements(${JSON.stringify(traces.map((t) => [t.projectId, t.traceId]))}::jsonb) AS t)`;
+import { inTraces, type TraceRef } from './trace-ref';
 
 const ids = {
   traceId: sql<string>`encode(trace_id, 'hex')`.as('traceId'),

@@ -39,7 +39,11 @@ export class AgentReportsService {
         groups.set(offenceKey(group.server, group.tool, group.rule), group);
       }
     }
-    const timelines = await this.rollups.offenceTimelines(filter, [...groups.values()], MISCLASSIFICATION_SAMPLES);
+    const timelines = await this.rollups.offenceTimelines(
+      filter,
+      [...groups.values()],
+      MISCLASSIFICATION_SAMPLES,
+    );
     return misclassifiedFromSums(rows, (server, tool) =>
       misclassificationSamples(
         (['empty-as-error', 'failure-as-empty'] as const).flatMap(
@@ -51,7 +55,10 @@ export class AgentReportsService {
 
   async subagentCoverage(projectId: number, query: ReportFilter) {
     const filter = { projectId, ...query };
-    const [reports, calls] = await Promise.all([this.rollups.reportSums(filter), this.rollups.callSums(filter)]);
+    const [reports, calls] = await Promise.all([
+      this.rollups.reportSums(filter),
+      this.rollups.callSums(filter),
+    ]);
     return subagentCoverageFromSums(reports, calls);
   }
 }

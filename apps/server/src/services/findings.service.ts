@@ -8,7 +8,11 @@ import {
   type FindingSums,
 } from '@errata/domain';
 import type { ReportFilter } from '../http/report-query';
-import { RollupQueryRepository, type OffenceGroup, type RollupFilter } from '../repositories/rollup-query.repository';
+import {
+  RollupQueryRepository,
+  type OffenceGroup,
+  type RollupFilter,
+} from '../repositories/rollup-query.repository';
 
 export interface FindingsPage {
   readonly rule: FindingRule | null;
@@ -54,7 +58,10 @@ export class FindingsService {
   /** DOMAIN.md §8 `GET /servers`: a scorecard per server and tool, graded from the calls' findings. */
   async servers(projectId: number, filter: ReportFilter) {
     const rollup = { projectId, ...filter };
-    const [calls, findings] = await Promise.all([this.rollups.callSums(rollup), this.rollups.findingSums(rollup)]);
+    const [calls, findings] = await Promise.all([
+      this.rollups.callSums(rollup),
+      this.rollups.findingSums(rollup),
+    ]);
     return scorecardFromSums({ calls, findings, reports: [] });
   }
 
@@ -68,7 +75,11 @@ export class FindingsService {
     const groups = new Map<string, OffenceGroup>();
     for (const row of findings) {
       if (row.sums.offences === 0n) continue;
-      groups.set(findingId(row.server, row.tool, row.rule), { server: row.server, tool: row.tool, rule: row.rule });
+      groups.set(findingId(row.server, row.tool, row.rule), {
+        server: row.server,
+        tool: row.tool,
+        rule: row.rule,
+      });
     }
     const timelines = await this.rollups.offenceTimelines(filter, [...groups.values()], samples);
     return findingsFromSums({ calls, findings, reports }, timelines);

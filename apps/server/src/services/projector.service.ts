@@ -20,7 +20,8 @@ import {
   type LogPosition,
 } from '../repositories/event.repository';
 import { ReadModelRepository } from '../repositories/read-model.repository';
-import { RollupRepository, type TraceRef } from '../repositories/rollup.repository';
+import { RollupRepository } from '../repositories/rollup.repository';
+import type { TraceRef } from '../repositories/trace-ref';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
 
 export const READ_MODELS_PROJECTION = 'read-models';
@@ -112,7 +113,8 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
         const last = read.at(-1);
         if (last === undefined) continue;
         const moved = await this.checkpoints.compareAndSet(trx, name, READ_MODELS_VERSION, from, last);
-        if (!moved) throw new Error('projection checkpoint moved under this projector; rolling back its batch');
+        if (!moved)
+          throw new Error('projection checkpoint moved under this projector; rolling back its batch');
       }
       return batch.length + edges.length;
     });
@@ -129,7 +131,9 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       return LOG_START;
     }
     if (checkpoint.version === READ_MODELS_VERSION) return checkpoint.position;
-    this.logger.log(`rules version changed to ${READ_MODELS_VERSION}: rebuilding the read models from the log`);
+    this.logger.log(
+      `rules version changed to ${READ_MODELS_VERSION}: rebuilding the read models from the log`,
+    );
     await this.startOver(trx);
     return LOG_START;
   }
@@ -172,7 +176,8 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
         if (target === null) continue;
         const checkpoint = await this.checkpoints.get(this.database.db, name);
         reached &&=
-          checkpoint?.version === READ_MODELS_VERSION && compareLogPositions(checkpoint.position, target) >= 0;
+          checkpoint?.version === READ_MODELS_VERSION &&
+          compareLogPositions(checkpoint.position, target) >= 0;
       }
       if (reached) return applied;
       if (Date.now() > deadline)
@@ -226,8 +231,10 @@ function touchedTraces(
   edges: readonly { projectId: number; traceId: string }[],
 ): TraceRef[] {
   const traces = new Map<string, TraceRef>();
-  const touch = (projectId: number, traceId: string) => traces.set(`${projectId}:${traceId}`, { projectId, traceId });
-  for (const event of events) touch(event.projectId, (event.data as { span: { traceId: string } }).span.traceId);
+  const touch = (projectId: number, traceId: string) =>
+    traces.set(`${projectId}:${traceId}`, { projectId, traceId });
+  for (const event of events)
+    touch(event.projectId, (event.data as { span: { traceId: string } }).span.traceId);
   for (const edge of edges) touch(edge.projectId, edge.traceId);
   return [...traces.values()];
 }

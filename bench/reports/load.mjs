@@ -1,0 +1,87 @@
+// Loading the corpus through the real OTLP/HTTP ingest, then waiting for the projector to catch up.
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { withClient } from '../ingest/postgres.mjs';
+import { ROOT } from '../ingest/settings.mjs';
+import { agentTrace, exportRequest, toolCalls } from './corpus.mjs';
+import { postTraces } from './http.mjs';
+import { DAYS, EVENTS, LOAD_CONCURRENCY, PROJECTION_TIMEOUT_MS, SPANS_PER_REQUEST } from './settings.mjs';
+
+const require = createRequire(import.meta.url);
+const { encodeTraceRequestProtobuf } = require(join(ROOT, 'libs/otlp/dist/index.js'));
+const { ProgressBar } = require(join(ROOT, 'apps/server/dist/cli/progress-bar.js'));
+
+const DAY_MS = 86_400_000;
+/** Traces per tool call, measured on the generator (≈ 8.45 tool calls per trace). */
+const CALLS_PER_TRACE = 8.45;
+
+/**
+ * Sends agent traces spread evenly over the last DAYS days (ending 10 minutes ago) until EVENTS tool calls went
+ * out, SPANS_PER_REQUEST spans per request, LOAD_CONCURRENCY requests in flight. Returns counts.
+ */
+export async function loadCorpus(port) {
+  const end = Date.now() - 600_000;
+  const start = end - DAYS * DAY_MS;
+  const spacing = (end - start) / Math.ceil(EVENTS / CALLS_PER_TRACE);
+  const progress = new ProgressBar('loading tool-call events through OTLP ingest', EVENTS);
+  let calls = 0;
+  let spans = 0;
+  let traces = 0;
+  let pending = [];
+  const nextBody = () => {
+    if (calls >= EVENTS && pending.length === 0) return null;
+    while (pending.length < SPANS_PER_REQUEST && calls < EVENTS) {
+      const trace = agentTrace(start + traces++ * spacing);
+      calls += toolCalls(trace);
+      pending.push(...trace);
+    }
+    const batch = pending.slice(0, SPANS_PER_REQUEST);
+    pending = pending.slice(SPANS_PER_REQUEST);
+    spans += batch.length;
+    return { body: encodeTraceRequestProtobuf(exportRequest(batch)), calls: toolCalls(batch) };
+  };
+  let sentCalls = 0;
+  const worker = async () => {
+    for (let next = nextBody(); next !== null; next = nextBody()) {
+      await postTraces(port, next.body);
+      sentCalls += next.calls;
+      progress.update(sentCalls);
+    }
+  };
+  const began = Date.now();
+  await Promise.all(Array.from({ length: LOAD_CONCURRENCY }, worker));
+  progress.finish(sentCalls);
+  return { calls: sentCalls, spans, traces, seconds: (Date.now() - began) / 1000 };
+}
+
+const POSITIONS_SQL = `
+  SELECT (SELECT count(*) FROM event)::bigint AS events,
+         (SELECT max(global_position) FROM event)::bigint AS last,
+         (SELECT global_position FROM projection_checkpoint WHERE name = 'read-models')::bigint AS projected,
+         NOT EXISTS (SELECT 1 FROM event
+                      WHERE (transaction_id, global_position) >
+                            (SELECT transaction_id, global_position FROM projection_checkpoint WHERE name = 'read-models'))
+         AND NOT EXISTS (SELECT 1 FROM span_edge
+                      WHERE (transaction_id, global_position) >
+                            (SELECT transaction_id, global_position FROM projection_checkpoint WHERE name = 'span-edges'))
+           AS done`;
+
+/** Waits until the projector has applied every stored event and edge; progress by log position. */
+export async function waitForProjection(database) {
+  const began = Date.now();
+  let progress = null;
+  for (;;) {
+    const { rows } = await withClient(database, (c) => c.query(POSITIONS_SQL));
+    const { events, last, projected, done } = rows[0];
+    progress ??= new ProgressBar('projecting (read models, contributions, rollups)', Number(events));
+    const share = last === null ? 1 : Number(projected ?? 0) / Number(last);
+    progress.update(Math.round(share * Number(events)));
+    if (done && projected !== null) {
+      progress.finish(Number(events));
+      return (Date.now() - began) / 1000;
+    }
+    if (Date.now() - began > PROJECTION_TIMEOUT_MS) throw new Error('the projector did not catch up in time');
+    await sleep(2_000);
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * Reports over a window sum hourly and daily rollups, plus the contributions of the partial hours at the window's
+ * edges. Here a corpus spanning three days goes through real OTLP ingest in batches (so the projector re-derives
+ * traces again and again), and every report over random windows, agents and servers must equal the report shaped
+ * from the stored contributions that started in the window, summed directly. A rebuild must give the same
+ * rollups, and a late span edge must move a call into the agent run it belongs to.
+ */
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  CALL_MEASURES,
+  FINDING_MEASURES,
+  REPORT_MEASURES,
+  escalationsFromSums,
+  findingsFromSums,
+  misclassificationSamples,
+  misclassifiedFromSums,
+  offenceKey,
+  offenceTimelines,
+  retryWasteFromSums,
+  scorecardFromSums,
+  subagentCoverageFromSums,
+  sumContributions,
+  type CallContribution,
+  type CallRole,
+  type Contributions,
+  type FindingContribution,
+  type FindingRule,
+  type ReportContribution,
+} from '@errata/domain';
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProjectorService } from '../apps/server/src/services/projector.service';
+import { generatedCorpus } from './support/generated-corpus';
+import { startTestServer, type TestServer } from './support/server';
+
+const HOUR = 3_600_000;
+const MEASURES: readonly string[] = [...CALL_MEASURES, ...FINDING_MEASURES, ...REPORT_MEASURES];
+const START = Date.UTC(2026, 10, 27, 22, 17);
+const SPANS = generatedCorpus({ traces: 160, seed: 7, startMs: START, spacingMs: 26 * 60_000 + 7_000 });
+const END = START + 160 * (26 * 60_000 + 7_000);
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer('postgres');
+  // Out of order, in batches of 40 spans: traces cross batches, so they are re-derived as their spans arrive.
+  const shuffled = [...SPANS].sort((a, b) => a.spanContext().spanId.localeCompare(b.spanContext().spanId));
+  for (let at = 0; at < shuffled.length; at += 40) await deliver(shuffled.slice(at, at + 40));
+  await server.catchUp();
+}, 120_000);
+afterAll(() => server?.close());
+
+async function deliver(spans: ReadableSpan[]): Promise<void> {
+  const response = await fetch(`${server.url}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
+    body: ProtobufTraceSerializer.serializeRequest(spans)!,
+  });
+  expect(response.status).toBe(200);
+}
+
+async function api(path: string): Promise<unknown> {
+  const response = await fetch(`${server.url}/api/v1/${path}`, {
+    headers: { authorization: `Bearer ${server.readKey}` },
+  });
+  expect(response.status, path).toBe(200);
+  return response.json();
+}
+
+interface Filter {
+  readonly from: Date | null;
+  readonly to: Date | null;
+  readonly server: string | null;
+  readonly agent: string | null;
+}
+
+/** The stored contributions that started in the window and match the filter, read straight from the table. */
+async function contributionsIn(filter: Filter): Promise<Contributions> {
+  const { rows } = await sql<{
+    traceId: string;
+    spanId: string;
+    kind: string;
+    part: string;
+    startNs: string;
+    startTime: Date;
+    server: string | null;
+    tool: string | null;
+    serverVersion: string | null;
+    category: string | null;
+    evidence: string | null;
+    agentName: string | null;
+    agentId: string | null;
+    runId: string | null;
+    measures: Record<string, number>;
+    sampleText: string | null;
+  }>`
+    SELECT encode(c.trace_id, 'hex') AS "traceId", encode(c.span_id, 'hex') AS "spanId", c.kind, c.part,
+           c.start_ns::text AS "startNs", c.start_time AS "startTime", c.server, c.tool,
+           c.server_version AS "serverVersion", c.category, c.evidence, c.agent_name AS "agentName",
+           c.agent_id AS "agentId", c.run_id AS "runId", c.measures, t.sample_text AS "sampleText"
+      FROM contribution c
+      LEFT JOIN tool_call t ON t.project_id = c.project_id AND t.trace_id = c.trace_id AND t.span_id = c.span_id`.execute(
+    server.db,
+  );
+  const selected = rows.filter(
+    (row) =>
+      (filter.from === null || row.startTime >= filter.from) &&
+      (filter.to === null || row.startTime < filter.to) &&
+      (filter.agent === null || row.agentName === filter.agent || row.agentId === filter.agent),
+  );
+  const placed = (row: (typeof rows)[number]) => ({
+    traceId: row.traceId,
+    key: row.spanId,
+    startNs: BigInt(row.startNs),
+    agentName: row.agentName,
+    agentId: row.agentId,
+  });
+  const byServer = (row: (typeof rows)[number]) => filter.server === null || row.server === filter.server;
+  return {
+    calls: selected
+      .filter((row) => row.kind === 'call' && byServer(row))
+      .map((row): CallContribution => ({
+        ...placed(row),
+        role: row.part as CallRole,
+        server: row.server,
+        tool: row.tool,
+        serverVersion: row.serverVersion,
+        category: row.category,
+        measures: row.measures,
+      })),
+    findings: selected
+      .filter((row) => row.kind === 'finding' && byServer(row))
+      .map((row): FindingContribution => ({
+        ...placed(row),
+        runId: row.runId!,
+        server: row.server,
+        tool: row.tool!,
+        rule: row.part as FindingRule,
+        evidence: row.evidence!,
+        serverVersion: row.serverVersion,
+        sampleText: row.sampleText,
+        measures: row.measures,
+      })),
+    reports: selected
+      .filter((row) => row.kind === 'report')
+      .map((row): ReportContribution => ({ ...placed(row), measures: row.measures })),
+  };
+}
+
+const query = (filter: Filter) =>
+  [
+    filter.from && `from=${filter.from.toISOString()}`,
+    filter.to && `to=${filter.to.toISOString()}`,
+    filter.server && `server=${encodeURIComponent(filter.server)}`,
+    filter.agent && `agent=${encodeURIComponent(filter.agent)}`,
+  ]
+    .filter(Boolean)
+    .join('&');
+
+/** Every report, shaped by @errata/domain from contributions summed in memory. */
+function expectedReports(contributions: Contributions) {
+  const sums = sumContributions(contributions);
+  const samples = offenceTimelines(contributions.findings, 3);
+  const firstOnly = offenceTimelines(contributions.findings, 1);
+  const { findings } = findingsFromSums(sums, firstOnly);
+  return {
+    'reports/retry-waste?groupBy=category': retryWasteFromSums(sums.calls, 'category'),
+    'reports/retry-waste?groupBy=tool': retryWasteFromSums(sums.calls, 'tool'),
+    'reports/escalations': escalationsFromSums(sums.calls),
+    'reports/misclassified-results': misclassifiedFromSums(sums.calls, (server, tool) =>
+      misclassificationSamples(
+        (['empty-as-error', 'failure-as-empty'] as const).flatMap(
+          (rule) => samples.get(offenceKey(server, tool, rule))?.earliest ?? [],
+        ),
+      ),
+    ),
+    'reports/subagent-coverage': subagentCoverageFromSums(sums.reports, sums.calls),
+    findings: {
+      rulesVersion: 3,
+      total: findings.length,
+      limit: 50,
+      offset: 0,
+      findings: findings.slice(0, 50).map(({ samples: _samples, ...finding }) => finding),
+    },
+    servers: scorecardFromSums(sums),
+  };
+}
+
+async function actualReports(filter: Filter) {
+  const q = query(filter);
+  const paths = Object.keys(expectedReports({ calls: [], findings: [], reports: [] }));
+  return Object.fromEntries(
+    await Promise.all(
+      paths.map(async (path) => [path, await api(`${path}${path.includes('?') ? '&' : '?'}${q}`)] as const),
+    ),
+  );
+}
+
+describe('reports from rollups', () => {
+  it('hold the whole corpus: every tool call counted once', async () => {
+    const toolCalls = SPANS.filter((span) => span.name.startsWith('tools/call')).length;
+    const report = (await api('reports/retry-waste')) as { totals: { calls: number } };
+    expect(report.totals.calls).toBe(toolCalls);
+  });
+
+  it('over any window, agent and server, equal the reports of the contributions that started in it', async () => {
+    const instant = fc.integer({ min: START - 2 * HOUR, max: END + 2 * HOUR }).map((ms) => new Date(ms));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.option(instant, { nil: null }),
+        fc.option(instant, { nil: null }),
+        fc.constantFrom(null, 'support', 'research'),
+        fc.constantFrom(null, 'server-0', 'server-1'),
+        async (a, b, agent, byServer) => {
+          const [from, to] = a !== null && b !== null && b < a ? [b, a] : [a, b];
+          if (from !== null && to !== null && from.getTime() === to.getTime()) return;
+          const filter = { from, to, agent, server: byServer };
+          expect(JSON.parse(JSON.stringify(await actualReports(filter)))).toEqual(
+            JSON.parse(
+              JSON.stringify(expectedReports(await contributionsIn(filter)), (_key, value: unknown) =>
+                typeof value === 'bigint' ? Number(value) : value,
+              ),
+            ),
+          );
+        },
+      ),
+      { numRuns: 60, seed: 20261130 },
+    );
+  }, 120_000);
+
+  it('npm run projections:rebuild gives the same contributions and rollups', async () => {
+    // Rows a trace's contributions moved away from stay at zero in the incremental rollups: compare the rest.
+    const snapshot = async () => {
+      const out: Record<string, string[]> = {};
+      for (const table of ['contribution', 'call_rollup', 'finding_rollup', 'report_rollup']) {
+        const { rows } = await sql<{ row: Record<string, unknown> }>`
+          SELECT to_jsonb(r) AS row FROM ${sql.table(table)} AS r`.execute(server.db);
+        out[table] = rows
+          .map(({ row }) => row)
+          .filter((row) => table === 'contribution' || MEASURES.some((m) => Number(row[m] ?? 0) !== 0))
+          .map((row) => JSON.stringify(row))
+          .sort();
+      }
+      return out;
+    };
+    const before = await snapshot();
+    await server.app.get(ProjectorService).rebuild();
+    expect(await snapshot()).toEqual(before);
+  }, 60_000);
+});
