@@ -56,8 +56,7 @@ export async function loadCorpus(port) {
 }
 
 const POSITIONS_SQL = `
-  SELECT (SELECT count(*) FROM event)::bigint AS events,
-         (SELECT max(global_position) FROM event)::bigint AS last,
+  SELECT (SELECT max(global_position) FROM event)::bigint AS last,
          (SELECT global_position FROM projection_checkpoint WHERE name = 'read-models')::bigint AS projected,
          NOT EXISTS (SELECT 1 FROM event
                       WHERE (transaction_id, global_position) >
@@ -70,15 +69,18 @@ const POSITIONS_SQL = `
 /** Waits until the projector has applied every stored event and edge; progress by log position. */
 export async function waitForProjection(database) {
   const began = Date.now();
-  let progress = null;
+  const { rows: counted } = await withClient(database, (c) =>
+    c.query('SELECT count(*)::bigint AS n FROM event'),
+  );
+  const events = Number(counted[0].n);
+  const progress = new ProgressBar('projecting (read models, contributions, rollups)', events);
   for (;;) {
     const { rows } = await withClient(database, (c) => c.query(POSITIONS_SQL));
-    const { events, last, projected, done } = rows[0];
-    progress ??= new ProgressBar('projecting (read models, contributions, rollups)', Number(events));
+    const { last, projected, done } = rows[0];
     const share = last === null ? 1 : Number(projected ?? 0) / Number(last);
-    progress.update(Math.round(share * Number(events)));
+    progress.update(Math.round(share * events));
     if (done && projected !== null) {
-      progress.finish(Number(events));
+      progress.finish(events);
       return (Date.now() - began) / 1000;
     }
     if (Date.now() - began > PROJECTION_TIMEOUT_MS) throw new Error('the projector did not catch up in time');

@@ -11,7 +11,7 @@ import {
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
-import { windowSlices, type TimeRange } from '../rollups/window-slices';
+import { hourGaps, windowSlices, type TimeRange } from '../rollups/window-slices';
 import {
   CALL_ROLLUP,
   dimensionSources,
@@ -183,9 +183,38 @@ export class RollupQueryRepository {
     return timelines;
   }
 
+  /**
+   * The window with each edge moved out to its hour boundary when no contribution of this kind started between
+   * the edge and the boundary (any agent, server or tool): the sums are the same, and whole hours come from the
+   * rollup. Two index probes.
+   */
+  private async widenToHours(db: Kysely<DB>, shape: RollupShape, filter: RollupFilter): Promise<TimeRange> {
+    const gaps = hourGaps(filter.from, filter.to);
+    const empty = async (gap: TimeRange | null) =>
+      gap !== null &&
+      (
+        await sql<{ found: boolean }>`
+          SELECT EXISTS (SELECT 1 FROM contribution c
+                          WHERE c.project_id = ${filter.projectId} AND c.kind = ${shape.kind}
+                            AND ${within(sql`c.start_time`, gap)}) AS found`.execute(db)
+      ).rows[0]?.found === false;
+    const before = await empty(gaps.before);
+    const after = await empty(gaps.after);
+    return { from: before ? gaps.before!.from : filter.from, to: after ? gaps.after!.to : filter.to };
+  }
+
   /** A rollup's measures over the window, summed per `groupBy` dimensions. */
   private async sums(shape: RollupShape, filter: RollupFilter, groupBy: readonly string[]) {
-    const slices = windowSlices(filter.from, filter.to);
+    // One snapshot for the probes and the sums: a batch committed in between cannot change what the probes saw.
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute((trx) => this.sumsIn(trx, shape, filter, groupBy));
+  }
+
+  private async sumsIn(db: Kysely<DB>, shape: RollupShape, filter: RollupFilter, groupBy: readonly string[]) {
+    const window = await this.widenToHours(db, shape, filter);
+    const slices = windowSlices(window.from, window.to);
     const bucket = sql`bucket`;
     const fromRollup = anyOf([
       ...slices.days.map((range) => sql<boolean>`(bucket_hours = 24 AND ${within(bucket, range)})`),
@@ -214,7 +243,7 @@ export class RollupQueryRepository {
                WHERE project_id = ${filter.projectId} AND by_agent = ${byAgent} AND ${fromRollup}
               ${rawBranch}) AS s
        WHERE ${sql.join(conditions, sql` AND `)}
-       GROUP BY ${list(groupBy)}`.execute(this.db);
+       GROUP BY ${list(groupBy)}`.execute(db);
     return rows;
   }
 }

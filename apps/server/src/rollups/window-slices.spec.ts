@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { windowSlices, type TimeRange } from './window-slices';
+import { hourGaps, windowSlices, type TimeRange } from './window-slices';
 
 const at = (iso: string) => new Date(iso);
 const HOUR = 3_600_000;
@@ -78,5 +78,13 @@ describe('windowSlices', () => {
         },
       ),
     );
+  });
+
+  it('hourGaps: the stretches between each edge and its hour boundary, none when the edge is on one', () => {
+    expect(hourGaps(at('2026-11-30T10:05:00Z'), at('2026-11-30T12:30:00Z'))).toEqual({
+      before: { from: at('2026-11-30T10:00:00Z'), to: at('2026-11-30T10:05:00Z') },
+      after: { from: at('2026-11-30T12:30:00Z'), to: at('2026-11-30T13:00:00Z') },
+    });
+    expect(hourGaps(at('2026-11-30T10:00:00Z'), null)).toEqual({ before: null, after: null });
   });
 });

@@ -1,6 +1,10 @@
 /**
  * A report window cut into what the rollups hold: whole UTC days, whole hours, and the partial hours at its
  * edges, read from the contributions themselves. Ranges are [from, to); null is unbounded.
+ *
+ * The caller first widens an edge to its whole hour when nothing of the report's kind lies between the edge and
+ * the hour's boundary (`widenToHours`): a window that ends now has nothing after now, so its current hour comes
+ * from the hourly rollup instead of every contribution of the hour.
  */
 export interface TimeRange {
   readonly from: Date | null;
@@ -36,4 +40,17 @@ export function windowSlices(from: Date | null, to: Date | null): WindowSlices {
   if (fromHour !== null && fromHour < fromDay!) hours.push({ from: fromHour, to: fromDay });
   if (toHour !== null && toDay! < toHour) hours.push({ from: toDay, to: toHour });
   return { days: [{ from: fromDay, to: toDay }], hours, raw };
+}
+
+/** The hour boundaries around the window's edges: widening to them changes nothing when the gaps hold no data. */
+export function hourGaps(
+  from: Date | null,
+  to: Date | null,
+): { before: TimeRange | null; after: TimeRange | null } {
+  const fromHour = from && floorTo(from, HOUR_MS);
+  const toHour = to && ceilTo(to, HOUR_MS);
+  return {
+    before: from !== null && fromHour! < from ? { from: fromHour, to: from } : null,
+    after: to !== null && to < toHour! ? { from: to, to: toHour } : null,
+  };
 }
