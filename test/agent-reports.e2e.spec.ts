@@ -207,9 +207,25 @@ describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) 
         headers: { authorization: `Bearer ${server.readKey}` },
       });
       expect(one.status).toBe(200);
-      expect(((await one.json()) as { samples: unknown[] }).samples).toEqual([
+      const detail = (await one.json()) as {
+        id: string;
+        rule: string;
+        samples: unknown[];
+        suggestedContract: unknown;
+      };
+      expect(detail.samples).toEqual([
         expect.objectContaining({ evidence: 'failure.leading_word', text: 'ERROR: Permission denied' }),
       ]);
+      // The fix: a failure that says so, with its category, in the envelope the seeds recommend.
+      expect(detail.suggestedContract).toMatchObject({
+        findingId: detail.id,
+        rule: detail.rule,
+        result: {
+          isError: true,
+          structuredContent: { errorCategory: expect.any(String), isRetryable: expect.any(Boolean) },
+        },
+        markdown: expect.stringContaining(`Errata finding \`${detail.id}\``),
+      });
     });
 
     it('GET /api/v1/servers grades the fixture server from its calls that violate a rule', async () => {

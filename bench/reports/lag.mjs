@@ -60,8 +60,8 @@ export async function measureLag(port, database, projectId) {
       const spans = [];
       const traceIds = new Set();
       while (spans.length < perTick) {
-        // Started 8 minutes ago: a trace lasts up to a few minutes, and spans are exported once they ended.
-        const trace = agentTrace(Date.now() - 8 * 60_000);
+        // Started 15 minutes ago: a trace lasts up to about 10 minutes, and spans are exported once they ended.
+        const trace = agentTrace(Date.now() - 15 * 60_000);
         for (const span of trace) traceIds.add(span.traceId);
         spans.push(...trace);
       }

@@ -2,6 +2,7 @@ import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '
 import { APP_CONFIG, type AppConfig } from './config/app-config';
 import { FindingsController } from './controllers/findings.controller';
 import { HealthController } from './controllers/health.controller';
+import { McpController } from './controllers/mcp.controller';
 import { OtlpIngestController } from './controllers/otlp-ingest.controller';
 import { ReportsController } from './controllers/reports.controller';
 import { DATABASE, openDatabase, type Database } from './database/database';
@@ -58,7 +59,13 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      controllers: [OtlpIngestController, ReportsController, FindingsController, HealthController],
+      controllers: [
+        OtlpIngestController,
+        ReportsController,
+        FindingsController,
+        McpController,
+        HealthController,
+      ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         {

@@ -22,3 +22,4 @@ export * from './misclassified-report';
 export * from './call-findings';
 export * from './findings-report';
 export * from './server-scorecard';
+export * from './suggested-contract';

@@ -3,7 +3,9 @@ import {
   findingId,
   findingsFromSums,
   scorecardFromSums,
-  type Finding,
+  suggestContract,
+  type CallSums,
+  type Category,
   type FindingRule,
   type FindingSums,
 } from '@errata/domain';
@@ -30,7 +32,8 @@ export class FindingsService {
 
   async list(projectId: number, filter: ReportFilter, page: FindingsPage) {
     // The list shows no samples: one earliest offence (first seen) is enough.
-    const { rulesVersion, findings } = await this.findings({ projectId, ...filter }, () => true, 1);
+    const { report } = await this.findings({ projectId, ...filter }, () => true, 1);
+    const { rulesVersion, findings } = report;
     const selected = page.rule === null ? findings : findings.filter((finding) => finding.rule === page.rule);
     return {
       rulesVersion,
@@ -43,16 +46,22 @@ export class FindingsService {
     };
   }
 
-  /** One finding with its samples; 404 when the project has none with this id in the window. */
-  async get(projectId: number, id: string, filter: ReportFilter): Promise<Finding> {
-    const { findings } = await this.findings(
+  /**
+   * One finding with its samples and the contract Errata suggests instead (DOMAIN.md §7); 404 when the project has
+   * none with this id in the window.
+   */
+  async get(projectId: number, id: string, filter: ReportFilter) {
+    const { report, calls } = await this.findings(
       { projectId, ...filter },
       (row) => findingId(row.server, row.tool, row.rule) === id,
       FINDING_SAMPLES,
     );
-    const finding = findings.find((candidate) => candidate.id === id);
+    const finding = report.findings.find((candidate) => candidate.id === id);
     if (finding === undefined) throw new NotFoundException(`no finding ${id}`);
-    return finding;
+    const dominantCategory = dominantFailureCategory(
+      calls.filter((row) => row.server === finding.server && row.tool === finding.tool),
+    );
+    return { ...finding, suggestedContract: suggestContract(finding, { dominantCategory }) };
   }
 
   /** DOMAIN.md §8 `GET /servers`: a scorecard per server and tool, graded from the calls' findings. */
@@ -82,6 +91,21 @@ export class FindingsService {
       });
     }
     const timelines = await this.rollups.offenceTimelines(filter, [...groups.values()], samples);
-    return findingsFromSums({ calls, findings, reports }, timelines);
+    return { report: findingsFromSums({ calls, findings, reports }, timelines), calls };
   }
+}
+
+/** The failure category a tool's failures have most often (declared or inferred), unknown and empty aside. */
+function dominantFailureCategory(rows: readonly CallSums[]): Category | null {
+  const failures = new Map<Category, bigint>();
+  for (const row of rows) {
+    const category = row.category as Category | 'empty' | null;
+    if (category === null || category === 'empty' || category === 'unknown') continue;
+    failures.set(category, (failures.get(category) ?? 0n) + row.sums.failures);
+  }
+  let dominant: Category | null = null;
+  for (const [category, count] of [...failures].sort(([a], [b]) => a.localeCompare(b))) {
+    if (count > 0n && (dominant === null || count > failures.get(dominant)!)) dominant = category;
+  }
+  return dominant;
 }

@@ -1,0 +1,38 @@
+import { BadRequestException } from '@nestjs/common';
+import { FINDING_RULES, type FindingRule } from '@errata/domain';
+import type { FindingsPage } from '../services/findings.service';
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 500;
+
+/** A finding id: 20 hex digits (`findingId`). */
+export const FINDING_ID = /^[0-9a-f]{20}$/;
+
+/** Parses `rule`, `limit` and `offset` of a findings list, answering 400 with what was wrong. */
+export function parsePage(rule: unknown, limit: unknown, offset: unknown): FindingsPage {
+  if (
+    rule !== undefined &&
+    (typeof rule !== 'string' || !(FINDING_RULES as readonly string[]).includes(rule))
+  ) {
+    throw new BadRequestException(`"rule" must be one of ${FINDING_RULES.join(', ')}`);
+  }
+  return {
+    rule: (rule as FindingRule | undefined) ?? null,
+    limit: integer(limit, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT),
+    offset: integer(offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER),
+  };
+}
+
+function integer(value: unknown, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d+$/.test(value)
+        ? Number(value)
+        : Number.NaN;
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+    throw new BadRequestException(`"${name}" must be a whole number from ${min} to ${max}`);
+  }
+  return parsed;
+}

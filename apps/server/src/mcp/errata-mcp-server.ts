@@ -1,0 +1,211 @@
+import { BadRequestException, NotFoundException } from '@nestjs/common';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { FINDING_RULES } from '@errata/domain';
+import { z } from 'zod';
+import { FINDING_ID, parsePage } from '../http/findings-page';
+import { parseReportFilter, parseReportQuery } from '../http/report-query';
+import type { AgentReportsService } from '../services/agent-reports.service';
+import type { Principal } from '../services/api-key.service';
+import type { FindingsService } from '../services/findings.service';
+import { RETRY_WASTE_GROUPINGS, type RetryWasteService } from '../services/retry-waste.service';
+import { SERVER_VERSION } from '../version';
+
+export interface ErrataMcpServices {
+  readonly retryWaste: RetryWasteService;
+  readonly agentReports: AgentReportsService;
+  readonly findings: FindingsService;
+}
+
+/**
+ * Errata's own tools follow the contract Errata recommends (DOMAIN.md §7, seed 000): every result is one envelope
+ * `{ ok, data, error }` that the output schema admits in both shapes, mirrored as JSON in a text block; every
+ * failure carries `errorCategory`, `isRetryable`, a stable `code` and a description; an empty result is a success.
+ */
+const ToolError = z.object({
+  errorCategory: z.enum(['transient', 'validation', 'business', 'permission']),
+  isRetryable: z.boolean(),
+  code: z.string(),
+  description: z.string(),
+});
+type ToolError = z.infer<typeof ToolError>;
+
+const ENVELOPE = {
+  ok: z.boolean().describe('true with `data`, false with `error`'),
+  data: z.unknown().nullable().describe('the report, list or suggestion; null on failure'),
+  error: ToolError.nullable().describe('why the call failed, and whether retrying can help; null on success'),
+};
+
+const FILTERS = {
+  from: z.string().optional().describe('ISO-8601 start of the window, inclusive (e.g. 2026-11-29T00:00:00Z)'),
+  to: z.string().optional().describe('ISO-8601 end of the window, exclusive'),
+  server: z.string().optional().describe('an MCP server name (serverInfo.name)'),
+  tool: z.string().optional().describe('a tool name'),
+  agent: z.string().optional().describe("an agent run's gen_ai.agent.name or gen_ai.agent.id"),
+};
+type Filters = { [K in keyof typeof FILTERS]?: string };
+
+const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
+
+function mirrored(payload: { ok: boolean; data: unknown; error: ToolError | null }): CallToolResult {
+  return {
+    ...(payload.ok ? {} : { isError: true }),
+    content: [{ type: 'text', text: JSON.stringify(payload) }],
+    structuredContent: payload,
+  };
+}
+
+/** Runs a tool body: its value as a success, every failure as Errata's error envelope. */
+async function envelope(body: () => Promise<unknown>): Promise<CallToolResult> {
+  try {
+    return mirrored({ ok: true, data: await body(), error: null });
+  } catch (error) {
+    return mirrored({ ok: false, data: null, error: toolError(error) });
+  }
+}
+
+function toolError(error: unknown): ToolError {
+  if (error instanceof NotFoundException) {
+    return {
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'FINDING_NOT_FOUND',
+      description: `${error.message} in this project and window. Call list_findings for the ids there are, then retry.`,
+    };
+  }
+  if (error instanceof BadRequestException) {
+    return {
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'INVALID_ARGUMENTS',
+      description: `${error.message}. Correct the argument and retry.`,
+    };
+  }
+  return {
+    errorCategory: 'transient',
+    isRetryable: true,
+    code: 'ERRATA_UNAVAILABLE',
+    description:
+      'Errata could not read its database just now. The request is valid; retry after a few seconds.',
+  };
+}
+
+/** The query-string shape the REST parsers read: only the given filters. */
+const asQuery = (args: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined));
+
+/** One MCP server per request (stateless Streamable HTTP), bound to the caller's project. */
+export function errataMcpServer(services: ErrataMcpServices, principal: Principal): McpServer {
+  const server = new McpServer({ name: 'errata', version: SERVER_VERSION });
+  const { projectId } = principal;
+
+  server.registerTool(
+    'get_retry_waste',
+    {
+      description:
+        'Retries agents spent on MCP tools, grouped by the category, server or tool of the call they retried: ' +
+        'wasted retries, milliseconds and tokens, the reason of every retry, and chains that never recovered.',
+      inputSchema: { ...FILTERS, groupBy: z.enum(['category', 'server', 'tool']).optional() },
+      outputSchema: ENVELOPE,
+      annotations: READ_ONLY,
+    },
+    ({ groupBy, ...filters }: Filters & { groupBy?: string }) =>
+      envelope(() =>
+        services.retryWaste.report(
+          projectId,
+          parseReportQuery(asQuery({ ...filters, groupBy }), RETRY_WASTE_GROUPINGS, 'category'),
+        ),
+      ),
+  );
+
+  server.registerTool(
+    'list_misclassified_results',
+    {
+      description:
+        'Per server and tool: valid empty results reported as errors (empty-as-error) and failures reported as ' +
+        'success (failure-as-empty), with rates, the retries and escalations they caused, and redacted samples.',
+      inputSchema: FILTERS,
+      outputSchema: ENVELOPE,
+      annotations: READ_ONLY,
+    },
+    (filters: Filters) =>
+      envelope(() => services.agentReports.misclassified(projectId, parseReportFilter(asQuery(filters)))),
+  );
+
+  server.registerTool(
+    'get_escalation_rates',
+    {
+      description:
+        'How often failures of each category ended in a hand-off to a human, the user or a coordinator, which ' +
+        'failures the hand-offs followed, and how many were avoidable.',
+      inputSchema: FILTERS,
+      outputSchema: ENVELOPE,
+      annotations: READ_ONLY,
+    },
+    (filters: Filters) =>
+      envelope(() => services.agentReports.escalations(projectId, parseReportFilter(asQuery(filters)))),
+  );
+
+  server.registerTool(
+    'get_subagent_coverage',
+    {
+      description:
+        'How much delegated work subagents brought back, whether their failure reports carried category, ' +
+        'attempts, partial results and alternatives, how often they absorbed transient failures, and silent partials.',
+      inputSchema: FILTERS,
+      outputSchema: ENVELOPE,
+      annotations: READ_ONLY,
+    },
+    (filters: Filters) =>
+      envelope(() => services.agentReports.subagentCoverage(projectId, parseReportFilter(asQuery(filters)))),
+  );
+
+  server.registerTool(
+    'list_findings',
+    {
+      description:
+        'Error-contract findings per MCP server, tool and rule, most frequent first: count, rate, first and last ' +
+        'seen, server versions, evidence, and the retries, wasted time and escalations they caused.',
+      inputSchema: {
+        ...FILTERS,
+        rule: z.enum(FINDING_RULES as unknown as [string, ...string[]]).optional(),
+        limit: z.number().int().optional().describe('1–500, default 50'),
+        offset: z.number().int().optional(),
+      },
+      outputSchema: ENVELOPE,
+      annotations: READ_ONLY,
+    },
+    ({ rule, limit, offset, ...filters }: Filters & { rule?: string; limit?: number; offset?: number }) =>
+      envelope(() =>
+        services.findings.list(
+          projectId,
+          parseReportFilter(asQuery(filters)),
+          parsePage(rule, limit, offset),
+        ),
+      ),
+  );
+
+  server.registerTool(
+    'get_fix_suggestion',
+    {
+      description:
+        'The fix Errata suggests for one finding: the exact result the tool should return instead, a TypeScript ' +
+        'handler for the MCP SDK, what the fix would have saved in the window, and Markdown for a tracker.',
+      inputSchema: { findingId: z.string().describe('an id from list_findings (20 hex digits)'), ...FILTERS },
+      outputSchema: ENVELOPE,
+      annotations: READ_ONLY,
+    },
+    ({ findingId, ...filters }: Filters & { findingId: string }) =>
+      envelope(async () => {
+        if (!FINDING_ID.test(findingId))
+          throw new BadRequestException(`"${findingId}" is not a finding id (20 hex digits)`);
+        const { suggestedContract, samples, ...finding } = await services.findings.get(
+          projectId,
+          findingId,
+          parseReportFilter(asQuery(filters)),
+        );
+        return { finding: { ...finding, samples }, suggestedContract };
+      }),
+  );
+  return server;
+}

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { detectCallFindings } from './call-findings';
+import { classifyToolCall, isEmptyListPayload } from './classify';
+import { errataToolSpan, toolCallOf } from './fixtures.spec-helper';
+import { findingId, type Finding } from './findings-report';
+import { FINDING_RULES, type Category, type FindingRule } from './rules';
+import { suggestContract } from './suggested-contract';
+
+const finding = (rule: FindingRule, evidence: Record<string, number>, tool = 'search_orders'): Finding => ({
+  id: findingId('orders', tool, rule),
+  server: 'orders',
+  tool,
+  rule,
+  count: 12,
+  rate: 0.25,
+  firstSeen: '2026-11-29T10:00:00.000Z',
+  lastSeen: '2026-11-30T09:00:00.000Z',
+  serverVersions: ['1.4.0'],
+  evidence,
+  retriesCaused: 9,
+  wastedRetries: 7,
+  wastedMs: 4_200,
+  escalationsCaused: 2,
+  samples: [],
+});
+
+const EVIDENCE: Record<FindingRule, Record<string, number>> = {
+  'untyped-error': { 'source:text': 12 },
+  'empty-as-error': { 'empty:code:NO_ORDERS_FOUND': 12 },
+  'failure-as-empty': { 'failure:ok_false': 12 },
+  'invisible-metadata': { 'structured:not_mirrored': 12 },
+  'retryable-mismatch': { 'declared_retryable:business': 12 },
+  'wrong-channel': { 'jsonrpc:-32603': 12 },
+  'leaky-error': { stack_trace: 12 },
+  'raw-exception': { raw_exception: 12 },
+  'missing-propagation-context': { 'missing:attempted,alternatives': 12 },
+};
+
+/** The suggested result, as the Errata SDK would report it, classified by Errata's own rules. */
+function classifiedFix(rule: FindingRule, dominantCategory: Category | null = null) {
+  const contract = suggestContract(finding(rule, EVIDENCE[rule]), { dominantCategory });
+  const result = contract.result!;
+  const call = toolCallOf(
+    errataToolSpan(
+      'search_orders',
+      { isError: result.isError, content: [...result.content], structuredContent: result.structuredContent },
+      // what the Errata SDK reports for this result: empty when it is an empty list
+      { empty: !result.isError && isEmptyListPayload(result.structuredContent) },
+    ),
+  );
+  const classification = classifyToolCall(call);
+  return { contract, call, classification, findings: detectCallFindings(call, classification) };
+}
+
+describe('suggestContract', () => {
+  it.each(FINDING_RULES.filter((rule) => rule !== 'missing-propagation-context'))(
+    'given a %s finding, the suggested result violates no rule when Errata classifies it',
+    (rule) => {
+      const { classification, findings } = classifiedFix(rule, 'validation');
+      expect(findings).toEqual([]);
+      expect(classification.emptyAsError).toBe(false);
+      expect(classification.failureAsEmpty).toBe(false);
+    },
+  );
+
+  it('given an untyped error of a tool that mostly fails on validation, declares validation, retryable after correction', () => {
+    const { contract, classification } = classifiedFix('untyped-error', 'validation');
+    expect(contract.result!.structuredContent).toEqual({
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'INVALID_ARGUMENTS',
+      description: expect.stringContaining('search_orders') as string,
+    });
+    expect(classification).toMatchObject({ failed: true, category: 'validation', source: 'declared' });
+    expect(JSON.parse(contract.result!.content[0].text)).toEqual(contract.result!.structuredContent);
+  });
+
+  it('given a business error, the envelope carries a customer-facing explanation and is not retryable', () => {
+    const { contract, classification } = classifiedFix('retryable-mismatch');
+    expect(contract.result!.structuredContent).toMatchObject({
+      errorCategory: 'business',
+      isRetryable: false,
+      customerExplanation: expect.any(String) as string,
+    });
+    expect(classification.customerExplanation).toBe(true);
+  });
+
+  it('given empty-as-error, the fix is a successful empty result, and keeps the code the tool already used', () => {
+    const { call } = classifiedFix('empty-as-error');
+    expect(call.outcome).toBe('ok_empty');
+    const untyped = suggestContract(finding('untyped-error', { 'empty:code:NO_ORDERS_FOUND': 1 }), {
+      dominantCategory: null,
+    });
+    expect(untyped.result!.structuredContent).toMatchObject({
+      code: 'NO_ORDERS_FOUND',
+      errorCategory: 'transient',
+    });
+  });
+
+  it('given missing propagation context, suggests the four report elements instead of a tool result', () => {
+    const contract = suggestContract(
+      finding('missing-propagation-context', EVIDENCE['missing-propagation-context'], 'researcher'),
+      {
+        dominantCategory: null,
+      },
+    );
+    expect(contract.result).toBeNull();
+    expect(Object.keys(contract.reportAttributes!)).toEqual([
+      'errata.subagent.status',
+      'errata.error.category',
+      'errata.subagent.attempted',
+      'errata.subagent.partial_results',
+      'errata.subagent.alternatives',
+    ]);
+  });
+
+  it('renders Markdown with the evidence, the cost and the result to return', () => {
+    const { contract } = classifiedFix('untyped-error', 'transient');
+    expect(contract.savings).toEqual({ retries: 9, wastedRetries: 7, wastedMs: 4_200, escalations: 2 });
+    expect(contract.markdown).toContain('## untyped-error: orders / search_orders');
+    expect(contract.markdown).toContain('Seen 12 times (25.0 % of calls)');
+    expect(contract.markdown).toContain('9 retries (7 wasted, 4200 ms), 2 escalations');
+    expect(contract.markdown).toContain('"errorCategory": "transient"');
+    expect(contract.markdown).toContain("server.registerTool('search_orders'");
+  });
+});

@@ -1,0 +1,245 @@
+/**
+ * The fix Errata suggests for a finding (DOMAIN.md §7): the exact result the tool should return instead, in the
+ * envelope the seeds recommend — `isError`, a text block that mirrors `structuredContent`, and `structuredContent`
+ * carrying `errorCategory`, `isRetryable`, a stable `code`, a `description` and, for business errors, a
+ * customer-facing explanation — plus a TypeScript handler for the MCP SDK, what the fix would have saved in the
+ * window, and a Markdown rendering an owner can paste into their tracker. Pure.
+ */
+import type { Finding } from './findings-report';
+import type { Category } from './rules';
+
+/** What a failing tool should put in `structuredContent` (and mirror as JSON text). */
+export interface ErrorEnvelope {
+  readonly errorCategory: Exclude<Category, 'unknown'>;
+  readonly isRetryable: boolean;
+  readonly code: string;
+  readonly description: string;
+  readonly customerExplanation?: string;
+}
+
+export interface SuggestedResult {
+  readonly isError: boolean;
+  readonly content: readonly [{ readonly type: 'text'; readonly text: string }];
+  readonly structuredContent: Readonly<Record<string, unknown>>;
+}
+
+export interface SuggestedContract {
+  readonly findingId: string;
+  readonly rule: Finding['rule'];
+  readonly server: string | null;
+  readonly tool: string;
+  /** One sentence: what is wrong and what to return instead. */
+  readonly summary: string;
+  /** The result to return (for missing propagation context: the report attributes to send). */
+  readonly result: SuggestedResult | null;
+  readonly reportAttributes: Readonly<Record<string, unknown>> | null;
+  readonly handler: string;
+  /** What the offending calls cost in the window: what returning the suggested result would have saved. */
+  readonly savings: {
+    readonly retries: number;
+    readonly wastedRetries: number;
+    readonly wastedMs: number;
+    readonly escalations: number;
+  };
+  readonly markdown: string;
+}
+
+/** What else is known about the tool besides the finding: its most frequent failure category. */
+export interface ContractContext {
+  readonly dominantCategory: Category | null;
+}
+
+const RETRYABLE: Record<ErrorEnvelope['errorCategory'], boolean> = {
+  transient: true,
+  validation: true, // after correcting the arguments (seed 000)
+  business: false,
+  permission: false,
+};
+
+const CODES: Record<ErrorEnvelope['errorCategory'], string> = {
+  transient: 'UPSTREAM_UNAVAILABLE',
+  validation: 'INVALID_ARGUMENTS',
+  business: 'POLICY_VIOLATION',
+  permission: 'ACCESS_DENIED',
+};
+
+const DESCRIPTIONS: Record<ErrorEnvelope['errorCategory'], (tool: string) => string> = {
+  transient: (tool) =>
+    `${tool} could not reach its backend in time. The request is valid and may succeed if retried after a short delay.`,
+  validation: (tool) =>
+    `${tool} received arguments it cannot use. Correct the arguments as described and retry; the same call will fail again.`,
+  business: (tool) =>
+    `${tool} refused the request because it violates a business rule. Retrying will not succeed; explain the rule or escalate.`,
+  permission: (tool) =>
+    `${tool} is not allowed to do this with the caller's credentials. Do not retry; request access or escalate.`,
+};
+
+/** The category a fix should declare: the evidence's, else the tool's most frequent, else transient. */
+function categoryFor(finding: Finding, context: ContractContext): ErrorEnvelope['errorCategory'] {
+  for (const evidence of Object.keys(finding.evidence)) {
+    const declared = /^declared_retryable:(business|permission)$/.exec(evidence)?.[1];
+    if (declared === 'business' || declared === 'permission') return declared;
+    if (/^jsonrpc:-3260[02]$/.test(evidence)) return 'validation';
+  }
+  const dominant = context.dominantCategory;
+  return dominant === null || dominant === 'unknown' ? 'transient' : dominant;
+}
+
+/** A stable code: the one the tool already uses when the evidence shows it, else one per category. */
+function codeFor(finding: Finding, category: ErrorEnvelope['errorCategory']): string {
+  for (const evidence of Object.keys(finding.evidence)) {
+    const code = /(?:^|:)code:([A-Za-z][\w.-]*)$/.exec(evidence)?.[1];
+    if (code !== undefined) return code.toUpperCase();
+  }
+  return CODES[category];
+}
+
+export function errorEnvelope(finding: Finding, context: ContractContext): ErrorEnvelope {
+  const category = categoryFor(finding, context);
+  return {
+    errorCategory: category,
+    isRetryable: RETRYABLE[category],
+    code: codeFor(finding, category),
+    description: DESCRIPTIONS[category](finding.tool),
+    ...(category === 'business'
+      ? {
+          customerExplanation:
+            'We could not complete this request because of our policy. <Explain the rule here.>',
+        }
+      : {}),
+  };
+}
+
+const mirrored = (isError: boolean, structured: Record<string, unknown>): SuggestedResult => ({
+  isError,
+  content: [{ type: 'text', text: JSON.stringify(structured) }],
+  structuredContent: structured,
+});
+
+const SUMMARIES: Record<Finding['rule'], string> = {
+  'untyped-error':
+    'fails without saying why: return the error category, retryability and a stable code with every failure',
+  'empty-as-error': 'reports "no results" as an error: an empty result is a success with an empty list',
+  'failure-as-empty': 'reports failures as success: set isError and say what failed',
+  'invisible-metadata':
+    'puts its error metadata where the model cannot read it: mirror structuredContent in a text block',
+  'retryable-mismatch': 'declares a failure retryable that can never succeed on retry: set isRetryable false',
+  'wrong-channel':
+    'answers a tool failure with a JSON-RPC error: return a tool result with isError so the model can react',
+  'leaky-error':
+    'leaks internals (paths, stack frames, SQL or secrets) in its errors: describe the failure instead',
+  'raw-exception': 'returns raw exception text: return a structured error instead',
+  'missing-propagation-context':
+    'hands failures back without what the coordinator needs: send the category, what was attempted, the partial results and alternatives',
+};
+
+function handlerSnippet(tool: string, envelope: ErrorEnvelope | null, emptyOk: boolean): string {
+  if (emptyOk) {
+    return `server.registerTool('${tool}', { description, inputSchema }, async (args) => {
+  const items = await search(args);
+  // No match is a valid answer, not an error: the agent must not retry it.
+  const result = { items, count: items.length };
+  return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+});`;
+  }
+  const failure = JSON.stringify(envelope, null, 2).replace(/\n/g, '\n    ');
+  return `server.registerTool('${tool}', { description, inputSchema }, async (args) => {
+  try {
+    const result = await run(args);
+    return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+  } catch (error) {
+    // Log the details with a correlation id; tell the model only what it can act on.
+    const failure = ${failure};
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure) }], structuredContent: failure };
+  }
+});
+// With an outputSchema, let it admit the error shape too (e.g. z.union([Success, ToolError])).`;
+}
+
+export function suggestContract(finding: Finding, context: ContractContext): SuggestedContract {
+  const subject = finding.server === null ? finding.tool : `${finding.server}/${finding.tool}`;
+  let result: SuggestedResult | null = null;
+  let reportAttributes: Record<string, unknown> | null = null;
+  let envelope: ErrorEnvelope | null = null;
+  if (finding.rule === 'empty-as-error') {
+    result = mirrored(false, { items: [], count: 0 });
+  } else if (finding.rule === 'missing-propagation-context') {
+    reportAttributes = {
+      'errata.subagent.status': 'partial',
+      'errata.error.category': 'transient',
+      'errata.subagent.attempted': ['<what the subagent tried>'],
+      'errata.subagent.partial_results': '<how much came back>',
+      'errata.subagent.alternatives': ['<what the coordinator could do instead>'],
+    };
+  } else {
+    envelope = errorEnvelope(finding, context);
+    result = mirrored(true, { ...envelope });
+  }
+  const savings = {
+    retries: finding.retriesCaused,
+    wastedRetries: finding.wastedRetries,
+    wastedMs: finding.wastedMs,
+    escalations: finding.escalationsCaused,
+  };
+  const handler =
+    finding.rule === 'missing-propagation-context'
+      ? `recordSubagentReport(${JSON.stringify(
+          {
+            status: 'partial',
+            category: 'transient',
+            attempted: ['search'],
+            partialResults: 2,
+            alternatives: ['ask for a link'],
+          },
+          null,
+          2,
+        )});`
+      : handlerSnippet(finding.tool, envelope, finding.rule === 'empty-as-error');
+  const summary = `${subject} ${SUMMARIES[finding.rule]}.`;
+  return {
+    findingId: finding.id,
+    rule: finding.rule,
+    server: finding.server,
+    tool: finding.tool,
+    summary,
+    result,
+    reportAttributes,
+    handler,
+    savings,
+    markdown: markdownOf(finding, summary, result ?? reportAttributes, handler, savings),
+  };
+}
+
+function markdownOf(
+  finding: Finding,
+  summary: string,
+  shape: unknown,
+  handler: string,
+  savings: SuggestedContract['savings'],
+): string {
+  const evidence = Object.entries(finding.evidence)
+    .map(([value, count]) => `\`${value}\` × ${count}`)
+    .join(', ');
+  return [
+    `## ${finding.rule}: ${finding.server ?? '(subagent)'} / ${finding.tool}`,
+    '',
+    summary,
+    '',
+    `- Seen ${finding.count} times (${(finding.rate * 100).toFixed(1)} % of calls), ${finding.firstSeen} – ${finding.lastSeen}`,
+    `- Server versions: ${finding.serverVersions.length === 0 ? 'unknown' : finding.serverVersions.join(', ')}`,
+    `- Evidence: ${evidence}`,
+    `- Cost in the window: ${savings.retries} retries (${savings.wastedRetries} wasted, ${savings.wastedMs} ms), ${savings.escalations} escalations`,
+    '',
+    finding.rule === 'missing-propagation-context' ? 'Report instead:' : 'Return instead:',
+    '',
+    '```json',
+    JSON.stringify(shape, null, 2),
+    '```',
+    '',
+    '```ts',
+    handler,
+    '```',
+    '',
+    `Errata finding \`${finding.id}\`.`,
+  ].join('\n');
+}

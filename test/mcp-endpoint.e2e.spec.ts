@@ -1,0 +1,146 @@
+/**
+ * Errata as an MCP server (`/mcp`, Streamable HTTP), driven by the official MCP SDK client: its tools answer with
+ * the same reports as REST, in the error contract Errata recommends — one `{ ok, data, error }` envelope that the
+ * output schema admits, mirrored in a text block, `errorCategory` and `isRetryable` on every failure, and empty
+ * results that are not errors.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
+import { ApiKeyService } from '../apps/server/src/services/api-key.service';
+import { generatedCorpus } from './support/generated-corpus';
+import { startTestServer, type TestServer } from './support/server';
+
+let server: TestServer;
+let client: Client;
+
+async function connect(key: string): Promise<Client> {
+  const mcp = new Client({ name: 'errata-e2e', version: '1.0.0' });
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
+  return mcp;
+}
+
+beforeAll(async () => {
+  server = await startTestServer('postgres');
+  const response = await fetch(`${server.url}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
+    body: ProtobufTraceSerializer.serializeRequest(generatedCorpus({ traces: 20, seed: 11 }))!,
+  });
+  expect(response.status).toBe(200);
+  await server.catchUp();
+  client = await connect(server.readKey);
+}, 60_000);
+afterAll(async () => {
+  await client?.close();
+  await server?.close();
+});
+
+async function rest(path: string): Promise<unknown> {
+  const response = await fetch(`${server.url}/api/v1/${path}`, {
+    headers: { authorization: `Bearer ${server.readKey}` },
+  });
+  return response.json();
+}
+
+/** A tool result, checked against the contract: text mirrors structuredContent, isError matches `ok`. */
+async function call(name: string, args: Record<string, unknown> = {}, on = client) {
+  const result = (await on.callTool({ name, arguments: args })) as CallToolResult;
+  const structured = result.structuredContent as {
+    ok: boolean;
+    data: unknown;
+    error: Record<string, unknown> | null;
+  };
+  expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(structured) }]);
+  expect(result.isError === true).toBe(!structured.ok);
+  return structured;
+}
+
+describe('the Errata MCP endpoint', () => {
+  it('lists its tools, each with an output schema that admits the error shape', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'get_escalation_rates',
+      'get_fix_suggestion',
+      'get_retry_waste',
+      'get_subagent_coverage',
+      'list_findings',
+      'list_misclassified_results',
+    ]);
+    for (const tool of tools) {
+      expect(tool.outputSchema?.properties).toMatchObject({ ok: {}, data: {}, error: {} });
+      expect(tool.annotations?.readOnlyHint).toBe(true);
+    }
+  });
+
+  it('answers with the same reports as the REST API', async () => {
+    const pairs: [string, Record<string, unknown>, string][] = [
+      ['get_retry_waste', { groupBy: 'tool' }, 'reports/retry-waste?groupBy=tool'],
+      ['get_escalation_rates', {}, 'reports/escalations'],
+      ['list_misclassified_results', { agent: 'support' }, 'reports/misclassified-results?agent=support'],
+      ['get_subagent_coverage', {}, 'reports/subagent-coverage'],
+      ['list_findings', { limit: 2 }, 'findings?limit=2'],
+    ];
+    for (const [tool, args, path] of pairs) {
+      const answer = await call(tool, args);
+      expect(answer, tool).toEqual({ ok: true, data: await rest(path), error: null });
+    }
+  });
+
+  it('suggests the fix for a finding: the result to return, the handler and the Markdown', async () => {
+    const listed = await call('list_findings');
+    const [first] = (listed.data as { findings: { id: string; rule: string }[] }).findings;
+    const answer = await call('get_fix_suggestion', { findingId: first!.id });
+    expect(answer.ok).toBe(true);
+    expect(answer.data).toMatchObject({
+      finding: { id: first!.id, rule: first!.rule, samples: expect.any(Array) as unknown[] },
+      suggestedContract: { findingId: first!.id, markdown: expect.stringContaining(first!.id) as string },
+    });
+  });
+
+  it('answers bad arguments and unknown ids with validation errors that say how to recover', async () => {
+    expect(await call('get_retry_waste', { from: 'yesterday' })).toEqual({
+      ok: false,
+      data: null,
+      error: {
+        errorCategory: 'validation',
+        isRetryable: true,
+        code: 'INVALID_ARGUMENTS',
+        description: expect.stringContaining('"from" must be an ISO-8601 date-time') as string,
+      },
+    });
+    expect((await call('get_fix_suggestion', { findingId: 'ffffffffffffffffffff' })).error).toMatchObject({
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'FINDING_NOT_FOUND',
+    });
+    expect((await call('list_findings', { limit: 0 })).error).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+  });
+
+  it('answers an empty window with empty results, not errors', async () => {
+    const empty = await call('list_findings', { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' });
+    expect(empty).toMatchObject({ ok: true, data: { total: 0, findings: [] }, error: null });
+  });
+
+  it('reads only the caller project, and refuses requests without a read key', async () => {
+    const keys = server.app.get(ApiKeyService);
+    const other = await server.app.get(ProjectRepository).ensureProject('other-project');
+    const otherClient = await connect((await keys.create(other.id, 'read', 'cli')).key);
+    const report = await call('get_retry_waste', {}, otherClient);
+    expect(report.data).toMatchObject({ totals: { calls: 0 } });
+    await otherClient.close();
+
+    await expect(connect('not-a-key')).rejects.toThrow(/401/);
+    const ingestOnly = await keys.create(other.id, 'ingest', 'cli');
+    await expect(connect(ingestOnly.key)).rejects.toThrow(/403/);
+    const get = await fetch(`${server.url}/mcp`, { headers: { authorization: `Bearer ${server.readKey}` } });
+    expect(get.status).toBe(405);
+  });
+});
