@@ -159,6 +159,58 @@ describe('projects and keys', () => {
     expect(await countRows(database, 'call_rollup', 'bucket_hours = 24')).toBeGreaterThan(0);
   });
 
+  it('owners add / list register who gets the fixes; fixes acknowledge needs a fix to exist', async () => {
+    const added = await cli(
+      database,
+      'owners',
+      'add',
+      '--project',
+      'default',
+      '--server',
+      'orders',
+      '--url',
+      'https://hooks.example.com/errata',
+      '--version-range',
+      '>=1.2.0 <2',
+      '--contact',
+      'ops@example.com',
+    );
+    expect(added.code).toBe(0);
+    expect(added.stdout).toMatch(
+      /registered owner [0-9a-f-]{36} of server "orders" → https:\/\/hooks\.example\.com\/errata/,
+    );
+    expect(added.stdout).toMatch(/signing secret \(shown only now\): whsec_\S+/);
+    const listed = await cli(database, 'owners', 'list', '--project', 'default');
+    expect(listed.stdout).toMatch(/orders >=1\.2\.0 <2 {2}https:\/\/hooks\.example\.com\/errata {2}enabled/);
+    expect(listed.stdout).not.toMatch(/whsec_/);
+    const badRange = await cli(
+      database,
+      'owners',
+      'add',
+      '--project',
+      'default',
+      '--server',
+      'x',
+      '--url',
+      'https://h.example',
+      '--version-range',
+      'latest',
+    );
+    expect(badRange.code).toBe(2);
+    expect(badRange.stderr).toMatch(/^errata: "versionRange" must be comparators/);
+    const noFix = await cli(
+      database,
+      'fixes',
+      'acknowledge',
+      '--project',
+      'default',
+      '--finding',
+      'ffffffffffffffffffff',
+    );
+    expect(noFix.code).toBe(2);
+    expect(noFix.stderr).toMatch(/no fix for finding ffffffffffffffffffff/);
+  });
+
   it('the CLI explains bad input and exits non-zero', async () => {
     const noProject = await cli(database, 'keys', 'create', '--project', 'nope', '--scope', 'read');
     expect(noProject.code).toBe(2);

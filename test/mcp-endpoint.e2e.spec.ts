@@ -67,6 +67,7 @@ describe('the Errata MCP endpoint', () => {
   it('lists its tools, each with an output schema that admits the error shape', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'acknowledge_fix',
       'get_escalation_rates',
       'get_fix_suggestion',
       'get_retry_waste',
@@ -76,7 +77,7 @@ describe('the Errata MCP endpoint', () => {
     ]);
     for (const tool of tools) {
       expect(tool.outputSchema?.properties).toMatchObject({ ok: {}, data: {}, error: {} });
-      expect(tool.annotations?.readOnlyHint).toBe(true);
+      expect(tool.annotations?.readOnlyHint).toBe(tool.name !== 'acknowledge_fix');
     }
   });
 

@@ -21,6 +21,12 @@ const NUMERIC_DEFAULTS: Partial<Record<(typeof CONFIG_VARIABLES)[number], keyof 
   ERRATA_TEXT_LIMIT_BYTES: 'textLimitBytes',
   ERRATA_RETRY_WINDOW_MS: 'retryWindowMs',
   ERRATA_PROJECTION_POLL_MS: 'projectionPollMs',
+  ERRATA_WEBHOOK_TIMEOUT_MS: 'webhookTimeoutMs',
+  ERRATA_WEBHOOK_MAX_ATTEMPTS: 'webhookMaxAttempts',
+  ERRATA_WEBHOOK_RETRY_BASE_MS: 'webhookRetryBaseMs',
+  ERRATA_DELIVERY_POLL_MS: 'deliveryPollMs',
+  ERRATA_FIX_INTERVAL_MS: 'fixIntervalMs',
+  ERRATA_FIX_MIN_CALLS: 'fixMinCalls',
 };
 
 describe('README matches the code', () => {

@@ -3,6 +3,7 @@ import { APP_CONFIG, type AppConfig } from './config/app-config';
 import { FindingsController } from './controllers/findings.controller';
 import { HealthController } from './controllers/health.controller';
 import { McpController } from './controllers/mcp.controller';
+import { OwnersController } from './controllers/owners.controller';
 import { OtlpIngestController } from './controllers/otlp-ingest.controller';
 import { ReportsController } from './controllers/reports.controller';
 import { DATABASE, openDatabase, type Database } from './database/database';
@@ -12,6 +13,9 @@ import { CheckpointRepository } from './repositories/checkpoint.repository';
 import { EventRepository } from './repositories/event.repository';
 import { ProjectRepository } from './repositories/project.repository';
 import { ReadModelRepository } from './repositories/read-model.repository';
+import { DeliveryRepository } from './repositories/delivery.repository';
+import { FixRepository } from './repositories/fix.repository';
+import { OwnerRepository } from './repositories/owner.repository';
 import { RollupQueryRepository } from './repositories/rollup-query.repository';
 import { RollupRepository } from './repositories/rollup.repository';
 import { TraceItemsRepository } from './repositories/trace-items.repository';
@@ -21,7 +25,10 @@ import { IngestService } from './services/ingest.service';
 import { KeyBootstrapService } from './services/key-bootstrap.service';
 import { ProjectorService } from './services/projector.service';
 import { AgentReportsService } from './services/agent-reports.service';
+import { DeliveryService } from './services/delivery.service';
 import { FindingsService } from './services/findings.service';
+import { FixService } from './services/fix.service';
+import { OwnerService } from './services/owner.service';
 import { RetryWasteService } from './services/retry-waste.service';
 
 export const repositories = [
@@ -31,6 +38,9 @@ export const repositories = [
   ReadModelRepository,
   RollupRepository,
   RollupQueryRepository,
+  OwnerRepository,
+  FixRepository,
+  DeliveryRepository,
   TraceItemsRepository,
 ];
 export const services = [
@@ -42,6 +52,9 @@ export const services = [
   RetryWasteService,
   AgentReportsService,
   FindingsService,
+  OwnerService,
+  FixService,
+  DeliveryService,
 ];
 
 /** Closes the database last, after the HTTP server has drained its in-flight requests. */
@@ -63,6 +76,7 @@ export class AppModule {
         OtlpIngestController,
         ReportsController,
         FindingsController,
+        OwnersController,
         McpController,
         HealthController,
       ],

@@ -23,3 +23,4 @@ export * from './call-findings';
 export * from './findings-report';
 export * from './server-scorecard';
 export * from './suggested-contract';
+export * from './fix-lifecycle';

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { HttpException } from '@nestjs/common';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/app-config';
 import { openDatabase, type Database } from '../database/database';
@@ -12,6 +13,10 @@ import { RollupRepository } from '../repositories/rollup.repository';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
 import { ApiKeyService, hashKey, KEY_SCOPES } from '../services/api-key.service';
 import { ProjectorService } from '../services/projector.service';
+import { FINDING_ID } from '../http/findings-page';
+import { FixRepository } from '../repositories/fix.repository';
+import { OwnerRepository } from '../repositories/owner.repository';
+import { OwnerService } from '../services/owner.service';
 import { ProgressBar } from './progress-bar';
 
 const USAGE = `Usage: npm run errata -- <command>
@@ -24,6 +29,12 @@ const USAGE = `Usage: npm run errata -- <command>
                                                   create a key (ingest | read | admin); printed once
   keys list --project <name>                      list a project's keys (prefixes only)
   keys revoke (--id <key id> | --key <key>)       revoke a key
+  owners add --project <name> --server <name> --url <webhook url> [--version-range <range>] [--contact <text>]
+                                                  register who owns an MCP server; prints the signing secret once
+  owners list --project <name>                    list the owners of MCP servers
+  fixes list --project <name>                     list suggested fixes and where they stand
+  fixes acknowledge --project <name> --finding <id>
+                                                  record that the owner acknowledged a fix
 
 The database is DATABASE_URL, or the embedded PGlite in ERRATA_DATA_DIR (default ./.errata).`;
 
@@ -39,6 +50,11 @@ async function main(argv: string[]): Promise<void> {
       label: { type: 'string' },
       id: { type: 'string' },
       key: { type: 'string' },
+      server: { type: 'string' },
+      url: { type: 'string' },
+      'version-range': { type: 'string' },
+      contact: { type: 'string' },
+      finding: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -132,6 +148,47 @@ async function run(
       for (const key of revoked) out(`revoked ${key.scope} key ${key.id} (${key.keyPrefix}…)`);
       return;
     }
+    case 'owners add': {
+      const project = await existingProject(projects, values.project);
+      const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : null);
+      const owner = await new OwnerService(new OwnerRepository(database)).register(project.id, {
+        serverName: required(values.server, '--server <name>') as string,
+        webhookUrl: required(values.url, '--url <webhook url>') as string,
+        versionRange: text('version-range'),
+        contact: text('contact'),
+      });
+      out(`registered owner ${owner.id} of server "${owner.serverName}" → ${owner.webhookUrl}`);
+      out(`signing secret (shown only now): ${owner.secret}`);
+      return;
+    }
+    case 'owners list': {
+      const project = await existingProject(projects, values.project);
+      for (const owner of await new OwnerService(new OwnerRepository(database)).list(project.id)) {
+        const state = owner.disabledAt ? `disabled ${owner.disabledAt} (${owner.disabledReason})` : 'enabled';
+        out(
+          `${owner.id}  ${owner.serverName} ${owner.versionRange ?? '(all versions)'}  ${owner.webhookUrl}  ${state}`,
+        );
+      }
+      return;
+    }
+    case 'fixes list': {
+      const project = await existingProject(projects, values.project);
+      for (const fix of await new FixRepository(database).list(project.id)) {
+        out(
+          `${fix.findingId}  ${fix.state.padEnd(12)}  ${fix.rule}  ${fix.server ?? '(subagent)'}/${fix.tool}`,
+        );
+      }
+      return;
+    }
+    case 'fixes acknowledge': {
+      const project = await existingProject(projects, values.project);
+      const findingId = required(values.finding, '--finding <id>') as string;
+      if (!FINDING_ID.test(findingId)) throw new UsageError('--finding must be a finding id (20 hex digits)');
+      const fix = await new FixRepository(database).acknowledge(project.id, findingId, 'cli');
+      if (fix === null) throw new UsageError(`no fix for finding ${findingId} in project "${project.name}"`);
+      out(`acknowledged the fix for ${findingId} (${fix.rule} on ${fix.server ?? '(subagent)'}/${fix.tool})`);
+      return;
+    }
     default:
       throw new UsageError(`unknown command "${positionals.join(' ')}"\n\n${USAGE}`);
   }
@@ -157,6 +214,7 @@ async function existingProject(projects: ProjectRepository, name: string | boole
 main(process.argv.slice(2)).catch((error: unknown) => {
   const known =
     error instanceof UsageError ||
+    error instanceof HttpException || // a service refusing bad input (BadRequestException …)
     error instanceof ConfigError ||
     (error as { code?: string })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
   process.stderr.write(

@@ -16,6 +16,18 @@ export interface AppConfig {
   readonly textLimitBytes: number;
   readonly retryWindowMs: number;
   readonly projectionPollMs: number;
+  /** Let webhooks reach loopback, private and link-local addresses (and plain http). Off: SSRF guard. */
+  readonly webhookAllowInternal: boolean;
+  readonly webhookTimeoutMs: number;
+  /** Attempts before a delivery is dead-lettered. */
+  readonly webhookMaxAttempts: number;
+  /** First retry delay; each later one four times longer (capped at a day), with ±50 % jitter. */
+  readonly webhookRetryBaseMs: number;
+  readonly deliveryPollMs: number;
+  /** How often findings are turned into fixes, and fixes checked against later traffic. */
+  readonly fixIntervalMs: number;
+  /** Calls a new server version needs, without an offence, before a fix counts as verified. */
+  readonly fixMinCalls: number;
 }
 
 export const APP_CONFIG = Symbol('AppConfig');
@@ -35,6 +47,13 @@ export const CONFIG_VARIABLES = [
   'ERRATA_TEXT_LIMIT_BYTES',
   'ERRATA_RETRY_WINDOW_MS',
   'ERRATA_PROJECTION_POLL_MS',
+  'ERRATA_WEBHOOK_ALLOW_INTERNAL',
+  'ERRATA_WEBHOOK_TIMEOUT_MS',
+  'ERRATA_WEBHOOK_MAX_ATTEMPTS',
+  'ERRATA_WEBHOOK_RETRY_BASE_MS',
+  'ERRATA_DELIVERY_POLL_MS',
+  'ERRATA_FIX_INTERVAL_MS',
+  'ERRATA_FIX_MIN_CALLS',
 ] as const;
 
 type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
@@ -57,7 +76,22 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
     textLimitBytes: integer(env, 'ERRATA_TEXT_LIMIT_BYTES', 2048, 64),
     retryWindowMs: integer(env, 'ERRATA_RETRY_WINDOW_MS', 10 * 60 * 1000, 1),
     projectionPollMs: integer(env, 'ERRATA_PROJECTION_POLL_MS', 500, 10),
+    webhookAllowInternal: boolean(env, 'ERRATA_WEBHOOK_ALLOW_INTERNAL', false),
+    webhookTimeoutMs: integer(env, 'ERRATA_WEBHOOK_TIMEOUT_MS', 15_000, 100),
+    webhookMaxAttempts: integer(env, 'ERRATA_WEBHOOK_MAX_ATTEMPTS', 10, 1),
+    webhookRetryBaseMs: integer(env, 'ERRATA_WEBHOOK_RETRY_BASE_MS', 5_000, 1),
+    deliveryPollMs: integer(env, 'ERRATA_DELIVERY_POLL_MS', 1_000, 10),
+    fixIntervalMs: integer(env, 'ERRATA_FIX_INTERVAL_MS', 60_000, 10),
+    fixMinCalls: integer(env, 'ERRATA_FIX_MIN_CALLS', 20, 1),
   };
+}
+
+function boolean(env: Env, name: ConfigVariable, fallback: boolean): boolean {
+  const raw = text(env, name)?.toLowerCase() ?? null;
+  if (raw === null) return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
 function text(env: Env, name: ConfigVariable): string | null {

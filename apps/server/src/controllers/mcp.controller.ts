@@ -7,6 +7,7 @@ import { errataMcpServer } from '../mcp/errata-mcp-server';
 import { AgentReportsService } from '../services/agent-reports.service';
 import type { Principal } from '../services/api-key.service';
 import { FindingsService } from '../services/findings.service';
+import { FixService } from '../services/fix.service';
 import { RetryWasteService } from '../services/retry-waste.service';
 
 /**
@@ -22,12 +23,18 @@ export class McpController {
     private readonly retryWaste: RetryWasteService,
     private readonly agentReports: AgentReportsService,
     private readonly findings: FindingsService,
+    private readonly fixes: FixService,
   ) {}
 
   @Post()
   async handle(@CurrentPrincipal() principal: Principal, @Req() request: Request, @Res() response: Response) {
     const server = errataMcpServer(
-      { retryWaste: this.retryWaste, agentReports: this.agentReports, findings: this.findings },
+      {
+        retryWaste: this.retryWaste,
+        agentReports: this.agentReports,
+        findings: this.findings,
+        fixes: this.fixes,
+      },
       principal,
     );
     const transport = new StreamableHTTPServerTransport({

@@ -185,6 +185,55 @@ export type ReportRollupTable = RollupKey &
   Record<'agent_name' | 'agent_id', string | null> &
   Record<ReportMeasure, Int8>;
 
+export interface ServerOwnerTable {
+  id: Generated<string>;
+  project_id: number;
+  server_name: string;
+  version_range: string | null;
+  webhook_url: string;
+  contact: string | null;
+  secrets: ColumnType<string[], string[], string[] | unknown>;
+  disabled_at: ColumnType<Date | null, never, Date | string | null | unknown>;
+  disabled_reason: string | null;
+  created_at: Generated<Timestamp>;
+}
+
+export interface FixEventTable {
+  global_position: Generated<Int8>;
+  project_id: number;
+  finding_id: string;
+  type: string;
+  data: Json;
+  recorded_at: Generated<Timestamp>;
+}
+
+export interface FixTable {
+  project_id: number;
+  finding_id: string;
+  state: string;
+  body: Json;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface WebhookDeliveryTable {
+  id: Generated<string>;
+  project_id: number;
+  owner_id: string;
+  finding_id: string | null;
+  msg_id: string;
+  dedupe_key: string;
+  event_type: string;
+  payload: string;
+  status: Generated<'pending' | 'delivered' | 'dead' | 'disabled'>;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Timestamp>;
+  lease_until: Timestamp | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: Generated<Timestamp>;
+  delivered_at: Timestamp | null;
+}
+
 export interface DB {
   project: ProjectTable;
   api_key: ApiKeyTable;
@@ -200,4 +249,8 @@ export interface DB {
   call_rollup: CallRollupTable;
   finding_rollup: FindingRollupTable;
   report_rollup: ReportRollupTable;
+  server_owner: ServerOwnerTable;
+  fix_event: FixEventTable;
+  fix: FixTable;
+  webhook_delivery: WebhookDeliveryTable;
 }

@@ -8,6 +8,7 @@ import { parseReportFilter, parseReportQuery } from '../http/report-query';
 import type { AgentReportsService } from '../services/agent-reports.service';
 import type { Principal } from '../services/api-key.service';
 import type { FindingsService } from '../services/findings.service';
+import type { FixService } from '../services/fix.service';
 import { RETRY_WASTE_GROUPINGS, type RetryWasteService } from '../services/retry-waste.service';
 import { SERVER_VERSION } from '../version';
 
@@ -15,7 +16,11 @@ export interface ErrataMcpServices {
   readonly retryWaste: RetryWasteService;
   readonly agentReports: AgentReportsService;
   readonly findings: FindingsService;
+  readonly fixes: FixService;
 }
+
+/** A tool only an admin key may use was called with a read key. */
+class AdminKeyRequired extends Error {}
 
 /**
  * Errata's own tools follow the contract Errata recommends (DOMAIN.md §7, seed 000): every result is one envelope
@@ -65,12 +70,20 @@ async function envelope(body: () => Promise<unknown>): Promise<CallToolResult> {
 }
 
 function toolError(error: unknown): ToolError {
+  if (error instanceof AdminKeyRequired) {
+    return {
+      errorCategory: 'permission',
+      isRetryable: false,
+      code: 'ADMIN_KEY_REQUIRED',
+      description: `${error.message}. Connect with an admin key of this project to acknowledge fixes.`,
+    };
+  }
   if (error instanceof NotFoundException) {
     return {
       errorCategory: 'validation',
       isRetryable: true,
       code: 'FINDING_NOT_FOUND',
-      description: `${error.message} in this project and window. Call list_findings for the ids there are, then retry.`,
+      description: `${error.message} in this project. Call list_findings for the ids there are, then retry.`,
     };
   }
   if (error instanceof BadRequestException) {
@@ -205,6 +218,24 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
           parseReportFilter(asQuery(filters)),
         );
         return { finding: { ...finding, samples }, suggestedContract };
+      }),
+  );
+  server.registerTool(
+    'acknowledge_fix',
+    {
+      description:
+        "Record that the MCP server's owner acknowledged the fix Errata suggested for a finding (admin key). " +
+        'Errata then verifies it from later traffic: a newer server version that stops violating the rule.',
+      inputSchema: { findingId: z.string().describe('an id from list_findings (20 hex digits)') },
+      outputSchema: ENVELOPE,
+      annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    ({ findingId }: { findingId: string }) =>
+      envelope(async () => {
+        if (principal.scope !== 'admin') throw new AdminKeyRequired('acknowledge_fix needs an admin key');
+        if (!FINDING_ID.test(findingId))
+          throw new BadRequestException(`"${findingId}" is not a finding id (20 hex digits)`);
+        return services.fixes.acknowledge(projectId, findingId, 'mcp');
       }),
   );
   return server;

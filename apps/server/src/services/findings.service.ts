@@ -74,6 +74,11 @@ export class FindingsService {
     return scorecardFromSums({ calls, findings, reports: [] });
   }
 
+  /** Every finding (one sample each), with the sums it came from: what the fix lifecycle reads. */
+  async everything(projectId: number, filter: ReportFilter) {
+    return this.findings({ projectId, ...filter }, () => true, 1);
+  }
+
   private async findings(filter: RollupFilter, wanted: (row: FindingSums) => boolean, samples: number) {
     const [calls, allFindings, reports] = await Promise.all([
       this.rollups.callSums(filter),
@@ -91,7 +96,7 @@ export class FindingsService {
       });
     }
     const timelines = await this.rollups.offenceTimelines(filter, [...groups.values()], samples);
-    return { report: findingsFromSums({ calls, findings, reports }, timelines), calls };
+    return { report: findingsFromSums({ calls, findings, reports }, timelines), calls, findings };
   }
 }
 

@@ -1,0 +1,125 @@
+import {
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Query,
+  Req,
+  UseGuards,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
+import { FINDING_ID } from '../http/findings-page';
+import { optionalText, readJsonObject, requiredText } from '../http/json-body';
+import { BadRequestException } from '@nestjs/common';
+import type { Principal } from '../services/api-key.service';
+import { DeliveryService } from '../services/delivery.service';
+import { FixService } from '../services/fix.service';
+import { OwnerService } from '../services/owner.service';
+
+const DELIVERY_STATUSES = ['pending', 'delivered', 'dead', 'disabled'];
+
+/**
+ * Fix delivery (DOMAIN.md §7), admin keys only: who owns which MCP server and where fixes go, the fixes and their
+ * lifecycle, and the webhook deliveries (dead letters included) with manual redelivery.
+ */
+@ApiTags('fixes')
+@ApiBearerAuth('read-key')
+@Controller('api/v1')
+@UseGuards(ApiKeyGuard)
+@RequireScope('admin')
+export class OwnersController {
+  constructor(
+    private readonly owners: OwnerService,
+    private readonly fixes: FixService,
+    private readonly deliveries: DeliveryService,
+  ) {}
+
+  @Post('owners')
+  @ApiOperation({
+    summary:
+      'Register the owner of an MCP server: { server, versionRange?, webhookUrl, contact? }; the answer holds the signing secret, once',
+  })
+  async registerOwner(@CurrentPrincipal() principal: Principal, @Req() request: Request) {
+    const body = await readJsonObject(request);
+    return this.owners.register(principal.projectId, {
+      serverName: requiredText(body, 'server'),
+      versionRange: optionalText(body, 'versionRange'),
+      webhookUrl: requiredText(body, 'webhookUrl'),
+      contact: optionalText(body, 'contact'),
+    });
+  }
+
+  @Get('owners')
+  @ApiOperation({ summary: 'The owners of MCP servers in this project (secrets are never shown again)' })
+  listOwners(@CurrentPrincipal() principal: Principal) {
+    return this.owners.list(principal.projectId);
+  }
+
+  @Delete('owners/:id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Remove an owner (and its pending deliveries)' })
+  async removeOwner(@CurrentPrincipal() principal: Principal, @Param('id', ParseUUIDPipe) id: string) {
+    await this.owners.remove(principal.projectId, id);
+  }
+
+  @Post('owners/:id/rotate-secret')
+  @ApiOperation({
+    summary: 'A new signing secret; the previous one keeps signing alongside until the next rotation',
+  })
+  rotateSecret(@CurrentPrincipal() principal: Principal, @Param('id', ParseUUIDPipe) id: string) {
+    return this.owners.rotateSecret(principal.projectId, id);
+  }
+
+  @Post('owners/:id/enable')
+  @ApiOperation({ summary: 'Re-enable an endpoint that answered 410 Gone' })
+  enableOwner(@CurrentPrincipal() principal: Principal, @Param('id', ParseUUIDPipe) id: string) {
+    return this.owners.enable(principal.projectId, id);
+  }
+
+  @Get('fixes')
+  @ApiOperation({
+    summary: 'Every fix and where it stands: suggested, delivered, acknowledged, verified or regressed',
+  })
+  listFixes(@CurrentPrincipal() principal: Principal) {
+    return this.fixes.list(principal.projectId);
+  }
+
+  @Get('fixes/:findingId')
+  @ApiOperation({ summary: 'One fix with its lifecycle events' })
+  getFix(@CurrentPrincipal() principal: Principal, @Param('findingId') findingId: string) {
+    return this.fixes.get(principal.projectId, findingIdOf(findingId));
+  }
+
+  @Post('findings/:id/acknowledge')
+  @ApiOperation({ summary: "Record that the server's owner acknowledged the fix" })
+  acknowledge(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.fixes.acknowledge(principal.projectId, findingIdOf(id), 'api');
+  }
+
+  @Get('deliveries')
+  @ApiOperation({ summary: 'Webhook deliveries, newest first; ?status=dead lists the dead letters' })
+  listDeliveries(@CurrentPrincipal() principal: Principal, @Query('status') status?: string) {
+    if (status !== undefined && !DELIVERY_STATUSES.includes(status)) {
+      throw new BadRequestException(`"status" must be one of ${DELIVERY_STATUSES.join(', ')}`);
+    }
+    return this.deliveries.list(principal.projectId, status ?? null);
+  }
+
+  @Post('deliveries/:id/redeliver')
+  @ApiOperation({
+    summary: 'Send a dead-lettered, disabled or delivered message again, with the same webhook-id',
+  })
+  redeliver(@CurrentPrincipal() principal: Principal, @Param('id', ParseUUIDPipe) id: string) {
+    return this.deliveries.redeliver(principal.projectId, id);
+  }
+}
+
+function findingIdOf(id: string): string {
+  if (!FINDING_ID.test(id)) throw new BadRequestException(`"${id}" is not a finding id (20 hex digits)`);
+  return id;
+}

@@ -1,0 +1,37 @@
+import { BadRequestException, PayloadTooLargeException } from '@nestjs/common';
+import type { Request } from 'express';
+import { BodyTooLargeError, readRequestBody } from './read-request-body';
+
+/** A JSON object body (Nest's own body parsers are off), or 400 saying what is wrong with it. */
+export async function readJsonObject(request: Request, limit = 64 * 1024): Promise<Record<string, unknown>> {
+  let raw: Buffer;
+  try {
+    raw = await readRequestBody(request, limit);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new PayloadTooLargeException(error.message);
+    throw new BadRequestException(error instanceof Error ? error.message : String(error));
+  }
+  let parsed: unknown;
+  try {
+    parsed = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new BadRequestException('the body must be JSON');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new BadRequestException('the body must be a JSON object');
+  }
+  return parsed as Record<string, unknown>;
+}
+
+export function optionalText(body: Record<string, unknown>, name: string): string | null {
+  const value = body[name];
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string') throw new BadRequestException(`"${name}" must be a string`);
+  return value.trim();
+}
+
+export function requiredText(body: Record<string, unknown>, name: string): string {
+  const value = optionalText(body, name);
+  if (value === null) throw new BadRequestException(`"${name}" is required`);
+  return value;
+}

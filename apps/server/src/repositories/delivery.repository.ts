@@ -1,0 +1,154 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
+import { DATABASE, type Database } from '../database/database';
+import type { DB } from '../database/schema';
+
+export interface NewDelivery {
+  readonly projectId: number;
+  readonly ownerId: string;
+  readonly findingId: string | null;
+  readonly msgId: string;
+  readonly dedupeKey: string;
+  readonly eventType: string;
+  readonly payload: string;
+}
+
+const iso = (column: string) =>
+  sql<string | null>`to_char(${sql.ref(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const LISTED = [
+  'id',
+  'owner_id as ownerId',
+  'finding_id as findingId',
+  'msg_id as msgId',
+  'event_type as eventType',
+  'status',
+  'attempts',
+  iso('next_attempt_at').as('nextAttemptAt'),
+  'last_status as lastStatus',
+  'last_error as lastError',
+  iso('created_at').as('createdAt'),
+  iso('delivered_at').as('deliveredAt'),
+] as const;
+
+/**
+ * The webhook outbox (eventstore.md §4): messages are enqueued in the transaction that decides them, claimed with
+ * `FOR UPDATE SKIP LOCKED` under a lease, and sent outside any transaction.
+ */
+@Injectable()
+export class DeliveryRepository {
+  private readonly db: Kysely<DB>;
+
+  constructor(@Inject(DATABASE) database: Database) {
+    this.db = database.db;
+  }
+
+  /** Enqueues in the caller's transaction; a message already enqueued for that owner (same dedupe key) is kept. */
+  async enqueue(db: Kysely<DB>, delivery: NewDelivery): Promise<void> {
+    await db
+      .insertInto('webhook_delivery')
+      .values({
+        project_id: delivery.projectId,
+        owner_id: delivery.ownerId,
+        finding_id: delivery.findingId,
+        msg_id: delivery.msgId,
+        dedupe_key: delivery.dedupeKey,
+        event_type: delivery.eventType,
+        payload: delivery.payload,
+      })
+      .onConflict((oc) => oc.constraint('webhook_delivery_dedupe_uq').doNothing())
+      .execute();
+  }
+
+  /** Claims up to `limit` due deliveries of enabled owners for `leaseMs`, counting the attempt. */
+  async claimDue(limit: number, leaseMs: number) {
+    const { rows } = await sql<{
+      id: string;
+      projectId: number;
+      ownerId: string;
+      findingId: string | null;
+      msgId: string;
+      eventType: string;
+      payload: string;
+      attempts: number;
+    }>`
+      UPDATE webhook_delivery d SET attempts = d.attempts + 1, lease_until = now() + ${leaseMs} * interval '1 millisecond'
+       WHERE d.id IN (SELECT w.id FROM webhook_delivery w JOIN server_owner o ON o.id = w.owner_id
+                       WHERE w.status = 'pending' AND w.next_attempt_at <= now()
+                         AND coalesce(w.lease_until, '-infinity') < now() AND o.disabled_at IS NULL
+                       ORDER BY w.next_attempt_at LIMIT ${limit} FOR UPDATE OF w SKIP LOCKED)
+      RETURNING d.id, d.project_id AS "projectId", d.owner_id AS "ownerId", d.finding_id AS "findingId",
+                d.msg_id AS "msgId", d.event_type AS "eventType", d.payload, d.attempts`.execute(this.db);
+    return rows;
+  }
+
+  async markDelivered(db: Kysely<DB>, id: string, status: number): Promise<void> {
+    await db
+      .updateTable('webhook_delivery')
+      .set({
+        status: 'delivered',
+        delivered_at: sql`now()`,
+        last_status: status,
+        last_error: null,
+        lease_until: null,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Another attempt after `delayMs`, or dead-lettered when `dead`. */
+  async failed(
+    id: string,
+    outcome: { status: number | null; error: string; delayMs: number; dead: boolean },
+  ) {
+    await this.db
+      .updateTable('webhook_delivery')
+      .set({
+        status: outcome.dead ? 'dead' : 'pending',
+        last_status: outcome.status,
+        last_error: outcome.error.slice(0, 500),
+        lease_until: null,
+        next_attempt_at: sql`now() + ${outcome.delayMs} * interval '1 millisecond'`,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** An owner's endpoint answered 410 Gone: its pending deliveries stop. */
+  async disableOwnerDeliveries(
+    db: Kysely<DB>,
+    ownerId: string,
+    status: number,
+    error: string,
+  ): Promise<void> {
+    await db
+      .updateTable('webhook_delivery')
+      .set({ status: 'disabled', last_status: status, last_error: error, lease_until: null })
+      .where('owner_id', '=', ownerId)
+      .where('status', '=', 'pending')
+      .execute();
+  }
+
+  list(projectId: number, status: string | null) {
+    return this.db
+      .selectFrom('webhook_delivery')
+      .select(LISTED)
+      .where('project_id', '=', projectId)
+      .$if(status !== null, (qb) => qb.where('status', '=', status as 'pending'))
+      .orderBy('created_at', 'desc')
+      .limit(500)
+      .execute();
+  }
+
+  /** A dead-lettered or disabled delivery goes out again now, with the same webhook-id. */
+  async redeliver(projectId: number, id: string) {
+    return this.db
+      .updateTable('webhook_delivery')
+      .set({ status: 'pending', attempts: 0, next_attempt_at: sql`now()`, lease_until: null })
+      .where('project_id', '=', projectId)
+      .where('id', '=', id)
+      .where('status', 'in', ['dead', 'disabled', 'delivered'])
+      .returning(LISTED)
+      .executeTakeFirst();
+  }
+}

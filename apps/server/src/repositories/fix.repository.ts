@@ -1,0 +1,91 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { evolveFix, type Fix, type FixEvent } from '@errata/domain';
+import type { Kysely } from 'kysely';
+import { DATABASE, type Database } from '../database/database';
+import type { DB } from '../database/schema';
+
+/** The fix lifecycle: events appended to `fix_event` and folded into `fix` in the caller's transaction. */
+@Injectable()
+export class FixRepository {
+  private readonly db: Kysely<DB>;
+
+  constructor(@Inject(DATABASE) database: Database) {
+    this.db = database.db;
+  }
+
+  /** Appends events of one finding's fix and stores the fix they fold into; returns it. */
+  async append(db: Kysely<DB>, projectId: number, events: readonly FixEvent[]): Promise<Fix | null> {
+    const findingId = events[0]?.data.findingId;
+    if (findingId === undefined) return null;
+    const current = await this.get(db, projectId, findingId);
+    let fix = current;
+    for (const event of events) {
+      fix = evolveFix(fix, event);
+      await db
+        .insertInto('fix_event')
+        .values({
+          project_id: projectId,
+          finding_id: findingId,
+          type: event.type,
+          data: JSON.stringify(event.data),
+        })
+        .execute();
+    }
+    await db
+      .insertInto('fix')
+      .values({ project_id: projectId, finding_id: findingId, state: fix!.state, body: JSON.stringify(fix) })
+      .onConflict((oc) =>
+        oc
+          .constraint('fix_pkey')
+          .doUpdateSet({ state: fix!.state, body: JSON.stringify(fix), updated_at: new Date() }),
+      )
+      .execute();
+    return fix;
+  }
+
+  /** Appends FixAcknowledged; null when the finding has no fix. */
+  async acknowledge(projectId: number, findingId: string, by: string): Promise<Fix | null> {
+    return this.db.transaction().execute(async (trx) => {
+      if ((await this.get(trx, projectId, findingId)) === null) return null;
+      const at = new Date().toISOString();
+      return this.append(trx, projectId, [{ type: 'FixAcknowledged', data: { findingId, by, at } }]);
+    });
+  }
+
+  async get(db: Kysely<DB>, projectId: number, findingId: string): Promise<Fix | null> {
+    const row = await db
+      .selectFrom('fix')
+      .select('body')
+      .where('project_id', '=', projectId)
+      .where('finding_id', '=', findingId)
+      .executeTakeFirst();
+    return (row?.body as Fix | undefined) ?? null;
+  }
+
+  async list(projectId: number): Promise<Fix[]> {
+    const rows = await this.db
+      .selectFrom('fix')
+      .select('body')
+      .where('project_id', '=', projectId)
+      .orderBy('finding_id')
+      .execute();
+    return rows.map((row) => row.body as Fix);
+  }
+
+  /** Every fix event of a finding, oldest first. */
+  events(projectId: number, findingId: string) {
+    return this.db
+      .selectFrom('fix_event')
+      .select(['type', 'data', 'recorded_at as recordedAt'])
+      .where('project_id', '=', projectId)
+      .where('finding_id', '=', findingId)
+      .orderBy('global_position')
+      .execute();
+  }
+
+  /** Projects that have server owners: the ones fixes are worked out for. */
+  async projectsWithOwners(): Promise<number[]> {
+    const rows = await this.db.selectFrom('server_owner').select('project_id').distinct().execute();
+    return rows.map((row) => row.project_id);
+  }
+}

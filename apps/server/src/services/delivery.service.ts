@@ -1,0 +1,154 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  NotFoundException,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import type { FixEvent } from '@errata/domain';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { DATABASE, type Database } from '../database/database';
+import { DeliveryRepository } from '../repositories/delivery.repository';
+import { FixRepository } from '../repositories/fix.repository';
+import { OwnerRepository } from '../repositories/owner.repository';
+import { DeliveryRefusedError, postSafely } from '../webhooks/safe-http';
+import { webhookHeaders } from '../webhooks/standard-webhooks';
+import { Poller } from './poller';
+
+const CLAIM = 20;
+const DAY_MS = 86_400_000;
+const RESPONSE_CAP_BYTES = 64 * 1024;
+const FIX_DELIVERIES = new Set(['errata.fix.suggested', 'errata.fix.regressed']);
+
+/** The delay before attempt `attempt + 1`: base × 4^(attempt − 1), at most a day, ±50 % jitter. */
+export function backoffMs(attempt: number, baseMs: number, random = Math.random): number {
+  return Math.round(Math.min(DAY_MS, baseMs * 4 ** Math.max(0, attempt - 1)) * (0.5 + random()));
+}
+
+/** `Retry-After` as seconds or an HTTP date, in ms from now; null when absent or unreadable. */
+export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+/**
+ * Sends the webhook outbox: claims due deliveries, signs them (Standard Webhooks, every live secret), posts them
+ * through the SSRF guard, and records the outcome. 2xx: delivered (and the fix's FixDelivered). 410: the owner's
+ * endpoint is disabled. Anything else: another attempt with exponential backoff and jitter, `Retry-After`
+ * honoured, until the delivery is dead-lettered after the last attempt.
+ */
+@Injectable()
+export class DeliveryService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private readonly poller: Poller;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DATABASE) private readonly database: Database,
+    private readonly deliveries: DeliveryRepository,
+    private readonly owners: OwnerRepository,
+    private readonly fixes: FixRepository,
+  ) {
+    this.poller = new Poller(
+      config.deliveryPollMs,
+      () => this.sendDue(),
+      (error) =>
+        this.logger.error(`delivery round failed: ${error instanceof Error ? error.message : error}`),
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    this.poller.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.poller.stop();
+  }
+
+  /** Sends every due delivery; returns how many attempts it made. */
+  async sendDue(): Promise<number> {
+    let attempts = 0;
+    for (;;) {
+      const due = await this.deliveries.claimDue(CLAIM, this.config.webhookTimeoutMs * 2 + 5_000);
+      if (due.length === 0) return attempts;
+      attempts += due.length;
+      await Promise.all(due.map((delivery) => this.attempt(delivery)));
+    }
+  }
+
+  list(projectId: number, status: string | null) {
+    return this.deliveries.list(projectId, status);
+  }
+
+  async redeliver(projectId: number, id: string) {
+    const delivery = await this.deliveries.redeliver(projectId, id);
+    if (delivery === undefined) throw new NotFoundException(`no dead, disabled or delivered delivery ${id}`);
+    this.poller.wake();
+    return delivery;
+  }
+
+  private async attempt(
+    delivery: Awaited<ReturnType<DeliveryRepository['claimDue']>>[number],
+  ): Promise<void> {
+    const owner = await this.owners.byId(this.database.db, delivery.ownerId);
+    if (owner === undefined) return;
+    let status: number | null = null;
+    let error: string;
+    let retryAfter: number | null = null;
+    try {
+      const response = await postSafely(
+        owner.webhookUrl,
+        delivery.payload,
+        webhookHeaders(owner.secrets, delivery.msgId, delivery.payload),
+        {
+          allowInternal: this.config.webhookAllowInternal,
+          timeoutMs: this.config.webhookTimeoutMs,
+          maxResponseBytes: RESPONSE_CAP_BYTES,
+        },
+      );
+      status = response.status;
+      if (status >= 200 && status < 300) return await this.delivered(delivery, status);
+      if (status === 410) return await this.gone(delivery.ownerId, status);
+      error = `HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`;
+      retryAfter = retryAfterMs(response.headers['retry-after']);
+    } catch (failure) {
+      error = failure instanceof Error ? failure.message : String(failure);
+      if (failure instanceof DeliveryRefusedError)
+        this.logger.warn(`refused webhook to ${owner.webhookUrl}: ${error}`);
+    }
+    const dead = delivery.attempts >= this.config.webhookMaxAttempts;
+    const delayMs = Math.max(backoffMs(delivery.attempts, this.config.webhookRetryBaseMs), retryAfter ?? 0);
+    await this.deliveries.failed(delivery.id, { status, error, delayMs, dead });
+  }
+
+  private async delivered(
+    delivery: { id: string; projectId: number; findingId: string | null; ownerId: string; eventType: string },
+    status: number,
+  ) {
+    await this.database.db.transaction().execute(async (trx) => {
+      await this.deliveries.markDelivered(trx, delivery.id, status);
+      // The fix reached its owner: a suggestion, or the news that it regressed (a verification is only news).
+      if (delivery.findingId === null || !FIX_DELIVERIES.has(delivery.eventType)) return;
+      const fix = await this.fixes.get(trx, delivery.projectId, delivery.findingId);
+      if (fix === null) return;
+      const event: FixEvent = {
+        type: 'FixDelivered',
+        data: { findingId: delivery.findingId, ownerId: delivery.ownerId, at: new Date().toISOString() },
+      };
+      await this.fixes.append(trx, delivery.projectId, [event]);
+    });
+  }
+
+  /** 410 Gone: the owner does not want these any more; stop until someone re-enables the endpoint. */
+  private async gone(ownerId: string, status: number) {
+    await this.database.db.transaction().execute(async (trx) => {
+      await this.owners.setDisabled(trx, ownerId, 'the endpoint answered 410 Gone');
+      await this.deliveries.disableOwnerDeliveries(trx, ownerId, status, 'endpoint disabled after 410 Gone');
+    });
+    this.logger.warn(`owner ${ownerId} answered 410 Gone: endpoint disabled`);
+  }
+}

@@ -1,0 +1,187 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  NotFoundException,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import {
+  decideFromTraffic,
+  type CallSums,
+  type Finding,
+  type FindingSums,
+  type Fix,
+  type FixEvent,
+} from '@errata/domain';
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { DATABASE, type Database } from '../database/database';
+import type { DB } from '../database/schema';
+import { DeliveryRepository } from '../repositories/delivery.repository';
+import { FixRepository } from '../repositories/fix.repository';
+import { OwnerRepository, type Owner } from '../repositories/owner.repository';
+import { FindingsService } from './findings.service';
+import { inVersionRange } from './owner.service';
+import { Poller } from './poller';
+
+const NO_FILTER = { from: null, to: null, server: null, tool: null, agent: null };
+
+/**
+ * Turns the findings of owned MCP servers into fixes and follows them (DOMAIN.md §7): a finding with an owner gets
+ * FixSuggested and a webhook to the owner; later traffic verifies the fix (a newer server version stopped violating
+ * the rule) or finds it regressed (re-opened, and the owner is notified again). Events and the webhooks they cause
+ * commit together (transactional outbox).
+ */
+@Injectable()
+export class FixService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Fixes');
+  private readonly poller: Poller;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DATABASE) private readonly database: Database,
+    private readonly findings: FindingsService,
+    private readonly owners: OwnerRepository,
+    private readonly fixes: FixRepository,
+    private readonly deliveries: DeliveryRepository,
+  ) {
+    this.poller = new Poller(
+      config.fixIntervalMs,
+      () => this.runOnce(),
+      (error) =>
+        this.logger.error(`fix round failed, retrying: ${error instanceof Error ? error.message : error}`),
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    this.poller.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.poller.stop();
+  }
+
+  /** One round over every project with owners; returns the events it appended. */
+  async runOnce(): Promise<FixEvent[]> {
+    const appended: FixEvent[] = [];
+    for (const projectId of await this.fixes.projectsWithOwners())
+      appended.push(...(await this.runProject(projectId)));
+    return appended;
+  }
+
+  async acknowledge(projectId: number, findingId: string, by: string): Promise<Fix> {
+    const fix = await this.fixes.acknowledge(projectId, findingId, by);
+    if (fix === null) throw new NotFoundException(`no fix for finding ${findingId}`);
+    return fix;
+  }
+
+  async list(projectId: number) {
+    return this.fixes.list(projectId);
+  }
+
+  async get(projectId: number, findingId: string) {
+    const fix = await this.fixes.get(this.database.db, projectId, findingId);
+    if (fix === null) throw new NotFoundException(`no fix for finding ${findingId}`);
+    return { ...fix, events: await this.fixes.events(projectId, findingId) };
+  }
+
+  private async runProject(projectId: number): Promise<FixEvent[]> {
+    const owners = (await this.owners.list(projectId)).filter((owner) => owner.disabledAt === null);
+    const { report, calls, findings: findingSums } = await this.findings.everything(projectId, NO_FILTER);
+    const appended: FixEvent[] = [];
+    for (const finding of report.findings) {
+      const owned = owners.filter(
+        (owner) =>
+          owner.serverName === finding.server &&
+          (finding.serverVersions.length === 0
+            ? owner.versionRange === null
+            : finding.serverVersions.some((version) => inVersionRange(version, owner.versionRange))),
+      );
+      if (owned.length === 0) continue;
+      const events = await this.database.db.transaction().execute(async (trx) => {
+        const fix = await this.fixes.get(trx, projectId, finding.id);
+        const now = new Date().toISOString();
+        const decided: FixEvent | null =
+          fix === null
+            ? {
+                type: 'FixSuggested',
+                data: {
+                  findingId: finding.id,
+                  server: finding.server,
+                  tool: finding.tool,
+                  rule: finding.rule,
+                  versions: finding.serverVersions,
+                  at: now,
+                },
+              }
+            : decideFromTraffic(fix, traffic(finding, calls, findingSums), {
+                minCalls: this.config.fixMinCalls,
+                now,
+              });
+        if (decided === null) return [];
+        const after = await this.fixes.append(trx, projectId, [decided]);
+        for (const owner of owned) await this.notify(trx, projectId, owner, finding, after!, decided);
+        return [decided];
+      });
+      appended.push(...events);
+    }
+    return appended;
+  }
+
+  /** Enqueues the webhook an event sends the owner, in the event's transaction. */
+  private async notify(
+    trx: Kysely<DB>,
+    projectId: number,
+    owner: Owner,
+    finding: Finding,
+    fix: Fix,
+    event: FixEvent,
+  ) {
+    const type = {
+      FixSuggested: 'errata.fix.suggested',
+      FixVerified: 'errata.fix.verified',
+      FixRegressed: 'errata.fix.regressed',
+      FixDelivered: null,
+      FixAcknowledged: null,
+    }[event.type];
+    if (type === null) return;
+    const detail = await this.findings.get(projectId, finding.id, NO_FILTER);
+    const payload = JSON.stringify({
+      type,
+      timestamp: new Date().toISOString(),
+      data: { fix, finding: detail, suggestedContract: detail.suggestedContract },
+    });
+    const version = 'version' in event.data ? event.data.version : '';
+    await this.deliveries.enqueue(trx, {
+      projectId,
+      ownerId: owner.id,
+      findingId: finding.id,
+      msgId: `msg_${randomUUID().replace(/-/g, '')}`,
+      dedupeKey: `${type}:${finding.id}:${version}`,
+      eventType: type,
+      payload,
+    });
+  }
+}
+
+/** Calls of the finding's tool and offences of its rule per server version, over all stored traffic. */
+function traffic(finding: Finding, calls: readonly CallSums[], findings: readonly FindingSums[]) {
+  const perVersion = new Map<string, { calls: number; offences: number }>();
+  const entry = (version: string) => {
+    let found = perVersion.get(version);
+    if (found === undefined) perVersion.set(version, (found = { calls: 0, offences: 0 }));
+    return found;
+  };
+  for (const row of calls) {
+    if (row.server !== finding.server || row.tool !== finding.tool || row.serverVersion === null) continue;
+    entry(row.serverVersion).calls += Number(row.sums.calls);
+  }
+  for (const row of findings) {
+    if (row.server !== finding.server || row.tool !== finding.tool || row.rule !== finding.rule) continue;
+    if (row.serverVersion === null) continue;
+    entry(row.serverVersion).offences += Number(row.sums.offences);
+  }
+  return [...perVersion].map(([version, counts]) => ({ version, ...counts }));
+}

@@ -1,0 +1,92 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backoffMs, retryAfterMs } from '../services/delivery.service';
+import { DeliveryRefusedError, isInternalAddress, postSafely } from './safe-http';
+
+const GUARDED = { allowInternal: false, timeoutMs: 2_000, maxResponseBytes: 1024 };
+const OPEN = { ...GUARDED, allowInternal: true };
+
+let receiver: Server;
+let port: number;
+const hits: string[] = [];
+beforeAll(async () => {
+  receiver = createServer((request, response) => {
+    hits.push(request.url ?? '');
+    if (request.url === '/redirect') {
+      response.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+    } else if (request.url === '/big') {
+      response.end('x'.repeat(100_000));
+    } else {
+      response.end('ok');
+    }
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  port = (receiver.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+
+describe('postSafely, the webhook SSRF guard', () => {
+  it.each([
+    ['cloud metadata', 'https://169.254.169.254/latest/meta-data/'],
+    ['a private network', 'https://10.0.0.1/hook'],
+    ['IPv6 loopback', 'https://[::1]/hook'],
+    ['IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/hook'],
+    ['carrier-grade NAT', 'https://100.64.1.2/hook'],
+  ])('refuses %s', async (_name, url) => {
+    await expect(postSafely(url, '{}', {}, GUARDED)).rejects.toBeInstanceOf(DeliveryRefusedError);
+  });
+
+  it('refuses a hostname that resolves to loopback, checked when the socket connects', async () => {
+    await expect(postSafely(`https://localhost:${port}/hook`, '{}', {}, GUARDED)).rejects.toThrow(
+      /localhost resolves to internal address/,
+    );
+  });
+
+  it('refuses plain http unless internal addresses are allowed', async () => {
+    await expect(postSafely(`http://example.com/hook`, '{}', {}, GUARDED)).rejects.toThrow(/only https/);
+  });
+
+  it('when allowed, reaches a local receiver; does not follow redirects; caps the response', async () => {
+    expect((await postSafely(`http://127.0.0.1:${port}/hook`, '{}', {}, OPEN)).status).toBe(200);
+    const redirected = await postSafely(`http://localhost:${port}/redirect`, '{}', {}, OPEN);
+    expect(redirected.status).toBe(302);
+    expect(hits).not.toContain('/latest/meta-data/');
+    const big = await postSafely(`http://127.0.0.1:${port}/big`, '{}', {}, OPEN);
+    expect(big.body.length).toBeLessThanOrEqual(64 * 1024);
+  });
+
+  it('classifies addresses', () => {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '::1',
+      'fd00::1',
+      'fe80::1',
+    ])
+      expect(isInternalAddress(address), address).toBe(true);
+    for (const address of ['93.184.216.34', '2606:2800:220:1::1', '8.8.8.8'])
+      expect(isInternalAddress(address), address).toBe(false);
+  });
+});
+
+describe('retry timing', () => {
+  it('backs off four times longer each attempt, capped at a day, with ±50 % jitter', () => {
+    expect(backoffMs(1, 5_000, () => 0.5)).toBe(5_000);
+    expect(backoffMs(2, 5_000, () => 0.5)).toBe(20_000);
+    expect(backoffMs(3, 5_000, () => 0)).toBe(40_000);
+    expect(backoffMs(30, 5_000, () => 0.5)).toBe(86_400_000);
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    expect(retryAfterMs('120')).toBe(120_000);
+    expect(
+      retryAfterMs(new Date(Date.UTC(2026, 10, 30, 10, 1)).toUTCString(), Date.UTC(2026, 10, 30, 10)),
+    ).toBe(60_000);
+    expect(retryAfterMs(undefined)).toBeNull();
+    expect(retryAfterMs('soon')).toBeNull();
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { compareVersions, decideFromTraffic, evolveFix, type Fix, type FixEvent } from './fix-lifecycle';
+
+const AT = '2026-11-30T10:00:00.000Z';
+const suggested: FixEvent = {
+  type: 'FixSuggested',
+  data: {
+    findingId: 'f1',
+    server: 'orders',
+    tool: 'search',
+    rule: 'untyped-error',
+    versions: ['1.2.0'],
+    at: AT,
+  },
+};
+const given = (...events: FixEvent[]): Fix => events.reduce<Fix | null>(evolveFix, null)!;
+const options = { minCalls: 20, now: AT };
+
+describe('fix lifecycle', () => {
+  it('given suggested, delivered and acknowledged, the fix is acknowledged with who and when', () => {
+    const fix = given(
+      suggested,
+      { type: 'FixDelivered', data: { findingId: 'f1', ownerId: 'o1', at: AT } },
+      { type: 'FixAcknowledged', data: { findingId: 'f1', by: 'cli', at: AT } },
+    );
+    expect(fix).toMatchObject({ state: 'acknowledged', acknowledgedBy: 'cli', badVersions: ['1.2.0'] });
+  });
+
+  it('given a newer version with enough calls and no offence, when traffic is read, then verified', () => {
+    const fix = given(suggested);
+    expect(
+      decideFromTraffic(
+        fix,
+        [
+          { version: '1.2.0', calls: 100, offences: 30 },
+          { version: '1.3.0', calls: 25, offences: 0 },
+        ],
+        options,
+      ),
+    ).toEqual({ type: 'FixVerified', data: { findingId: 'f1', version: '1.3.0', calls: 25, at: AT } });
+  });
+
+  it('given too few calls of the new version, or an older clean version, then nothing is decided', () => {
+    const fix = given(suggested);
+    expect(decideFromTraffic(fix, [{ version: '1.3.0', calls: 19, offences: 0 }], options)).toBeNull();
+    expect(decideFromTraffic(fix, [{ version: '1.1.0', calls: 500, offences: 0 }], options)).toBeNull();
+  });
+
+  it('given a clean version older than a version still violating, then not verified', () => {
+    const fix = given(suggested);
+    const traffic = [
+      { version: '1.3.0', calls: 50, offences: 0 },
+      { version: '1.4.0', calls: 50, offences: 2 },
+    ];
+    expect(decideFromTraffic(fix, traffic, options)).toBeNull();
+  });
+
+  it('given verified, when the verified version or a newer one violates again, then regressed, and re-opened', () => {
+    const verified = given(suggested, {
+      type: 'FixVerified',
+      data: { findingId: 'f1', version: '1.3.0', calls: 25, at: AT },
+    });
+    expect(decideFromTraffic(verified, [{ version: '1.2.0', calls: 5, offences: 5 }], options)).toBeNull();
+    const regressed = decideFromTraffic(verified, [{ version: '1.10.0', calls: 5, offences: 1 }], options);
+    expect(regressed).toEqual({
+      type: 'FixRegressed',
+      data: { findingId: 'f1', version: '1.10.0', offences: 1, at: AT },
+    });
+    expect(evolveFix(verified, regressed!)).toMatchObject({
+      state: 'regressed',
+      badVersions: ['1.2.0', '1.10.0'],
+    });
+  });
+
+  it('orders versions numerically, a pre-release before its release', () => {
+    expect(['1.10.0', '1.9.2', '1.9.2-rc1', '2.0', '1.9.10'].sort(compareVersions)).toEqual([
+      '1.9.2-rc1',
+      '1.9.2',
+      '1.9.10',
+      '1.10.0',
+      '2.0',
+    ]);
+  });
+});

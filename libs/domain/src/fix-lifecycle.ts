@@ -1,0 +1,188 @@
+/**
+ * A finding's fix as events (DOMAIN.md §7): suggested → delivered (to the owner's endpoint) → acknowledged (by the
+ * owner) → verified (a newer server version stopped violating the rule) or regressed (it came back, which re-opens
+ * the fix). Pure: `evolveFix` folds events into the fix, `decideFromTraffic` reads later traffic per server version.
+ */
+import type { FindingRule } from './rules';
+
+export type FixEvent =
+  | {
+      readonly type: 'FixSuggested';
+      readonly data: {
+        readonly findingId: string;
+        readonly server: string | null;
+        readonly tool: string;
+        readonly rule: FindingRule;
+        /** Server versions seen violating the rule when the fix was suggested. */
+        readonly versions: readonly string[];
+        readonly at: string;
+      };
+    }
+  | {
+      readonly type: 'FixDelivered';
+      readonly data: { readonly findingId: string; readonly ownerId: string; readonly at: string };
+    }
+  | {
+      readonly type: 'FixAcknowledged';
+      readonly data: { readonly findingId: string; readonly by: string; readonly at: string };
+    }
+  | {
+      readonly type: 'FixVerified';
+      readonly data: {
+        readonly findingId: string;
+        readonly version: string;
+        readonly calls: number;
+        readonly at: string;
+      };
+    }
+  | {
+      readonly type: 'FixRegressed';
+      readonly data: {
+        readonly findingId: string;
+        readonly version: string;
+        readonly offences: number;
+        readonly at: string;
+      };
+    };
+
+export type FixState = 'suggested' | 'delivered' | 'acknowledged' | 'verified' | 'regressed';
+
+export interface Fix {
+  readonly findingId: string;
+  readonly server: string | null;
+  readonly tool: string;
+  readonly rule: FindingRule;
+  readonly state: FixState;
+  /** Versions seen violating the rule (grows when the fix regresses). */
+  readonly badVersions: readonly string[];
+  readonly suggestedAt: string;
+  readonly deliveredAt: string | null;
+  readonly acknowledgedAt: string | null;
+  readonly acknowledgedBy: string | null;
+  readonly verifiedAt: string | null;
+  readonly verifiedVersion: string | null;
+  readonly regressedAt: string | null;
+}
+
+/** Folds one event into the fix; events other than FixSuggested need the fix to exist. */
+export function evolveFix(fix: Fix | null, event: FixEvent): Fix {
+  if (event.type === 'FixSuggested') {
+    const { findingId, server, tool, rule, versions, at } = event.data;
+    return {
+      findingId,
+      server,
+      tool,
+      rule,
+      state: 'suggested',
+      badVersions: [...versions].sort(compareVersions),
+      suggestedAt: at,
+      deliveredAt: null,
+      acknowledgedAt: null,
+      acknowledgedBy: null,
+      verifiedAt: null,
+      verifiedVersion: null,
+      regressedAt: null,
+    };
+  }
+  if (fix === null) throw new Error(`${event.type} for ${event.data.findingId} before FixSuggested`);
+  switch (event.type) {
+    case 'FixDelivered':
+      // A re-notification after a regression is a delivery too; it does not undo an acknowledgement's record.
+      return {
+        ...fix,
+        state: fix.state === 'acknowledged' ? 'acknowledged' : 'delivered',
+        deliveredAt: event.data.at,
+      };
+    case 'FixAcknowledged':
+      return { ...fix, state: 'acknowledged', acknowledgedAt: event.data.at, acknowledgedBy: event.data.by };
+    case 'FixVerified':
+      return { ...fix, state: 'verified', verifiedAt: event.data.at, verifiedVersion: event.data.version };
+    case 'FixRegressed':
+      return {
+        ...fix,
+        state: 'regressed',
+        regressedAt: event.data.at,
+        badVersions: [...new Set([...fix.badVersions, event.data.version])].sort(compareVersions),
+        acknowledgedAt: null,
+        acknowledgedBy: null,
+      };
+  }
+}
+
+/** Calls of the finding's tool and offences of its rule, per server version, over the traffic considered. */
+export interface VersionTraffic {
+  readonly version: string;
+  readonly calls: number;
+  readonly offences: number;
+}
+
+export interface VerificationOptions {
+  /** Calls a clean version needs before it counts as fixed. */
+  readonly minCalls: number;
+  readonly now: string;
+}
+
+/**
+ * What later traffic says about a fix. Not verified yet: the newest version that is newer than every version seen
+ * violating the rule, with at least `minCalls` calls and no offence, verifies it. Verified: an offence in the
+ * verified version or a newer one is a regression.
+ */
+export function decideFromTraffic(
+  fix: Fix,
+  traffic: readonly VersionTraffic[],
+  options: VerificationOptions,
+): FixEvent | null {
+  const { findingId } = fix;
+  if (fix.state === 'verified') {
+    const relapse = traffic
+      .filter((v) => v.offences > 0 && compareVersions(v.version, fix.verifiedVersion!) >= 0)
+      .sort((a, b) => compareVersions(a.version, b.version))[0];
+    return relapse === undefined
+      ? null
+      : {
+          type: 'FixRegressed',
+          data: { findingId, version: relapse.version, offences: relapse.offences, at: options.now },
+        };
+  }
+  const newestBad = [...fix.badVersions, ...traffic.filter((v) => v.offences > 0).map((v) => v.version)]
+    .sort(compareVersions)
+    .at(-1);
+  const clean = traffic
+    .filter(
+      (v) =>
+        v.offences === 0 &&
+        v.calls >= options.minCalls &&
+        (newestBad === undefined || compareVersions(v.version, newestBad) > 0),
+    )
+    .sort((a, b) => compareVersions(a.version, b.version))
+    .at(-1);
+  return clean === undefined
+    ? null
+    : {
+        type: 'FixVerified',
+        data: { findingId, version: clean.version, calls: clean.calls, at: options.now },
+      };
+}
+
+/**
+ * Version order: dot-separated numeric parts compared as numbers (1.10 after 1.9), a pre-release (`-rc1`) before
+ * its release, anything else compared as text.
+ */
+export function compareVersions(a: string, b: string): number {
+  const parse = (version: string) => {
+    const [core = '', pre = null] = version.split(/-(.*)/s, 2) as [string, string | undefined];
+    return { parts: core.split('.'), pre: pre ?? null };
+  };
+  const x = parse(a);
+  const y = parse(b);
+  for (let i = 0; i < Math.max(x.parts.length, y.parts.length); i++) {
+    const p = x.parts[i] ?? '0';
+    const q = y.parts[i] ?? '0';
+    const byNumber = /^\d+$/.test(p) && /^\d+$/.test(q) ? Number(p) - Number(q) : p < q ? -1 : p > q ? 1 : 0;
+    if (byNumber !== 0) return byNumber < 0 ? -1 : 1;
+  }
+  if (x.pre === y.pre) return 0;
+  if (x.pre === null) return 1;
+  if (y.pre === null) return -1;
+  return x.pre < y.pre ? -1 : 1;
+}

@@ -1,0 +1,356 @@
+/**
+ * Suggested fixes pushed to MCP server owners and verified from later traffic (DOMAIN.md §7), end to end: real
+ * MCP servers (two versions of one server), the Errata SDK, OTLP ingest, the projector, the fix rounds, and a real
+ * HTTP receiver that checks every webhook with the `standardwebhooks` package.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { instrumentMcpClient } from '@errata/sdk';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerTestTracing, type TestTracing } from '../libs/sdk/src/tracing.spec-helper';
+import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
+import { ApiKeyService } from '../apps/server/src/services/api-key.service';
+import { DeliveryService } from '../apps/server/src/services/delivery.service';
+import { FixService } from '../apps/server/src/services/fix.service';
+import { startTestServer, type TestServer } from './support/server';
+
+interface Received {
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+  readonly verified: boolean;
+}
+
+/** A webhook receiver: answers with the queued statuses (then 200), verifies every request's signature. */
+class Receiver {
+  readonly received: Received[] = [];
+  secret = '';
+  answers: number[] = [];
+  private readonly server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let verified = false;
+      try {
+        new Webhook(this.secret).verify(body, request.headers as Record<string, string>);
+        verified = true;
+      } catch {
+        verified = false;
+      }
+      this.received.push({ headers: request.headers, body, verified });
+      response.statusCode = this.answers.shift() ?? 200;
+      response.end();
+    });
+  });
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** Parsed JSON, as loosely typed as JSON.parse returns it. */
+type Json = ReturnType<typeof JSON.parse>;
+
+let server: TestServer;
+let admin: string;
+let tracing: TestTracing;
+
+beforeAll(async () => {
+  tracing = registerTestTracing();
+  server = await startTestServer('postgres', {
+    ERRATA_WEBHOOK_ALLOW_INTERNAL: 'true',
+    ERRATA_WEBHOOK_RETRY_BASE_MS: '40',
+    ERRATA_WEBHOOK_MAX_ATTEMPTS: '3',
+    ERRATA_DELIVERY_POLL_MS: '25',
+    ERRATA_FIX_INTERVAL_MS: '3600000', // rounds are run by the tests
+    ERRATA_FIX_MIN_CALLS: '5',
+  });
+  const project = await server.app.get(ProjectRepository).ensureProject('default');
+  admin = (await server.app.get(ApiKeyService).create(project.id, 'admin', 'cli')).key;
+}, 60_000);
+afterAll(() => server?.close());
+
+async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+  const response = await fetch(`${server.url}/api/v1/${path}`, {
+    method,
+    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? null : JSON.parse(text) };
+}
+
+/**
+ * One version of an MCP server whose `search_orders` fails: 1.0.0 with a bare message (an untyped error), 1.1.0
+ * with the error envelope Errata suggests.
+ */
+function ordersServer(name: string, version: string): McpServer {
+  const server = new McpServer({ name, version });
+  server.registerTool('search_orders', { description: 'search orders' }, () =>
+    version === '1.0.0'
+      ? { isError: true, content: [{ type: 'text' as const, text: 'upstream request failed' }] }
+      : {
+          isError: true,
+          content: [
+            {
+              type: 'text' as const,
+              text: '{"errorCategory":"transient","isRetryable":true,"code":"UPSTREAM_UNAVAILABLE","description":"retry later"}',
+            },
+          ],
+          structuredContent: {
+            errorCategory: 'transient',
+            isRetryable: true,
+            code: 'UPSTREAM_UNAVAILABLE',
+            description: 'retry later',
+          },
+        },
+  );
+  return server;
+}
+
+/** `calls` instrumented calls to a real MCP server version, sent to Errata through OTLP and projected. */
+async function traffic(name: string, version: string, calls: number): Promise<void> {
+  tracing.reset();
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const mcp = ordersServer(name, version);
+  await mcp.connect(serverSide);
+  const client = instrumentMcpClient(new Client({ name: 'fix-test-agent', version: '1.0.0' }));
+  await client.connect(clientSide);
+  for (let i = 0; i < calls; i++)
+    await client.callTool({ name: 'search_orders', arguments: { q: `order ${i}` } });
+  await client.close();
+  await mcp.close();
+  const response = await fetch(`${server.url}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
+    body: ProtobufTraceSerializer.serializeRequest(tracing.spans())!,
+  });
+  expect(response.status).toBe(200);
+  await server.catchUp();
+}
+
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  ms = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function registerOwner(serverName: string, receiver: Receiver) {
+  const url = await receiver.start();
+  const registered = await api('POST', 'owners', {
+    server: serverName,
+    webhookUrl: url,
+    contact: 'ops@example.com',
+  });
+  expect(registered.status).toBe(201);
+  expect(registered.body.secret).toMatch(/^whsec_/);
+  receiver.secret = registered.body.secret as string;
+  return registered.body as { id: string; secret: string };
+}
+
+describe('fix delivery', () => {
+  it('given a receiver that is down, retries with the same webhook-id until it answers, every attempt signed', async () => {
+    const receiver = new Receiver();
+    receiver.answers = [503, 503];
+    await registerOwner('orders-a', receiver);
+    await traffic('orders-a', '1.0.0', 6);
+    const events = await server.app.get(FixService).runOnce();
+    expect(events.map((e) => e.type)).toEqual(['FixSuggested']);
+
+    await until('three attempts', async () => receiver.received.length >= 3);
+    expect(receiver.received.every((r) => r.verified)).toBe(true);
+    expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    const payload = JSON.parse(receiver.received[2]!.body) as { type: string; data: Json };
+    expect(payload.type).toBe('errata.fix.suggested');
+    expect(payload.data.suggestedContract).toMatchObject({
+      rule: 'untyped-error',
+      server: 'orders-a',
+      tool: 'search_orders',
+      result: { isError: true, structuredContent: { errorCategory: 'transient', isRetryable: true } },
+    });
+    const findingId = payload.data.fix.findingId as string;
+    const fix = await until('the fix to be delivered', async () => {
+      const answer = await api('GET', `fixes/${findingId}`);
+      return answer.body?.state === 'delivered' && answer.body;
+    });
+    expect(fix.events.map((e: { type: string }) => e.type)).toEqual(['FixSuggested', 'FixDelivered']);
+    await receiver.close();
+  });
+
+  it('given 410 Gone, disables the endpoint and stops delivering to it', async () => {
+    const receiver = new Receiver();
+    receiver.answers = [410];
+    const owner = await registerOwner('orders-b', receiver);
+    await traffic('orders-b', '1.0.0', 3);
+    await server.app.get(FixService).runOnce();
+    await until('the endpoint to be disabled', async () => {
+      const owners = await api('GET', 'owners');
+      return (owners.body as { id: string; disabledAt: string | null }[]).find((o) => o.id === owner.id)
+        ?.disabledAt;
+    });
+    const disabled = await api('GET', 'deliveries?status=disabled');
+    expect(disabled.body).toHaveLength(1);
+    expect(receiver.received).toHaveLength(1);
+    await receiver.close();
+  });
+
+  it('given a receiver that keeps failing, dead-letters after the last attempt, and redelivers on request', async () => {
+    const receiver = new Receiver();
+    receiver.answers = [500, 500, 500];
+    await registerOwner('orders-c', receiver);
+    await traffic('orders-c', '1.0.0', 3);
+    await server.app.get(FixService).runOnce();
+    const [dead] = await until('a dead letter', async () => {
+      const answer = await api('GET', 'deliveries?status=dead');
+      return (answer.body as unknown[]).length > 0 && (answer.body as { id: string; attempts: number }[]);
+    });
+    expect(dead).toMatchObject({ attempts: 3, lastStatus: 500 });
+    expect(receiver.received).toHaveLength(3);
+
+    expect((await api('POST', `deliveries/${dead!.id}/redeliver`)).status).toBe(201);
+    await until('the redelivery', async () => receiver.received.length === 4);
+    expect(receiver.received[3]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
+    expect(receiver.received[3]!.verified).toBe(true);
+    await receiver.close();
+  });
+
+  it('given a rotated secret, signs with both the new and the previous one', async () => {
+    const receiver = new Receiver();
+    const owner = await registerOwner('orders-d', receiver);
+    const previous = receiver.secret;
+    const rotated = await api('POST', `owners/${owner.id}/rotate-secret`);
+    expect(rotated.body.secret).not.toBe(previous);
+    receiver.secret = previous; // a receiver that has not switched yet still verifies
+    await traffic('orders-d', '1.0.0', 3);
+    await server.app.get(FixService).runOnce();
+    await until('the delivery', async () => receiver.received.length === 1);
+    expect(receiver.received[0]!.verified).toBe(true);
+    expect(
+      new Webhook(rotated.body.secret as string).verify(
+        receiver.received[0]!.body,
+        receiver.received[0]!.headers as Record<string, string>,
+      ),
+    ).toBeTruthy();
+    await receiver.close();
+  });
+});
+
+describe('acknowledge_fix over MCP', () => {
+  async function acknowledgeOverMcp(key: string, findingId: string) {
+    const client = new Client({ name: 'owner-agent', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
+    const result = await client.callTool({ name: 'acknowledge_fix', arguments: { findingId } });
+    await client.close();
+    return result.structuredContent as { ok: boolean; data: Json; error: Json };
+  }
+
+  it('refuses a read key with a permission error, and records the acknowledgement for an admin key', async () => {
+    const [fix] = (await api('GET', 'fixes')).body as { findingId: string }[];
+    expect(await acknowledgeOverMcp(server.readKey, fix!.findingId)).toEqual({
+      ok: false,
+      data: null,
+      error: {
+        errorCategory: 'permission',
+        isRetryable: false,
+        code: 'ADMIN_KEY_REQUIRED',
+        description: expect.stringContaining('admin key') as string,
+      },
+    });
+    const acknowledged = await acknowledgeOverMcp(admin, fix!.findingId);
+    expect(acknowledged).toMatchObject({ ok: true, data: { state: 'acknowledged', acknowledgedBy: 'mcp' } });
+  });
+});
+
+describe('fix lifecycle from traffic', () => {
+  it('given the old version violating and a new one that does not, acknowledged, then verified; a relapse regresses it', async () => {
+    const receiver = new Receiver();
+    await registerOwner('orders-e', receiver);
+    await traffic('orders-e', '1.0.0', 6);
+    const fixes = server.app.get(FixService);
+    await fixes.runOnce();
+    const findingId = await until('the suggestion', async () => {
+      const message = receiver.received[0];
+      return message && (JSON.parse(message.body).data.fix.findingId as string);
+    });
+    const acknowledged = await api('POST', `findings/${findingId}/acknowledge`);
+    expect(acknowledged.body).toMatchObject({ state: 'acknowledged', acknowledgedBy: 'api' });
+
+    await traffic('orders-e', '1.1.0', 4); // below ERRATA_FIX_MIN_CALLS: not yet
+    expect((await fixes.runOnce()).filter((e) => e.data.findingId === findingId)).toEqual([]);
+    await traffic('orders-e', '1.1.0', 2);
+    const verified = (await fixes.runOnce()).filter((e) => e.data.findingId === findingId);
+    expect(verified).toEqual([
+      { type: 'FixVerified', data: { findingId, version: '1.1.0', calls: 6, at: expect.any(String) } },
+    ]);
+    await until('the verification message', async () =>
+      receiver.received.some((r) => JSON.parse(r.body).type === 'errata.fix.verified'),
+    );
+
+    // The verified version violates the rule again.
+    const relapse = new McpServer({ name: 'orders-e', version: '1.1.0' });
+    relapse.registerTool('search_orders', { description: 'search orders' }, () => ({
+      isError: true,
+      content: [{ type: 'text' as const, text: 'database exploded' }],
+    }));
+    tracing.reset();
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await relapse.connect(serverSide);
+    const client = instrumentMcpClient(new Client({ name: 'fix-test-agent', version: '1.0.0' }));
+    await client.connect(clientSide);
+    await client.callTool({ name: 'search_orders', arguments: {} });
+    await client.close();
+    await relapse.close();
+    await fetch(`${server.url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
+      body: ProtobufTraceSerializer.serializeRequest(tracing.spans())!,
+    });
+    await server.catchUp();
+    const regressed = (await fixes.runOnce()).filter((e) => e.data.findingId === findingId);
+    expect(regressed).toMatchObject([{ type: 'FixRegressed', data: { version: '1.1.0', offences: 1 } }]);
+    await until('the regression message', async () =>
+      receiver.received.some((r) => JSON.parse(r.body).type === 'errata.fix.regressed'),
+    );
+    const fix = await api('GET', `fixes/${findingId}`);
+    expect(fix.body.events.map((e: { type: string }) => e.type)).toEqual([
+      'FixSuggested',
+      'FixDelivered',
+      'FixAcknowledged',
+      'FixVerified',
+      'FixRegressed',
+      'FixDelivered',
+    ]);
+    // Re-opened and delivered again: the fix remembers when it regressed and which versions violated.
+    expect(fix.body).toMatchObject({
+      state: 'delivered',
+      badVersions: ['1.0.0', '1.1.0'],
+      verifiedVersion: '1.1.0',
+    });
+    expect(fix.body.regressedAt).toEqual(expect.any(String));
+    await server.app.get(DeliveryService).sendDue();
+    await receiver.close();
+  });
+});
