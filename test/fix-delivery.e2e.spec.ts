@@ -24,6 +24,7 @@ interface Received {
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
   readonly verified: boolean;
+  readonly at: number;
 }
 
 /** A webhook receiver: answers with the queued statuses (then 200), verifies every request's signature. */
@@ -31,6 +32,8 @@ class Receiver {
   readonly received: Received[] = [];
   secret = '';
   answers: number[] = [];
+  /** Sent with the first queued answer. */
+  retryAfter: string | null = null;
   private readonly server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -43,8 +46,11 @@ class Receiver {
       } catch {
         verified = false;
       }
-      this.received.push({ headers: request.headers, body, verified });
-      response.statusCode = this.answers.shift() ?? 200;
+      this.received.push({ headers: request.headers, body, verified, at: Date.now() });
+      const answer = this.answers.shift();
+      response.statusCode = answer ?? 200;
+      if (answer !== undefined && this.retryAfter !== null)
+        response.setHeader('retry-after', this.retryAfter);
       response.end();
     });
   });
@@ -230,6 +236,19 @@ describe('fix delivery', () => {
     await until('the redelivery', async () => receiver.received.length === 4);
     expect(receiver.received[3]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
     expect(receiver.received[3]!.verified).toBe(true);
+    await receiver.close();
+  });
+
+  it('given 429 with Retry-After, waits at least that long before the next attempt', async () => {
+    const receiver = new Receiver();
+    receiver.answers = [429];
+    receiver.retryAfter = '1';
+    await registerOwner('orders-f', receiver);
+    await traffic('orders-f', '1.0.0', 3);
+    await server.app.get(FixService).runOnce();
+    await until('the second attempt', async () => receiver.received.length === 2);
+    const [first, second] = receiver.received;
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(1_000); // the backoff alone would be ~40 ms
     await receiver.close();
   });
 
