@@ -12,6 +12,7 @@ import {
   contributionsInMemory,
   FINDING_MEASURES,
   offenceKey,
+  offenceSample,
   offenceTimelines,
   sumContributions,
   totalOf,
@@ -173,14 +174,7 @@ export function findingsFromSums(
       wastedRetries: Number(total.wasted_retries),
       wastedMs: nsToMs(total.wasted_ns),
       escalationsCaused: Number(total.escalations_caused),
-      samples: timeline.earliest.map((offence) => ({
-        traceId: offence.traceId,
-        spanId: offence.key,
-        runId: offence.runId,
-        startTime: isoFromNs(offence.startNs),
-        evidence: offence.evidence,
-        text: offence.sampleText,
-      })),
+      samples: timeline.earliest.map(offenceSample),
     });
   }
   const ruleOrder = new Map(FINDING_RULES.map((rule, i) => [rule, i]));

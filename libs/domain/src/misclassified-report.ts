@@ -13,6 +13,7 @@ import {
   compareOffences,
   contributionsInMemory,
   offenceKey,
+  offenceSample,
   offenceTimelines,
   sumContributions,
   sumRows,
@@ -22,7 +23,7 @@ import {
 } from './report-contributions';
 import type { CallFact, RetryChain } from './retries';
 import { RULES_VERSION, type FindingRule } from './rules';
-import { compareText, isoFromNs } from './report-order';
+import { compareText } from './report-order';
 
 export type MisclassificationDirection = 'emptyAsError' | 'failureAsEmpty';
 
@@ -104,12 +105,7 @@ export function misclassificationSamples(
 ): MisclassificationSample[] {
   return [...offences].sort(compareOffences).map((offence) => ({
     direction: offence.rule === 'empty-as-error' ? 'emptyAsError' : 'failureAsEmpty',
-    traceId: offence.traceId,
-    spanId: offence.key,
-    runId: offence.runId,
-    startTime: isoFromNs(offence.startNs),
-    evidence: offence.evidence,
-    text: offence.sampleText,
+    ...offenceSample(offence),
   }));
 }
 

@@ -18,7 +18,7 @@ import {
   type PropagationElement,
 } from './subagent-report-elements';
 import { deriveTraceFacts, type TraceDerivation, type TraceFacts } from './trace-derivation';
-import { compareText } from './report-order';
+import { compareText, isoFromNs } from './report-order';
 
 /** Measures of calls, retries, chains and escalations; names are the rollup tables' column names. */
 export const CALL_MEASURES = [
@@ -395,6 +395,16 @@ export const offenceKey = (server: string | null, tool: string, rule: FindingRul
 /** Orders offences as samples are picked: start time, then span id. */
 export const compareOffences = (a: FindingContribution, b: FindingContribution): number =>
   a.startNs !== b.startNs ? (a.startNs < b.startNs ? -1 : 1) : compareText(a.key, b.key);
+
+/** An offence as a report shows it: where it happened, when, why, and the call's stored (redacted) text. */
+export const offenceSample = (offence: FindingContribution) => ({
+  traceId: offence.traceId,
+  spanId: offence.key,
+  runId: offence.runId,
+  startTime: isoFromNs(offence.startNs),
+  evidence: offence.evidence,
+  text: offence.sampleText,
+});
 
 /** The earliest `samples` and the latest offence of every finding, from contributions in memory. */
 export function offenceTimelines(

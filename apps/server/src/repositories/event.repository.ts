@@ -56,6 +56,14 @@ export function compareLogPositions(a: LogPosition, b: LogPosition): number {
 
 const UNIQUE_VIOLATION = '23505';
 
+/**
+ * Rows after `after` in (transaction id, position) order, never past a transaction that may still commit below
+ * them: only from transactions older than every one still running (one statement, one snapshot).
+ */
+const afterInLogOrder = (after: LogPosition) =>
+  sql<boolean>`(transaction_id, global_position) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)
+               AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
+
 /** The edges of a request, as a data-modifying CTE body. */
 function insertEdges(projectId: number, edges: readonly NewSpanEdge[]) {
   const rows = JSON.stringify(edges.map((e) => [e.traceId, e.spanId, e.startMicros, e.parentSpanId]));
@@ -216,17 +224,13 @@ export class EventRepository {
         'type',
         'data',
       ])
-      .where(
-        sql<boolean>`(transaction_id, global_position) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)`,
-      )
-      .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
+      .where(afterInLogOrder(after))
       .orderBy('transaction_id')
       .orderBy('global_position')
       .limit(limit)
       .execute();
   }
 
-  /** The last committed event in log order, or null for an empty log. */
   /** Span edges after `after` in log order, below the snapshot horizon: which traces they touch. */
   readEdgesAfter(db: Kysely<DB>, after: LogPosition, limit: number) {
     return db
@@ -237,34 +241,17 @@ export class EventRepository {
         'project_id as projectId',
         sql<string>`encode(trace_id, 'hex')`.as('traceId'),
       ])
-      .where(
-        sql<boolean>`(transaction_id, global_position) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)`,
-      )
-      .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
+      .where(afterInLogOrder(after))
       .orderBy('transaction_id')
       .orderBy('global_position')
       .limit(limit)
       .execute();
   }
 
-  /** The last edge in log order, or null when there is none. */
-  async lastEdgePosition(): Promise<LogPosition | null> {
+  /** The last committed event (or span edge) in log order, or null when there is none. */
+  async lastPosition(log: 'event' | 'span_edge' = 'event'): Promise<LogPosition | null> {
     const row = await this.db
-      .selectFrom('span_edge')
-      .select([
-        sql<string>`transaction_id::text`.as('transactionId'),
-        sql<string>`global_position::text`.as('globalPosition'),
-      ])
-      .orderBy('transaction_id', 'desc')
-      .orderBy('global_position', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    return row ?? null;
-  }
-
-  async lastPosition(): Promise<LogPosition | null> {
-    const row = await this.db
-      .selectFrom('event')
+      .selectFrom(log)
       .select([
         sql<string>`transaction_id::text`.as('transactionId'),
         sql<string>`global_position::text`.as('globalPosition'),

@@ -23,6 +23,7 @@ import { ReadModelRepository } from '../repositories/read-model.repository';
 import { RollupRepository } from '../repositories/rollup.repository';
 import type { TraceRef } from '../repositories/trace-ref';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
+import { Poller } from './poller';
 
 export const READ_MODELS_PROJECTION = 'read-models';
 /** The span edges' place in their own log order: they touch traces as events do. */
@@ -43,10 +44,7 @@ export type ProgressListener = (projected: number) => void;
 @Injectable()
 export class ProjectorService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Projector');
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
-  private pendingWake = false;
+  private readonly poller: Poller;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -56,23 +54,28 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     private readonly readModels: ReadModelRepository,
     private readonly traceItems: TraceItemsRepository,
     private readonly rollups: RollupRepository,
-  ) {}
+  ) {
+    this.poller = new Poller(
+      config.projectionPollMs,
+      () => this.catchUp(),
+      (error) =>
+        this.logger.error(
+          `projection batch failed, retrying: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+    );
+  }
 
   onApplicationBootstrap(): void {
-    this.running = true;
-    this.loop = this.run();
+    this.poller.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.running = false;
-    this.wake();
-    await this.loop;
+    await this.poller.stop();
   }
 
   /** New events were committed: project them soon instead of at the next poll. */
   wake(): void {
-    this.pendingWake = true;
-    this.wakeUp?.();
+    this.poller.wake();
   }
 
   /**
@@ -165,7 +168,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   async settle(onProgress?: ProgressListener, timeoutMs = 60_000): Promise<number> {
     const targets = [
       [READ_MODELS_PROJECTION, await this.events.lastPosition()],
-      [SPAN_EDGES_PROJECTION, await this.events.lastEdgePosition()],
+      [SPAN_EDGES_PROJECTION, await this.events.lastPosition('span_edge')],
     ] as const;
     const deadline = Date.now() + timeoutMs;
     let applied = 0;
@@ -193,35 +196,6 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       await this.startOver(trx);
     });
     return this.settle(onProgress);
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      try {
-        await this.catchUp();
-      } catch (error) {
-        this.logger.error(
-          `projection batch failed, retrying: ${error instanceof Error ? error.message : error}`,
-        );
-      }
-      await this.sleep(this.config.projectionPollMs);
-    }
-  }
-
-  private async sleep(ms: number): Promise<void> {
-    if (this.pendingWake || !this.running) {
-      this.pendingWake = false;
-      return;
-    }
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wakeUp = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    this.wakeUp = null;
-    this.pendingWake = false;
   }
 }
 
