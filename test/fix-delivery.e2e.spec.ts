@@ -314,6 +314,9 @@ describe('fix lifecycle from traffic', () => {
       const message = receiver.received[0];
       return message && (JSON.parse(message.body).data.fix.findingId as string);
     });
+    await until('the suggestion to be recorded as delivered', async () => {
+      return (await api('GET', `fixes/${findingId}`)).body.state === 'delivered';
+    });
     const acknowledged = await api('POST', `findings/${findingId}/acknowledge`);
     expect(acknowledged.body).toMatchObject({ state: 'acknowledged', acknowledgedBy: 'api' });
 
@@ -353,7 +356,11 @@ describe('fix lifecycle from traffic', () => {
     await until('the regression message', async () =>
       receiver.received.some((r) => JSON.parse(r.body).type === 'errata.fix.regressed'),
     );
-    const fix = await api('GET', `fixes/${findingId}`);
+    // The worker records the delivery after the receiver answered: wait for it.
+    const fix = await until('the fix to be delivered again', async () => {
+      const answer = await api('GET', `fixes/${findingId}`);
+      return answer.body.state === 'delivered' && answer;
+    });
     expect(fix.body.events.map((e: { type: string }) => e.type)).toEqual([
       'FixSuggested',
       'FixDelivered',

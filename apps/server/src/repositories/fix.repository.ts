@@ -73,8 +73,8 @@ export class FixRepository {
   }
 
   /** Every fix event of a finding, oldest first. */
-  events(projectId: number, findingId: string) {
-    return this.db
+  events(db: Kysely<DB>, projectId: number, findingId: string) {
+    return db
       .selectFrom('fix_event')
       .select(['type', 'data', 'recorded_at as recordedAt'])
       .where('project_id', '=', projectId)

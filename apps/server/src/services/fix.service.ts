@@ -81,10 +81,16 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     return this.fixes.list(projectId);
   }
 
+  /** The fix and its events, from one snapshot. */
   async get(projectId: number, findingId: string) {
-    const fix = await this.fixes.get(this.database.db, projectId, findingId);
-    if (fix === null) throw new NotFoundException(`no fix for finding ${findingId}`);
-    return { ...fix, events: await this.fixes.events(projectId, findingId) };
+    return this.database.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const fix = await this.fixes.get(trx, projectId, findingId);
+        if (fix === null) throw new NotFoundException(`no fix for finding ${findingId}`);
+        return { ...fix, events: await this.fixes.events(trx, projectId, findingId) };
+      });
   }
 
   private async runProject(projectId: number): Promise<FixEvent[]> {
