@@ -13,17 +13,16 @@ const { encodeTraceRequestProtobuf } = require(join(ROOT, 'libs/otlp/dist/index.
 const { ProgressBar } = require(join(ROOT, 'apps/server/dist/cli/progress-bar.js'));
 
 const DAY_MS = 86_400_000;
-/** Traces per tool call, measured on the generator (≈ 8.45 tool calls per trace). */
-const CALLS_PER_TRACE = 8.45;
 
 /**
- * Sends agent traces spread evenly over the last DAYS days (ending 10 minutes ago) until EVENTS tool calls went
- * out, SPANS_PER_REQUEST spans per request, LOAD_CONCURRENCY requests in flight. Returns counts.
+ * Sends agent traces spread evenly over the last DAYS days (ending 20 minutes ago: a trace lasts up to about 10
+ * minutes, and nothing may lie in the future) until EVENTS tool calls went out, SPANS_PER_REQUEST spans per request,
+ * LOAD_CONCURRENCY requests in flight. Returns counts.
  */
 export async function loadCorpus(port) {
-  const end = Date.now() - 600_000;
+  const end = Date.now() - 20 * 60_000;
   const start = end - DAYS * DAY_MS;
-  const spacing = (end - start) / Math.ceil(EVENTS / CALLS_PER_TRACE);
+
   const progress = new ProgressBar('loading tool-call events through OTLP ingest', EVENTS);
   let calls = 0;
   let spans = 0;
@@ -32,7 +31,9 @@ export async function loadCorpus(port) {
   const nextBody = () => {
     if (calls >= EVENTS && pending.length === 0) return null;
     while (pending.length < SPANS_PER_REQUEST && calls < EVENTS) {
-      const trace = agentTrace(start + traces++ * spacing);
+      // Start times follow the share of tool calls sent, so the last trace starts at `end` whatever the mix.
+      const trace = agentTrace(start + (calls / EVENTS) * (end - start));
+      traces++;
       calls += toolCalls(trace);
       pending.push(...trace);
     }

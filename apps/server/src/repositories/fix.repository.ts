@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { evolveFix, type Fix, type FixEvent } from '@errata/domain';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
 
@@ -43,9 +43,18 @@ export class FixRepository {
     return fix;
   }
 
+  /**
+   * Serializes decisions about one finding's fix until the caller's transaction ends: two Errata instances, or a
+   * fix round and a delivery, never both decide from the same state.
+   */
+  async lock(db: Kysely<DB>, projectId: number, findingId: string): Promise<void> {
+    await sql`SELECT pg_advisory_xact_lock(hashtext(${`errata-fix:${projectId}:${findingId}`}))`.execute(db);
+  }
+
   /** Appends FixAcknowledged; null when the finding has no fix. */
   async acknowledge(projectId: number, findingId: string, by: string): Promise<Fix | null> {
     return this.db.transaction().execute(async (trx) => {
+      await this.lock(trx, projectId, findingId);
       if ((await this.get(trx, projectId, findingId)) === null) return null;
       const at = new Date().toISOString();
       return this.append(trx, projectId, [{ type: 'FixAcknowledged', data: { findingId, by, at } }]);

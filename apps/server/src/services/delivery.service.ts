@@ -133,6 +133,7 @@ export class DeliveryService implements OnApplicationBootstrap, BeforeApplicatio
       await this.deliveries.markDelivered(trx, delivery.id, status);
       // The fix reached its owner: a suggestion, or the news that it regressed (a verification is only news).
       if (delivery.findingId === null || !FIX_DELIVERIES.has(delivery.eventType)) return;
+      await this.fixes.lock(trx, delivery.projectId, delivery.findingId);
       const fix = await this.fixes.get(trx, delivery.projectId, delivery.findingId);
       if (fix === null) return;
       const event: FixEvent = {

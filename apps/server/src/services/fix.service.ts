@@ -107,6 +107,7 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
       );
       if (owned.length === 0) continue;
       const events = await this.database.db.transaction().execute(async (trx) => {
+        await this.fixes.lock(trx, projectId, finding.id);
         const fix = await this.fixes.get(trx, projectId, finding.id);
         const now = new Date().toISOString();
         const decided: FixEvent | null =
