@@ -37,6 +37,10 @@ CREATE INDEX contribution_project_id_start_time_idx ON contribution (project_id,
 CREATE INDEX contribution_offence_idx ON contribution (project_id, (coalesce(server, '')), tool, part, start_ns, span_id)
   WHERE kind = 'finding';
 
+-- Rollup rows are updated in place by every batch that touches their bucket (old contributions out, new in). Half-full
+-- pages keep those updates HOT: the row stays on its page and no index entry is added, so a bucket's rows stay
+-- together and the tables do not bloat between vacuums.
+
 -- Contributions of kind 'call', summed per hour (bucket_hours 1) and per UTC day (24), over all agents and per agent.
 CREATE TABLE call_rollup (
   project_id integer NOT NULL,
@@ -80,7 +84,7 @@ CREATE TABLE call_rollup (
   to_user bigint NOT NULL DEFAULT 0,
   to_coordinator bigint NOT NULL DEFAULT 0,
   CONSTRAINT call_rollup_key UNIQUE NULLS NOT DISTINCT (project_id, bucket_hours, bucket, by_agent, server, tool, server_version, agent_name, agent_id, category)
-);
+) WITH (fillfactor = 50);
 
 -- Contributions of kind 'finding', summed per hour and per UTC day, over all agents and per agent.
 CREATE TABLE finding_rollup (
@@ -103,7 +107,7 @@ CREATE TABLE finding_rollup (
   wasted_ns bigint NOT NULL DEFAULT 0,
   escalations_caused bigint NOT NULL DEFAULT 0,
   CONSTRAINT finding_rollup_key UNIQUE NULLS NOT DISTINCT (project_id, bucket_hours, bucket, by_agent, server, tool, rule, evidence, server_version, agent_name, agent_id)
-);
+) WITH (fillfactor = 50);
 
 -- Contributions of kind 'report', summed per hour and per UTC day, over all agents and per agent.
 CREATE TABLE report_rollup (
@@ -133,4 +137,4 @@ CREATE TABLE report_rollup (
   missing_alternatives bigint NOT NULL DEFAULT 0,
   silent_partials bigint NOT NULL DEFAULT 0,
   CONSTRAINT report_rollup_key UNIQUE NULLS NOT DISTINCT (project_id, bucket_hours, bucket, by_agent, agent_name, agent_id)
-);
+) WITH (fillfactor = 50);

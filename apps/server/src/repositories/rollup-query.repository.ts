@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  CALL_MEASURES,
   offenceKey,
+  type CallMeasure,
   type CallSums,
   type FindingContribution,
   type FindingRule,
@@ -68,14 +70,15 @@ export class RollupQueryRepository {
     this.db = database.db;
   }
 
-  async callSums(filter: RollupFilter): Promise<CallSums[]> {
-    const rows = await this.sums(CALL_ROLLUP, filter, ['server', 'tool', 'server_version', 'category']);
+  /** Call sums per server, tool, version and category; only `measures` are summed (the others read 0). */
+  async callSums(filter: RollupFilter, measures: readonly CallMeasure[] = CALL_MEASURES): Promise<CallSums[]> {
+    const rows = await this.sums(CALL_ROLLUP, filter, ['server', 'tool', 'server_version', 'category'], measures);
     return rows.map((row) => ({
       server: row.server ?? null,
       tool: row.tool ?? null,
       serverVersion: row.server_version ?? null,
       category: row.category ?? null,
-      sums: measuresOf(row, CALL_ROLLUP) as CallSums['sums'],
+      sums: measuresOf(row, CALL_ROLLUP.measures) as CallSums['sums'],
     }));
   }
 
@@ -93,7 +96,7 @@ export class RollupQueryRepository {
       rule: row.rule as FindingRule,
       evidence: row.evidence!,
       serverVersion: row.server_version ?? null,
-      sums: measuresOf(row, FINDING_ROLLUP) as FindingSums['sums'],
+      sums: measuresOf(row, FINDING_ROLLUP.measures) as FindingSums['sums'],
     }));
   }
 
@@ -102,7 +105,7 @@ export class RollupQueryRepository {
     const rows = await this.sums(REPORT_ROLLUP, { ...filter, server: null, tool: null }, ['agent_name']);
     return rows.map((row) => ({
       agentName: row.agent_name ?? null,
-      sums: measuresOf(row, REPORT_ROLLUP) as ReportSums['sums'],
+      sums: measuresOf(row, REPORT_ROLLUP.measures) as ReportSums['sums'],
     }));
   }
 
@@ -204,12 +207,17 @@ export class RollupQueryRepository {
   }
 
   /** A rollup's measures over the window, summed per `groupBy` dimensions. */
-  private async sums(shape: RollupShape, filter: RollupFilter, groupBy: readonly string[]) {
+  private async sums(
+    shape: RollupShape,
+    filter: RollupFilter,
+    groupBy: readonly string[],
+    measures: readonly string[] = shape.measures,
+  ) {
     // One snapshot for the probes and the sums: a batch committed in between cannot change what the probes saw.
     return this.db
       .transaction()
       .setIsolationLevel('repeatable read')
-      .execute((trx) => this.sumsIn(trx, shape, filter, groupBy));
+      .execute((trx) => this.sumsIn(trx, { ...shape, measures }, filter, groupBy));
   }
 
   private async sumsIn(db: Kysely<DB>, shape: RollupShape, filter: RollupFilter, groupBy: readonly string[]) {
@@ -254,6 +262,7 @@ function agentCondition(agent: string | null, prefix: RawBuilder<unknown>): RawB
     : sql<boolean>`(${prefix}agent_name = ${agent} OR ${prefix}agent_id = ${agent})`;
 }
 
-function measuresOf(row: Record<string, string | null>, shape: RollupShape): Record<string, bigint> {
-  return Object.fromEntries(shape.measures.map((m) => [m, BigInt(row[m] ?? '0')]));
+/** Every measure of a rollup, 0 for those the query did not sum. */
+function measuresOf(row: Record<string, string | null>, measures: readonly string[]): Record<string, bigint> {
+  return Object.fromEntries(measures.map((m) => [m, BigInt(row[m] ?? '0')]));
 }

@@ -4,6 +4,7 @@ import {
   findingsFromSums,
   scorecardFromSums,
   suggestContract,
+  type CallMeasure,
   type CallSums,
   type Category,
   type FindingRule,
@@ -21,6 +22,10 @@ export interface FindingsPage {
   readonly limit: number;
   readonly offset: number;
 }
+
+/** What the scorecard and the findings read of the calls: summing only these is much cheaper. */
+const SCORECARD_MEASURES: readonly CallMeasure[] = ['calls', 'failures', 'violating_calls'];
+const FINDING_MEASURES_OF_CALLS: readonly CallMeasure[] = ['calls', 'failures'];
 
 /** Samples a finding shows. */
 const FINDING_SAMPLES = 3;
@@ -68,7 +73,7 @@ export class FindingsService {
   async servers(projectId: number, filter: ReportFilter) {
     const rollup = { projectId, ...filter };
     const [calls, findings] = await Promise.all([
-      this.rollups.callSums(rollup),
+      this.rollups.callSums(rollup, SCORECARD_MEASURES),
       this.rollups.findingSums(rollup),
     ]);
     return scorecardFromSums({ calls, findings, reports: [] });
@@ -81,7 +86,7 @@ export class FindingsService {
 
   private async findings(filter: RollupFilter, wanted: (row: FindingSums) => boolean, samples: number) {
     const [calls, allFindings, reports] = await Promise.all([
-      this.rollups.callSums(filter),
+      this.rollups.callSums(filter, FINDING_MEASURES_OF_CALLS),
       this.rollups.findingSums(filter),
       this.rollups.reportSums(filter),
     ]);
