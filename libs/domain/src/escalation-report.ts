@@ -22,6 +22,7 @@ import {
   sumContributions,
   sumRows,
   traceFactsOfCalls,
+  type CallMeasure,
   type CallSums,
 } from './report-contributions';
 import { RULES_VERSION, type FailureCategory } from './rules';
@@ -132,6 +133,17 @@ export function escalationReport(
     })),
   };
 }
+
+/** The call measures `escalationsFromSums` reads. */
+export const ESCALATION_MEASURES: readonly CallMeasure[] = [
+  'failures',
+  'escalations',
+  'attributed',
+  'avoidable',
+  'to_human',
+  'to_user',
+  'to_coordinator',
+];
 
 /** The report from summed contributions: failures by category, escalations by attributed category. */
 export function escalationsFromSums(rows: readonly CallSums[]): Omit<EscalationReport, 'attributions'> {

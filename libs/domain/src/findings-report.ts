@@ -18,6 +18,7 @@ import {
   totalOf,
   traceFactsOfCalls,
   UNNAMED_SUBAGENT,
+  type CallMeasure,
   type FindingSums,
   type OffenceTimeline,
   type SummedContributions,
@@ -108,6 +109,9 @@ export function findingsReport(
     offenceTimelines(contributions.findings, options.samples ?? 3),
   );
 }
+
+/** The call measures `findingsFromSums` reads (rate denominators); `failures` also gives a tool's usual category. */
+export const FINDINGS_CALL_MEASURES: readonly CallMeasure[] = ['calls', 'failures'];
 
 /**
  * The findings from summed contributions, with each finding's first and last offence and samples from

@@ -18,6 +18,7 @@ import {
   sumContributions,
   sumRows,
   traceFactsOfCalls,
+  type CallMeasure,
   type CallSums,
   type FindingContribution,
 } from './report-contributions';
@@ -108,6 +109,15 @@ export function misclassificationSamples(
     ...offenceSample(offence),
   }));
 }
+
+/** The call measures `misclassifiedFromSums` reads. */
+export const MISCLASSIFIED_MEASURES: readonly CallMeasure[] = [
+  'calls',
+  'empty_as_error',
+  'failure_as_empty',
+  'misclassified_retries',
+  'misclassified_escalations',
+];
 
 /** The report from summed contributions, with each group's samples from `samplesOf`. */
 export function misclassifiedFromSums(

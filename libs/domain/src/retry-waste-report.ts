@@ -8,6 +8,7 @@ import {
   sumContributions,
   sumRows,
   traceFactsOfCalls,
+  type CallMeasure,
   type CallSums,
 } from './report-contributions';
 import { RETRY_LABELS, type CallFact, type RetryLabel } from './retries';
@@ -62,6 +63,17 @@ export function retryWasteReport(calls: readonly CallFact[], options: RetryWaste
   const contributions = contributionsInMemory(traceFactsOfCalls(calls), options);
   return retryWasteFromSums(sumContributions(contributions).calls, options.groupBy);
 }
+
+/** The call measures `retryWasteFromSums` reads. */
+export const RETRY_WASTE_MEASURES: readonly CallMeasure[] = [
+  'calls',
+  'retries',
+  'wasted_retries',
+  'wasted_ns',
+  'wasted_tokens',
+  'unrecovered_chains',
+  ...RETRY_LABELS,
+];
 
 /** The report from summed contributions: retries and unrecovered chains under their group key. */
 export function retryWasteFromSums(rows: readonly CallSums[], groupBy: RetryWasteGroupBy): RetryWasteReport {

@@ -13,6 +13,7 @@ import {
   sumContributions,
   sumRows,
   traceFactsOfCalls,
+  type CallMeasure,
   type CallSums,
   type SummedContributions,
 } from './report-contributions';
@@ -56,6 +57,9 @@ export function gradeOf(violatingCalls: number, calls: number): Grade {
 export function serverScorecard(calls: readonly FindingCall[]): ServerScorecard {
   return scorecardFromSums(sumContributions(contributionsInMemory(traceFactsOfCalls(calls))));
 }
+
+/** The call measures `scorecardFromSums` reads. */
+export const SCORECARD_MEASURES: readonly CallMeasure[] = ['calls', 'failures', 'violating_calls'];
 
 /** The scorecard from summed contributions: calls, failures and violations per tool, rules per tool. */
 export function scorecardFromSums(sums: SummedContributions): ServerScorecard {

@@ -19,6 +19,7 @@ import {
   sumRows,
   totalOf,
   traceFactsOfCalls,
+  type CallMeasure,
   type CallSums,
   type ReportSums,
 } from './report-contributions';
@@ -81,6 +82,9 @@ export function subagentCoverageReport(
   const sums = sumContributions(contributionsInMemory(facts, options));
   return subagentCoverageFromSums(sums.reports, sums.calls);
 }
+
+/** The call measures `subagentCoverageFromSums` reads (local absorption). */
+export const COVERAGE_CALL_MEASURES: readonly CallMeasure[] = ['subagent_transient', 'absorbed_transient'];
 
 /** The report from summed contributions of subagent reports, and of calls (for local absorption). */
 export function subagentCoverageFromSums(

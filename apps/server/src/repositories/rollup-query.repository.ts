@@ -71,8 +71,16 @@ export class RollupQueryRepository {
   }
 
   /** Call sums per server, tool, version and category; only `measures` are summed (the others read 0). */
-  async callSums(filter: RollupFilter, measures: readonly CallMeasure[] = CALL_MEASURES): Promise<CallSums[]> {
-    const rows = await this.sums(CALL_ROLLUP, filter, ['server', 'tool', 'server_version', 'category'], measures);
+  async callSums(
+    filter: RollupFilter,
+    measures: readonly CallMeasure[] = CALL_MEASURES,
+  ): Promise<CallSums[]> {
+    const rows = await this.sums(
+      CALL_ROLLUP,
+      filter,
+      ['server', 'tool', 'server_version', 'category'],
+      measures,
+    );
     return rows.map((row) => ({
       server: row.server ?? null,
       tool: row.tool ?? null,

@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import {
+  COVERAGE_CALL_MEASURES,
+  ESCALATION_MEASURES,
+  MISCLASSIFIED_MEASURES,
   escalationsFromSums,
   misclassificationSamples,
   misclassifiedFromSums,
@@ -21,12 +24,12 @@ export class AgentReportsService {
   constructor(private readonly rollups: RollupQueryRepository) {}
 
   async escalations(projectId: number, query: ReportFilter) {
-    return escalationsFromSums(await this.rollups.callSums({ projectId, ...query }));
+    return escalationsFromSums(await this.rollups.callSums({ projectId, ...query }, ESCALATION_MEASURES));
   }
 
   async misclassified(projectId: number, query: ReportFilter) {
     const filter = { projectId, ...query };
-    const rows = await this.rollups.callSums(filter);
+    const rows = await this.rollups.callSums(filter, MISCLASSIFIED_MEASURES);
     const groups = new Map<string, OffenceGroup>();
     for (const row of rows) {
       if (row.tool === null) continue;
@@ -57,7 +60,7 @@ export class AgentReportsService {
     const filter = { projectId, ...query };
     const [reports, calls] = await Promise.all([
       this.rollups.reportSums(filter),
-      this.rollups.callSums(filter),
+      this.rollups.callSums(filter, COVERAGE_CALL_MEASURES),
     ]);
     return subagentCoverageFromSums(reports, calls);
   }

@@ -1,10 +1,11 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import {
+  FINDINGS_CALL_MEASURES,
+  SCORECARD_MEASURES,
   findingId,
   findingsFromSums,
   scorecardFromSums,
   suggestContract,
-  type CallMeasure,
   type CallSums,
   type Category,
   type FindingRule,
@@ -22,10 +23,6 @@ export interface FindingsPage {
   readonly limit: number;
   readonly offset: number;
 }
-
-/** What the scorecard and the findings read of the calls: summing only these is much cheaper. */
-const SCORECARD_MEASURES: readonly CallMeasure[] = ['calls', 'failures', 'violating_calls'];
-const FINDING_MEASURES_OF_CALLS: readonly CallMeasure[] = ['calls', 'failures'];
 
 /** Samples a finding shows. */
 const FINDING_SAMPLES = 3;
@@ -86,7 +83,7 @@ export class FindingsService {
 
   private async findings(filter: RollupFilter, wanted: (row: FindingSums) => boolean, samples: number) {
     const [calls, allFindings, reports] = await Promise.all([
-      this.rollups.callSums(filter, FINDING_MEASURES_OF_CALLS),
+      this.rollups.callSums(filter, FINDINGS_CALL_MEASURES),
       this.rollups.findingSums(filter),
       this.rollups.reportSums(filter),
     ]);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { retryWasteFromSums, type RetryWasteGroupBy } from '@errata/domain';
+import { RETRY_WASTE_MEASURES, retryWasteFromSums, type RetryWasteGroupBy } from '@errata/domain';
 import type { ReportQuery } from '../http/report-query';
 import { RollupQueryRepository } from '../repositories/rollup-query.repository';
 
@@ -11,6 +11,9 @@ export class RetryWasteService {
   constructor(private readonly rollups: RollupQueryRepository) {}
 
   async report(projectId: number, query: ReportQuery<RetryWasteGroupBy>) {
-    return retryWasteFromSums(await this.rollups.callSums({ projectId, ...query }), query.groupBy);
+    return retryWasteFromSums(
+      await this.rollups.callSums({ projectId, ...query }, RETRY_WASTE_MEASURES),
+      query.groupBy,
+    );
   }
 }
