@@ -10,7 +10,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { instrumentMcpClient } from '@errata/sdk';
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerTestTracing, type TestTracing } from '../libs/sdk/src/tracing.spec-helper';
@@ -18,7 +17,7 @@ import { ProjectRepository } from '../apps/server/src/repositories/project.repos
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { DeliveryService } from '../apps/server/src/services/delivery.service';
 import { FixService } from '../apps/server/src/services/fix.service';
-import { startTestServer, type TestServer } from './support/server';
+import { sendSpans, startTestServer, type TestServer } from './support/server';
 
 interface Received {
   readonly headers: IncomingHttpHeaders;
@@ -137,12 +136,7 @@ async function traffic(name: string, version: string, calls: number): Promise<vo
     await client.callTool({ name: 'search_orders', arguments: { q: `order ${i}` } });
   await client.close();
   await mcp.close();
-  const response = await fetch(`${server.url}/v1/traces`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
-    body: ProtobufTraceSerializer.serializeRequest(tracing.spans())!,
-  });
-  expect(response.status).toBe(200);
+  expect(await sendSpans(server.url, server.ingestKey, tracing.spans())).toBe(200);
   await server.catchUp();
 }
 
@@ -345,11 +339,7 @@ describe('fix lifecycle from traffic', () => {
     await client.callTool({ name: 'search_orders', arguments: {} });
     await client.close();
     await relapse.close();
-    await fetch(`${server.url}/v1/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
-      body: ProtobufTraceSerializer.serializeRequest(tracing.spans())!,
-    });
+    expect(await sendSpans(server.url, server.ingestKey, tracing.spans())).toBe(200);
     await server.catchUp();
     const regressed = (await fixes.runOnce()).filter((e) => e.data.findingId === findingId);
     expect(regressed).toMatchObject([{ type: 'FixRegressed', data: { version: '1.1.0', offences: 1 } }]);

@@ -5,7 +5,6 @@
  * another start time (a misbehaving exporter) is counted once and does not stop the projector.
  */
 import { context, SpanKind, trace } from '@opentelemetry/api';
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BasicTracerProvider,
@@ -14,7 +13,7 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './support/server';
+import { sendSpans, startTestServer, type TestServer } from './support/server';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -76,12 +75,7 @@ function nestedTrace(): {
 }
 
 async function deliver(spans: ReadableSpan[]): Promise<void> {
-  const response = await fetch(`${server.url}/v1/traces`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
-    body: ProtobufTraceSerializer.serializeRequest(spans)!,
-  });
-  expect(response.status).toBe(200);
+  expect(await sendSpans(server.url, server.ingestKey, spans)).toBe(200);
   await server.catchUp();
 }
 

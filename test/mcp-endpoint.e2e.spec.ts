@@ -7,12 +7,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { generatedCorpus } from './support/generated-corpus';
-import { startTestServer, type TestServer } from './support/server';
+import { sendSpans, startTestServer, type TestServer } from './support/server';
 
 let server: TestServer;
 let client: Client;
@@ -29,12 +28,8 @@ async function connect(key: string): Promise<Client> {
 
 beforeAll(async () => {
   server = await startTestServer('postgres');
-  const response = await fetch(`${server.url}/v1/traces`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
-    body: ProtobufTraceSerializer.serializeRequest(generatedCorpus({ traces: 20, seed: 11 }))!,
-  });
-  expect(response.status).toBe(200);
+  const corpus = generatedCorpus({ traces: 20, seed: 11 });
+  expect(await sendSpans(server.url, server.ingestKey, corpus)).toBe(200);
   await server.catchUp();
   client = await connect(server.readKey);
 }, 60_000);

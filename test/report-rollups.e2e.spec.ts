@@ -5,7 +5,6 @@
  * from the stored contributions that started in the window, summed directly. A rebuild must give the same
  * rollups, and a late span edge must move a call into the agent run it belongs to.
  */
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import {
   CALL_MEASURES,
@@ -33,7 +32,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectorService } from '../apps/server/src/services/projector.service';
 import { generatedCorpus } from './support/generated-corpus';
-import { startTestServer, type TestServer } from './support/server';
+import { sendSpans, startTestServer, type TestServer } from './support/server';
 
 const HOUR = 3_600_000;
 const MEASURES: readonly string[] = [...CALL_MEASURES, ...FINDING_MEASURES, ...REPORT_MEASURES];
@@ -52,12 +51,7 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 async function deliver(spans: ReadableSpan[]): Promise<void> {
-  const response = await fetch(`${server.url}/v1/traces`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
-    body: ProtobufTraceSerializer.serializeRequest(spans)!,
-  });
-  expect(response.status).toBe(200);
+  expect(await sendSpans(server.url, server.ingestKey, spans)).toBe(200);
 }
 
 async function api(path: string): Promise<unknown> {

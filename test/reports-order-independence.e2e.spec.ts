@@ -5,14 +5,13 @@
  * projects of one real Errata — permuted, cut into random batches, with random batches sent twice — and every
  * report and the findings must equal those of the corpus delivered in order, in one request.
  */
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { generatedCorpus } from './support/generated-corpus';
-import { startTestServer, type TestServer } from './support/server';
+import { sendSpans, startTestServer, type TestServer } from './support/server';
 
 const SPANS = generatedCorpus({ traces: 12, seed: 42 });
 let server: TestServer;
@@ -31,14 +30,7 @@ async function freshProject(name: string): Promise<{ ingest: string; read: strin
 }
 
 async function deliver(batches: ReadableSpan[][], ingestKey: string): Promise<void> {
-  for (const batch of batches) {
-    const response = await fetch(`${server.url}/v1/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${ingestKey}` },
-      body: ProtobufTraceSerializer.serializeRequest(batch)!,
-    });
-    expect(response.status).toBe(200);
-  }
+  for (const batch of batches) expect(await sendSpans(server.url, ingestKey, batch)).toBe(200);
 }
 
 const PATHS = [

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { sql, type Kysely } from 'kysely';
 import { inject } from 'vitest';
 import { loadConfig } from '../../apps/server/src/config/app-config';
@@ -77,4 +79,15 @@ export function listEvents(db: Kysely<DB>) {
     ])
     .orderBy('global_position')
     .execute();
+}
+
+/** POSTs spans to a server's OTLP endpoint as the OTel JS protobuf exporter does; resolves with the HTTP status. */
+export async function sendSpans(url: string, ingestKey: string, spans: ReadableSpan[]): Promise<number> {
+  const response = await fetch(`${url}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${ingestKey}` },
+    body: ProtobufTraceSerializer.serializeRequest(spans)!,
+  });
+  await response.arrayBuffer();
+  return response.status;
 }
