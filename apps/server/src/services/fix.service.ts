@@ -129,7 +129,7 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
               });
         if (decided === null) return [];
         const after = await this.fixes.append(trx, projectId, [decided]);
-        for (const owner of owned) await this.notify(trx, projectId, owner, finding, after!, decided);
+        await this.notify(trx, projectId, owned, finding, after!, decided);
         return [decided];
       });
       appended.push(...events);
@@ -137,11 +137,11 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     return appended;
   }
 
-  /** Enqueues the webhook an event sends the owner, in the event's transaction. */
+  /** Enqueues the webhook an event sends each owner, in the event's transaction; one payload for all of them. */
   private async notify(
     trx: Kysely<DB>,
     projectId: number,
-    owner: Owner,
+    owners: readonly Owner[],
     finding: Finding,
     fix: Fix,
     event: FixEvent,
@@ -161,15 +161,17 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
       data: { fix, finding: detail, suggestedContract: detail.suggestedContract },
     });
     const version = 'version' in event.data ? event.data.version : '';
-    await this.deliveries.enqueue(trx, {
-      projectId,
-      ownerId: owner.id,
-      findingId: finding.id,
-      msgId: `msg_${randomUUID().replace(/-/g, '')}`,
-      dedupeKey: `${type}:${finding.id}:${version}`,
-      eventType: type,
-      payload,
-    });
+    for (const owner of owners) {
+      await this.deliveries.enqueue(trx, {
+        projectId,
+        ownerId: owner.id,
+        findingId: finding.id,
+        msgId: `msg_${randomUUID().replace(/-/g, '')}`,
+        dedupeKey: `${type}:${finding.id}:${version}`,
+        eventType: type,
+        payload,
+      });
+    }
   }
 }
 
