@@ -3,7 +3,8 @@
 # The runtime keeps the repository layout: the server finds migrations/ four levels above
 # apps/server/dist/database/migrations.js, and @errata/otlp loads its .proto files from libs/otlp/proto.
 
-# ---- build: all dependencies, compile the server and the workspaces it references (tsc -b apps/server) ----
+# ---- build: all dependencies, compile the server and the workspaces it references (tsc -b apps/server), and
+#      bundle the dashboard (apps/dashboard/dist, served at /) ----
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -12,11 +13,12 @@ COPY libs/otlp/package.json libs/otlp/
 COPY libs/sdk/package.json libs/sdk/
 COPY apps/server/package.json apps/server/
 COPY apps/demo-agent/package.json apps/demo-agent/
+COPY apps/dashboard/package.json apps/dashboard/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.base.json ./
 COPY libs libs
 COPY apps apps
-RUN npx tsc -b apps/server
+RUN npx tsc -b apps/server && npm run build -w @errata/dashboard
 
 # ---- prod-deps: the server's production dependencies only (workspace links resolve to libs/* in the runtime;
 #      the SDK and the demo agent are not part of the image) ----
@@ -28,6 +30,7 @@ COPY libs/otlp/package.json libs/otlp/
 COPY libs/sdk/package.json libs/sdk/
 COPY apps/server/package.json apps/server/
 COPY apps/demo-agent/package.json apps/demo-agent/
+COPY apps/dashboard/package.json apps/dashboard/
 RUN npm ci --omit=dev --workspace=@errata/server --include-workspace-root --no-audit --no-fund && npm cache clean --force
 
 # ---- runtime ----
@@ -44,6 +47,7 @@ COPY --from=build /app/libs/otlp/dist libs/otlp/dist
 COPY --from=build /app/libs/otlp/proto libs/otlp/proto
 COPY --from=build /app/apps/server/package.json apps/server/package.json
 COPY --from=build /app/apps/server/dist apps/server/dist
+COPY --from=build /app/apps/dashboard/dist apps/dashboard/dist
 COPY migrations migrations
 RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]

@@ -266,6 +266,103 @@ describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) 
     });
   });
 
+  describe('GET /api/v1/traces/{traceId}', () => {
+    interface Timeline {
+      runs: {
+        runId: string;
+        agentName: string | null;
+        role: string | null;
+        isSubagent: boolean;
+        parentRunId: string | null;
+      }[];
+      items: {
+        kind: string;
+        spanId: string;
+        runId: string;
+        tool?: string;
+        outcome?: string;
+        misclassified?: string | null;
+        retry?: { of: string; label: string; wasted: boolean } | null;
+        attributedTo?: string | null;
+        avoidable?: string | null;
+        status?: string;
+        silentPartial?: boolean;
+        missingElements?: string[];
+      }[];
+    }
+
+    async function timeline(key = server.readKey): Promise<{ status: number; body: Timeline }> {
+      const misclassified = (await get('misclassified-results')).body['groups'] as {
+        samples: { traceId: string }[];
+      }[];
+      const traceId = misclassified[0]!.samples[0]!.traceId;
+      const response = await fetch(`${server.url}/api/v1/traces/${traceId}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      return { status: response.status, body: (await response.json()) as Timeline };
+    }
+
+    it('gives the coordinator and both subagent runs, each with its calls, retries, escalations and reports in order', async () => {
+      const { status, body } = await timeline();
+      expect(status).toBe(200);
+      const [support, web, news] = body.runs;
+      expect(body.runs.map((run) => [run.agentName, run.role, run.isSubagent])).toEqual([
+        ['support', 'coordinator', false],
+        ['web-research', 'subagent', true],
+        ['news', 'subagent', true],
+      ]);
+      expect([web!.parentRunId, news!.parentRunId]).toEqual([support!.runId, support!.runId]);
+
+      const of = (runId: string) => body.items.filter((item) => item.runId === runId);
+      const coordinator = of(support!.runId);
+      expect(coordinator.map((item) => [item.kind, item.tool ?? null])).toEqual([
+        ['call', example('business with retriable').name],
+        ['escalation', null],
+        ['call', example('lookup_order transient').name],
+        ['escalation', null],
+        ['call', example('searchSupportTickets NO_TICKETS_FOUND').name],
+        ['call', example('searchSupportTickets NO_TICKETS_FOUND').name],
+        ['call', example('searchSupportTickets NO_TICKETS_FOUND').name],
+        ['call', example('hidden failure: isError false with "ERROR').name],
+      ]);
+      const [refund, refundEscalation, lookup, lookupEscalation, search1, search2, search3, hidden] =
+        coordinator;
+      expect(refundEscalation).toMatchObject({ attributedTo: refund!.spanId, avoidable: expect.any(String) });
+      expect(lookupEscalation).toMatchObject({ attributedTo: lookup!.spanId, avoidable: expect.any(String) });
+      expect([search1, search2, search3].map((call) => call!.misclassified)).toEqual([
+        'emptyAsError',
+        'emptyAsError',
+        'emptyAsError',
+      ]);
+      expect(search1!.retry).toBeNull();
+      expect(search2!.retry).toEqual({ of: search1!.spanId, label: 'misclassified_empty', wasted: true });
+      expect(search3!.retry).toEqual({ of: search2!.spanId, label: 'misclassified_empty', wasted: true });
+      expect(hidden).toMatchObject({ outcome: 'ok', misclassified: 'failureAsEmpty' });
+
+      expect(of(web!.runId).map((item) => [item.kind, item.status ?? null])).toEqual([
+        ['call', null],
+        ['report', 'partial'],
+      ]);
+      expect(of(web!.runId)[1]).toMatchObject({ missingElements: [], silentPartial: false });
+      expect(of(news!.runId)[1]).toMatchObject({ kind: 'report', status: 'complete', silentPartial: true });
+    });
+
+    it('404 for a trace the project does not have, also when another project has it; 400 for a malformed id', async () => {
+      const other = await server.app.get(ProjectRepository).ensureProject('timeline-stranger');
+      const { key } = await server.app.get(ApiKeyService).create(other.id, 'read', 'cli');
+      expect((await timeline(key)).status).toBe(404);
+      const status = async (id: string) =>
+        (
+          await fetch(`${server.url}/api/v1/traces/${id}`, {
+            headers: { authorization: `Bearer ${server.readKey}` },
+          })
+        ).status;
+      expect(await status('0'.repeat(31) + '1')).toBe(404);
+      expect(await status('not-a-trace')).toBe(400);
+      expect(await status('ABCDEF' + '0'.repeat(26))).toBe(400);
+    });
+  });
+
   describe('project isolation', () => {
     it("a read key of another project sees nothing of this one on any endpoint, and this project's finding ids answer 404", async () => {
       const other = await server.app.get(ProjectRepository).ensureProject('other-team');
@@ -288,6 +385,12 @@ describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) 
       expect((await read('reports/subagent-coverage')).body).toMatchObject({ reports: 0, silentPartials: 0 });
       expect((await read('findings')).body).toMatchObject({ total: 0, findings: [] });
       expect((await read('servers')).body).toMatchObject({ servers: [] });
+      const since = new Date(Date.now() - 2 * 3_600_000).toISOString();
+      const series = (await read(`reports/timeseries?from=${since}`)).body['points'] as { calls: number }[];
+      expect(series.length).toBeGreaterThan(0);
+      expect(series.every((point) => point.calls === 0)).toBe(true);
+      const ourSeries = (await get(`timeseries?from=${since}`)).body['points'] as { calls: number }[];
+      expect(ourSeries.reduce((sum, point) => sum + point.calls, 0)).toBe(8);
       const ours = (await get('../findings')).body['findings'] as { id: string }[];
       expect(ours.length).toBeGreaterThan(0);
       for (const { id } of ours) expect((await read(`findings/${id}`)).status).toBe(404);

@@ -306,6 +306,7 @@ describe('Dockerfile', () => {
       'node_modules',
       'migrations',
       'libs/otlp/proto',
+      'apps/dashboard/dist', // served at / (apps/server/src/http/dashboard.ts)
       ...workspaces.flatMap((workspace) => [`${workspace}/package.json`, `${workspace}/dist`]),
     ]) {
       expect(landed, `${path} is not in the runtime image`).toContain(path);

@@ -193,6 +193,21 @@ describe('fix delivery', () => {
       return answer.body?.state === 'delivered' && answer.body;
     });
     expect(fix.events.map((e: { type: string }) => e.type)).toEqual(['FixSuggested', 'FixDelivered']);
+
+    // A read key (the dashboard's) sees where the fix stands on the finding itself.
+    const finding = await fetch(`${server.url}/api/v1/findings/${findingId}`, {
+      headers: { authorization: `Bearer ${server.readKey}` },
+    });
+    expect(finding.status).toBe(200);
+    const detail = (await finding.json()) as Json;
+    expect(detail.fix).toMatchObject({ findingId, state: 'delivered', deliveredAt: expect.any(String) });
+    expect(detail.deliveries).toMatchObject({
+      pending: 0,
+      delivered: 1,
+      dead: 0,
+      disabled: 0,
+      latest: { status: 'delivered', attempts: 3, lastStatus: 200 },
+    });
     await receiver.close();
   });
 

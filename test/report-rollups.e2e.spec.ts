@@ -18,6 +18,7 @@ import {
   offenceTimelines,
   retryWasteFromSums,
   scorecardFromSums,
+  seriesPointFromSums,
   subagentCoverageFromSums,
   sumContributions,
   type CallContribution,
@@ -220,6 +221,49 @@ describe('reports from rollups', () => {
         },
       ),
       { numRuns: 60, seed: 20261130 },
+    );
+  }, 120_000);
+
+  it('as a time series over any window and step, each point equals the reports over its own bucket', async () => {
+    const instant = fc.integer({ min: START - 2 * HOUR, max: END + 2 * HOUR }).map((ms) => new Date(ms));
+    await fc.assert(
+      fc.asyncProperty(
+        instant,
+        fc.integer({ min: 1, max: 80 * HOUR }),
+        fc.constantFrom('hour', 'day'),
+        fc.constantFrom(null, 'support', 'research'),
+        fc.constantFrom(null, 'server-0', 'server-1'),
+        async (from, lengthMs, step, agent, byServer) => {
+          const to = new Date(from.getTime() + lengthMs);
+          const filter = { from, to, agent, server: byServer };
+          const series = (await api(`reports/timeseries?${query(filter)}&step=${step}`)) as {
+            points: { from: string; to: string }[];
+          };
+          const inWindow = await contributionsIn(filter);
+          const expected = series.points.map((point) => {
+            const [start, end] = [Date.parse(point.from), Date.parse(point.to)];
+            const inBucket = <T extends { startNs: bigint }>(rows: readonly T[]) =>
+              rows.filter((row) => {
+                const ms = Number(row.startNs / 1_000_000n);
+                return ms >= start && ms < end;
+              });
+            const sums = sumContributions({
+              calls: inBucket(inWindow.calls),
+              findings: [],
+              reports: inBucket(inWindow.reports),
+            });
+            return seriesPointFromSums(
+              { from: new Date(start), to: new Date(end) },
+              sums.calls,
+              sums.reports,
+            );
+          });
+          expect(series.points).toEqual(JSON.parse(JSON.stringify(expected)));
+          expect(series.points[0]!.from).toBe(from.toISOString());
+          expect(series.points.at(-1)!.to).toBe(to.toISOString());
+        },
+      ),
+      { numRuns: 25, seed: 20261201 },
     );
   }, 120_000);
 

@@ -6,6 +6,7 @@ import { McpController } from './controllers/mcp.controller';
 import { OwnersController } from './controllers/owners.controller';
 import { OtlpIngestController } from './controllers/otlp-ingest.controller';
 import { ReportsController } from './controllers/reports.controller';
+import { TracesController } from './controllers/traces.controller';
 import { DATABASE, openDatabase, type Database } from './database/database';
 import { migrateToLatest } from './database/migrations';
 import { ApiKeyGuard } from './http/api-key.guard';
@@ -29,7 +30,9 @@ import { DeliveryService } from './services/delivery.service';
 import { FindingsService } from './services/findings.service';
 import { FixService } from './services/fix.service';
 import { OwnerService } from './services/owner.service';
+import { ReportSeriesService } from './services/report-series.service';
 import { RetryWasteService } from './services/retry-waste.service';
+import { TraceTimelineService } from './services/trace-timeline.service';
 
 export const repositories = [
   CheckpointRepository,
@@ -50,6 +53,8 @@ export const services = [
   KeyBootstrapService,
   ProjectorService,
   RetryWasteService,
+  ReportSeriesService,
+  TraceTimelineService,
   AgentReportsService,
   FindingsService,
   OwnerService,
@@ -76,6 +81,7 @@ export class AppModule {
         OtlpIngestController,
         ReportsController,
         FindingsController,
+        TracesController,
         OwnersController,
         McpController,
         HealthController,

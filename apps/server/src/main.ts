@@ -5,6 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { loadConfig, type AppConfig } from './config/app-config';
 import { DATABASE, type Database } from './database/database';
+import { mountDashboard } from './http/dashboard';
 import { mountOpenApi } from './http/openapi';
 
 /** Starts Errata; resolves once it listens. SIGTERM/SIGINT drain in-flight requests, then close the pool. */
@@ -20,12 +21,13 @@ export async function startServer(
   app.disable('x-powered-by');
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   mountOpenApi(app);
+  mountDashboard(app);
   await app.listen(config.port, config.host);
   const database = app.get<Database>(DATABASE);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   new Logger('Errata').log(
-    `listening on http://${config.host}:${port} (OTLP/HTTP traces: POST /v1/traces) — store: ${database.description}`,
+    `listening on http://${config.host}:${port} (dashboard: /, OTLP/HTTP traces: POST /v1/traces) — store: ${database.description}`,
   );
   return app;
 }

@@ -24,3 +24,5 @@ export * from './findings-report';
 export * from './server-scorecard';
 export * from './suggested-contract';
 export * from './fix-lifecycle';
+export * from './report-series';
+export * from './trace-timeline';

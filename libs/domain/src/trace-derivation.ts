@@ -30,6 +30,8 @@ export interface TraceFacts {
 
 /** The retry a call is: the label, and the retried call's category, server and tool it is reported under. */
 export interface DerivedRetry {
+  /** The span id of the call retried. */
+  readonly of: string;
   readonly label: RetryLabel;
   readonly wasted: boolean;
   readonly retriedCategory: RetryCategory;
@@ -155,6 +157,7 @@ export function deriveTraceFacts(
         link === undefined
           ? null
           : {
+              of: link.retryOf,
               label: link.label,
               wasted: link.wasted,
               retriedCategory: link.retriedCategory,

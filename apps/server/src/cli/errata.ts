@@ -92,7 +92,7 @@ async function run(
         events,
         new CheckpointRepository(),
         new ReadModelRepository(),
-        new TraceItemsRepository(),
+        new TraceItemsRepository(database),
         new RollupRepository(),
       );
       const total = (await events.count()) + (await events.countEdges());

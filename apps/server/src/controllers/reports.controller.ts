@@ -2,9 +2,10 @@ import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { ApiReadKey, ApiReportFilters } from '../http/openapi';
-import { parseReportQuery, parseReportFilter } from '../http/report-query';
+import { parseReportQuery, parseReportFilter, parseSeriesQuery } from '../http/report-query';
 import type { Principal } from '../services/api-key.service';
 import { AgentReportsService } from '../services/agent-reports.service';
+import { ReportSeriesService } from '../services/report-series.service';
 import { RETRY_WASTE_GROUPINGS, RetryWasteService } from '../services/retry-waste.service';
 
 @ApiTags('reports')
@@ -16,6 +17,7 @@ export class ReportsController {
   constructor(
     private readonly retryWaste: RetryWasteService,
     private readonly agentReports: AgentReportsService,
+    private readonly reportSeries: ReportSeriesService,
   ) {}
 
   @Get('retry-waste')
@@ -51,5 +53,17 @@ export class ReportsController {
   @ApiReportFilters()
   subagentCoverageReport(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.agentReports.subagentCoverage(principal.projectId, parseReportFilter(query));
+  }
+
+  @Get('timeseries')
+  @ApiOperation({
+    summary: "The reports' headline figures per hour or day",
+    description:
+      'Each point is the reports over its own bucket: whole UTC hours or days, clipped to the window at its edges. `from` is required; `to` defaults to now; `step` defaults to hour for windows up to 72 hours and day beyond.',
+  })
+  @ApiReportFilters()
+  @ApiQuery({ name: 'step', required: false, enum: ['hour', 'day'] })
+  timeseries(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
+    return this.reportSeries.series(principal.projectId, parseSeriesQuery(query));
   }
 }

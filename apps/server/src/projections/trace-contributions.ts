@@ -12,6 +12,8 @@ import {
   type Outcome,
   type RetryCategory,
   type RunAgent,
+  type RunRef,
+  type TraceFacts,
   type SubagentStatus,
 } from '@errata/domain';
 import { unixMicros } from '../database/timestamps';
@@ -46,6 +48,20 @@ export function traceContributions(items: TraceItems, options: { windowMs: numbe
 }
 
 function projectContributions(items: TraceItems, options: { windowMs: number }): Contributions {
+  const { facts, agents } = traceFactsOf(items);
+  const derivation = deriveTraceFacts(facts, options);
+  return contributionsOf(facts, derivation, (runId) => agents.get(runId) ?? { name: null, id: null });
+}
+
+/**
+ * The facts of one project's whole traces as the pure derivation takes them, with every span's run resolved
+ * (DOMAIN.md §5) and each run's agent.
+ */
+export function traceFactsOf(items: TraceItems): {
+  facts: TraceFacts;
+  runs: Map<string, RunRef>;
+  agents: Map<string, RunAgent>;
+} {
   const runs = resolveRuns([
     ...[...items.calls, ...items.escalations, ...items.reports, ...items.edges].map((row) => ({
       traceId: row.traceId,
@@ -120,9 +136,7 @@ function projectContributions(items: TraceItems, options: { windowMs: number }):
     delegatedRuns.set(agent.parentSpanId, [...(delegatedRuns.get(agent.parentSpanId) ?? []), runId]);
   }
 
-  const facts = { calls, escalations, reports, subagentRuns, delegatedRuns };
-  const derivation = deriveTraceFacts(facts, options);
-  return contributionsOf(facts, derivation, (runId) => agents.get(runId) ?? { name: null, id: null });
+  return { facts: { calls, escalations, reports, subagentRuns, delegatedRuns }, runs, agents };
 }
 
 function contributionRows(projectId: number, contributions: Contributions): ContributionRow[] {

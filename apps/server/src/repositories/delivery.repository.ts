@@ -43,6 +43,34 @@ export class DeliveryRepository {
     this.db = database.db;
   }
 
+  /** How many of a finding's webhook messages are pending, delivered, dead or disabled, and the latest one. */
+  async findingStatus(projectId: number, findingId: string) {
+    const counts = await this.db
+      .selectFrom('webhook_delivery')
+      .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
+      .where('project_id', '=', projectId)
+      .where('finding_id', '=', findingId)
+      .groupBy('status')
+      .execute();
+    const latest = await this.db
+      .selectFrom('webhook_delivery')
+      .select(LISTED)
+      .where('project_id', '=', projectId)
+      .where('finding_id', '=', findingId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    const count = (status: string) => Number(counts.find((row) => row.status === status)?.n ?? 0);
+    return {
+      pending: count('pending'),
+      delivered: count('delivered'),
+      dead: count('dead'),
+      disabled: count('disabled'),
+      latest: latest ?? null,
+    };
+  }
+
   /** Enqueues in the caller's transaction; a message already enqueued for that owner (same dedupe key) is kept. */
   async enqueue(db: Kysely<DB>, delivery: NewDelivery): Promise<void> {
     await db

@@ -71,6 +71,11 @@ export class FixRepository {
     return (row?.body as Fix | undefined) ?? null;
   }
 
+  /** A finding's fix as it stands, outside any transaction. */
+  current(projectId: number, findingId: string): Promise<Fix | null> {
+    return this.get(this.db, projectId, findingId);
+  }
+
   async list(projectId: number): Promise<Fix[]> {
     const rows = await this.db
       .selectFrom('fix')

@@ -13,7 +13,14 @@ import {
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
-import { hourGaps, windowSlices, type TimeRange } from '../rollups/window-slices';
+import {
+  hourGaps,
+  STEP_MS,
+  windowSlices,
+  type SeriesBucket,
+  type SeriesStep,
+  type TimeRange,
+} from '../rollups/window-slices';
 import {
   CALL_ROLLUP,
   dimensionSources,
@@ -81,13 +88,7 @@ export class RollupQueryRepository {
       ['server', 'tool', 'server_version', 'category'],
       measures,
     );
-    return rows.map((row) => ({
-      server: row.server ?? null,
-      tool: row.tool ?? null,
-      serverVersion: row.server_version ?? null,
-      category: row.category ?? null,
-      sums: measuresOf(row, CALL_ROLLUP.measures) as CallSums['sums'],
-    }));
+    return rows.map(callSumsOf);
   }
 
   async findingSums(filter: RollupFilter): Promise<FindingSums[]> {
@@ -111,10 +112,7 @@ export class RollupQueryRepository {
   /** Subagent reports are filtered by window and agent only: they belong to no server or tool. */
   async reportSums(filter: RollupFilter): Promise<ReportSums[]> {
     const rows = await this.sums(REPORT_ROLLUP, { ...filter, server: null, tool: null }, ['agent_name']);
-    return rows.map((row) => ({
-      agentName: row.agent_name ?? null,
-      sums: measuresOf(row, REPORT_ROLLUP.measures) as ReportSums['sums'],
-    }));
+    return rows.map(reportSumsOf);
   }
 
   /** The earliest `samples` offences and the latest one of each finding in the window, with the calls' texts. */
@@ -237,8 +235,6 @@ export class RollupQueryRepository {
       ...slices.hours.map((range) => sql<boolean>`(bucket_hours = 1 AND ${within(bucket, range)})`),
     ]);
     const dimensions = shape.dimensions.map(([column]) => column);
-    // Rows summed over all agents serve unless the agent is filtered on or grouped by.
-    const byAgent = filter.agent !== null || groupBy.some((d) => d === 'agent_name' || d === 'agent_id');
     const rawBranch =
       slices.raw.length === 0
         ? sql``
@@ -247,21 +243,94 @@ export class RollupQueryRepository {
             FROM contribution c
            WHERE c.project_id = ${filter.projectId} AND c.kind = ${shape.kind}
              AND ${anyOf(slices.raw.map((range) => within(sql`c.start_time`, range)))}`;
-    const conditions = [
+    const { rows } = await sql<Record<string, string | null>>`
+      SELECT ${list([...groupBy, ...shape.measures.map((m) => `sum(${m})::text AS ${m}`)])}
+        FROM (SELECT ${list(dimensions)}, ${list(shape.measures)}
+                FROM ${sql.table(shape.table)}
+               WHERE project_id = ${filter.projectId} AND by_agent = ${byAgent(filter, groupBy)} AND ${fromRollup}
+              ${rawBranch}) AS s
+       WHERE ${filterConditions(filter)}
+       ${groupBy.length === 0 ? sql`` : sql`GROUP BY ${list(groupBy)}`}`.execute(db);
+    return rows;
+  }
+
+  /**
+   * Call and report sums per bucket of `buckets` (adjacent, in order, each within one `step`): the whole buckets
+   * with one read of the rollup at that step, the clipped ones at the edges as windows of their own. One snapshot.
+   */
+  async seriesSums(
+    filter: RollupFilter,
+    buckets: readonly SeriesBucket[],
+    step: SeriesStep,
+    callMeasures: readonly CallMeasure[],
+  ): Promise<{ bucket: SeriesBucket; calls: CallSums[]; reports: ReportSums[] }[]> {
+    const callShape = { ...CALL_ROLLUP, measures: callMeasures };
+    const reportFilter = { ...filter, server: null, tool: null };
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const whole = buckets.filter((bucket) => bucket.whole);
+        const [wholeCalls, wholeReports] = await Promise.all([
+          this.wholeBucketSums(trx, callShape, filter, whole, step, ['category']),
+          this.wholeBucketSums(trx, REPORT_ROLLUP, reportFilter, whole, step, []),
+        ]);
+        const points = [];
+        for (const bucket of buckets) {
+          const key = bucket.from.toISOString();
+          const window = { from: bucket.from, to: bucket.to };
+          const callRows = bucket.whole
+            ? (wholeCalls.get(key) ?? [])
+            : await this.sumsIn(trx, callShape, { ...filter, ...window }, ['category']);
+          const reportRows = bucket.whole
+            ? (wholeReports.get(key) ?? [])
+            : await this.sumsIn(trx, REPORT_ROLLUP, { ...reportFilter, ...window }, []);
+          points.push({ bucket, calls: callRows.map(callSumsOf), reports: reportRows.map(reportSumsOf) });
+        }
+        return points;
+      });
+  }
+
+  /** Sums per whole bucket (keyed by its ISO start), read from the rollup at the bucket's size. */
+  private async wholeBucketSums(
+    db: Kysely<DB>,
+    shape: RollupShape,
+    filter: RollupFilter,
+    whole: readonly SeriesBucket[],
+    step: SeriesStep,
+    groupBy: readonly string[],
+  ): Promise<Map<string, Record<string, string | null>[]>> {
+    const sums = new Map<string, Record<string, string | null>[]>();
+    if (whole.length === 0) return sums;
+    const { rows } = await sql<Record<string, string | null> & { bucket: Date }>`
+      SELECT bucket, ${list([...groupBy, ...shape.measures.map((m) => `sum(${m})::text AS ${m}`)])}
+        FROM ${sql.table(shape.table)}
+       WHERE project_id = ${filter.projectId} AND by_agent = ${byAgent(filter, groupBy)}
+         AND bucket_hours = ${STEP_MS[step] / 3_600_000}
+         AND bucket >= ${whole[0]!.from} AND bucket < ${whole.at(-1)!.to}
+         AND ${filterConditions(filter)}
+       GROUP BY ${list(['bucket', ...groupBy])}`.execute(db);
+    for (const row of rows) {
+      const key = new Date(row.bucket).toISOString();
+      sums.set(key, [...(sums.get(key) ?? []), row]);
+    }
+    return sums;
+  }
+}
+
+/** Rows summed over all agents serve unless the agent is filtered on or grouped by. */
+const byAgent = (filter: RollupFilter, groupBy: readonly string[]): boolean =>
+  filter.agent !== null || groupBy.some((d) => d === 'agent_name' || d === 'agent_id');
+
+function filterConditions(filter: RollupFilter): RawBuilder<boolean> {
+  return sql.join(
+    [
       agentCondition(filter.agent, sql.raw('')),
       ...(filter.server !== null ? [sql<boolean>`server = ${filter.server}`] : []),
       ...(filter.tool !== null ? [sql<boolean>`tool = ${filter.tool}`] : []),
-    ];
-    const { rows } = await sql<Record<string, string | null>>`
-      SELECT ${list(groupBy)}, ${list(shape.measures.map((m) => `sum(${m})::text AS ${m}`))}
-        FROM (SELECT ${list(dimensions)}, ${list(shape.measures)}
-                FROM ${sql.table(shape.table)}
-               WHERE project_id = ${filter.projectId} AND by_agent = ${byAgent} AND ${fromRollup}
-              ${rawBranch}) AS s
-       WHERE ${sql.join(conditions, sql` AND `)}
-       GROUP BY ${list(groupBy)}`.execute(db);
-    return rows;
-  }
+    ],
+    sql` AND `,
+  ) as RawBuilder<boolean>;
 }
 
 function agentCondition(agent: string | null, prefix: RawBuilder<unknown>): RawBuilder<boolean> {
@@ -269,6 +338,20 @@ function agentCondition(agent: string | null, prefix: RawBuilder<unknown>): RawB
     ? TRUE
     : sql<boolean>`(${prefix}agent_name = ${agent} OR ${prefix}agent_id = ${agent})`;
 }
+
+/** A row of call sums; dimensions it was not grouped by read null. */
+const callSumsOf = (row: Record<string, string | null>): CallSums => ({
+  server: row['server'] ?? null,
+  tool: row['tool'] ?? null,
+  serverVersion: row['server_version'] ?? null,
+  category: row['category'] ?? null,
+  sums: measuresOf(row, CALL_ROLLUP.measures) as CallSums['sums'],
+});
+
+const reportSumsOf = (row: Record<string, string | null>): ReportSums => ({
+  agentName: row['agent_name'] ?? null,
+  sums: measuresOf(row, REPORT_ROLLUP.measures) as ReportSums['sums'],
+});
 
 /** Every measure of a rollup, 0 for those the query did not sum. */
 function measuresOf(row: Record<string, string | null>, measures: readonly string[]): Record<string, bigint> {

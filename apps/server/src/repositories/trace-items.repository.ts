@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
+import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
 import { inTraces, type TraceRef } from './trace-ref';
 
@@ -15,6 +16,17 @@ const ids = {
  */
 @Injectable()
 export class TraceItemsRepository {
+  private readonly db: Kysely<DB>;
+
+  constructor(@Inject(DATABASE) database: Database) {
+    this.db = database.db;
+  }
+
+  /** One trace of a project, outside any transaction: what a drill-down reads. */
+  loadTrace(projectId: number, traceId: string) {
+    return this.load(this.db, [{ projectId, traceId }]);
+  }
+
   async load(db: Kysely<DB>, traces: readonly TraceRef[]) {
     if (traces.length === 0) return { calls: [], escalations: [], reports: [], agents: [], edges: [] };
     const [calls, escalations, reports, agents, edges] = await Promise.all([

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hourGaps, windowSlices, type TimeRange } from './window-slices';
+import { hourGaps, seriesBuckets, seriesLength, windowSlices, type TimeRange } from './window-slices';
 
 const at = (iso: string) => new Date(iso);
 const HOUR = 3_600_000;
@@ -86,5 +86,50 @@ describe('windowSlices', () => {
       after: { from: at('2026-11-30T12:30:00Z'), to: at('2026-11-30T13:00:00Z') },
     });
     expect(hourGaps(at('2026-11-30T10:00:00Z'), null)).toEqual({ before: null, after: null });
+  });
+});
+
+describe('seriesBuckets', () => {
+  it('given a window from mid-hour, the edge hours are clipped and not whole', () => {
+    expect(seriesBuckets(at('2026-11-30T10:30:00Z'), at('2026-11-30T12:15:00Z'), 'hour')).toEqual([
+      { from: at('2026-11-30T10:30:00Z'), to: at('2026-11-30T11:00:00Z'), whole: false },
+      { from: at('2026-11-30T11:00:00Z'), to: at('2026-11-30T12:00:00Z'), whole: true },
+      { from: at('2026-11-30T12:00:00Z'), to: at('2026-11-30T12:15:00Z'), whole: false },
+    ]);
+  });
+
+  it('given whole days, every bucket is a whole UTC day', () => {
+    const buckets = seriesBuckets(at('2026-11-01T00:00:00Z'), at('2026-11-04T00:00:00Z'), 'day');
+    expect(buckets.map((b) => [b.from.toISOString(), b.whole])).toEqual([
+      ['2026-11-01T00:00:00.000Z', true],
+      ['2026-11-02T00:00:00.000Z', true],
+      ['2026-11-03T00:00:00.000Z', true],
+    ]);
+  });
+
+  it('tiles any window exactly: adjacent, in order, each inside one step', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 40 * 24 * HOUR }),
+        fc.integer({ min: 1, max: 10 * 24 * HOUR }),
+        fc.constantFrom('hour' as const, 'day' as const),
+        (offset, length, step) => {
+          const from = new Date(Date.UTC(2026, 9, 1) + offset);
+          const to = new Date(from.getTime() + length);
+          const buckets = seriesBuckets(from, to, step);
+          expect(seriesLength(from, to, step)).toBe(buckets.length);
+          expect(buckets[0]!.from).toEqual(from);
+          expect(buckets.at(-1)!.to).toEqual(to);
+          const unit = step === 'hour' ? HOUR : 24 * HOUR;
+          buckets.forEach((bucket, i) => {
+            if (i > 0) expect(bucket.from).toEqual(buckets[i - 1]!.to);
+            expect(Math.floor(bucket.from.getTime() / unit)).toBe(
+              Math.floor((bucket.to.getTime() - 1) / unit),
+            );
+            expect(bucket.whole).toBe(bucket.to.getTime() - bucket.from.getTime() === unit);
+          });
+        },
+      ),
+    );
   });
 });

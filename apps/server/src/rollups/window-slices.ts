@@ -54,3 +54,36 @@ export function hourGaps(
     after: to !== null && to < toHour! ? { from: to, to: toHour } : null,
   };
 }
+
+export type SeriesStep = 'hour' | 'day';
+
+export const STEP_MS: Readonly<Record<SeriesStep, number>> = { hour: HOUR_MS, day: DAY_MS };
+
+/** One point of a series: a whole UTC hour or day, clipped to the window at its edges (then not `whole`). */
+export interface SeriesBucket {
+  readonly from: Date;
+  readonly to: Date;
+  readonly whole: boolean;
+}
+
+/** [from, to) cut at every UTC hour or day boundary, in time order. */
+export function seriesBuckets(from: Date, to: Date, step: SeriesStep): SeriesBucket[] {
+  const unit = STEP_MS[step];
+  const buckets: SeriesBucket[] = [];
+  for (let start = floorTo(from, unit).getTime(); start < to.getTime(); start += unit) {
+    const bucketFrom = new Date(Math.max(start, from.getTime()));
+    const bucketTo = new Date(Math.min(start + unit, to.getTime()));
+    buckets.push({
+      from: bucketFrom,
+      to: bucketTo,
+      whole: bucketFrom.getTime() === start && bucketTo.getTime() === start + unit,
+    });
+  }
+  return buckets;
+}
+
+/** How many buckets `seriesBuckets` cuts the window into, without cutting it. */
+export function seriesLength(from: Date, to: Date, step: SeriesStep): number {
+  const unit = STEP_MS[step];
+  return Math.max(0, Math.ceil((to.getTime() - floorTo(from, unit).getTime()) / unit));
+}

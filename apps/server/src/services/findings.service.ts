@@ -12,6 +12,8 @@ import {
   type FindingSums,
 } from '@errata/domain';
 import type { ReportFilter } from '../http/report-query';
+import { DeliveryRepository } from '../repositories/delivery.repository';
+import { FixRepository } from '../repositories/fix.repository';
 import {
   RollupQueryRepository,
   type OffenceGroup,
@@ -30,7 +32,11 @@ const FINDING_SAMPLES = 3;
 /** DOMAIN.md §7/§8 `GET /findings`, `GET /findings/{id}` and `GET /servers`, from the rollups. */
 @Injectable()
 export class FindingsService {
-  constructor(private readonly rollups: RollupQueryRepository) {}
+  constructor(
+    private readonly rollups: RollupQueryRepository,
+    private readonly fixes: FixRepository,
+    private readonly deliveries: DeliveryRepository,
+  ) {}
 
   async list(projectId: number, filter: ReportFilter, page: FindingsPage) {
     // The list shows no samples: one earliest offence (first seen) is enough.
@@ -49,8 +55,8 @@ export class FindingsService {
   }
 
   /**
-   * One finding with its samples and the contract Errata suggests instead (DOMAIN.md §7); 404 when the project has
-   * none with this id in the window.
+   * One finding with its samples, the contract Errata suggests instead (DOMAIN.md §7), and where its fix stands:
+   * the lifecycle state and its webhook deliveries. 404 when the project has none with this id in the window.
    */
   async get(projectId: number, id: string, filter: ReportFilter) {
     const { report, calls } = await this.findings(
@@ -63,7 +69,16 @@ export class FindingsService {
     const dominantCategory = dominantFailureCategory(
       calls.filter((row) => row.server === finding.server && row.tool === finding.tool),
     );
-    return { ...finding, suggestedContract: suggestContract(finding, { dominantCategory }) };
+    const [fix, deliveries] = await Promise.all([
+      this.fixes.current(projectId, id),
+      this.deliveries.findingStatus(projectId, id),
+    ]);
+    return {
+      ...finding,
+      suggestedContract: suggestContract(finding, { dominantCategory }),
+      fix,
+      deliveries,
+    };
   }
 
   /** DOMAIN.md §8 `GET /servers`: a scorecard per server and tool, graded from the calls' findings. */

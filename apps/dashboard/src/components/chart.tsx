@@ -1,0 +1,146 @@
+/**
+ * Charts drawn by Apache ECharts (only the parts used are bundled). Colours come from the page's CSS variables,
+ * so the charts follow the light or dark theme. The plotted values are also on the figure (`data-series`), the
+ * way a screen reader's table or a test reads them.
+ */
+import { BarChart, LineChart } from 'echarts/charts';
+import { AriaComponent, GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
+import * as echarts from 'echarts/core';
+import { CanvasRenderer } from 'echarts/renderers';
+import { useEffect, useRef } from 'preact/hooks';
+import { labelOf } from '../format';
+
+echarts.use([
+  BarChart,
+  LineChart,
+  GridComponent,
+  TooltipComponent,
+  LegendComponent,
+  AriaComponent,
+  CanvasRenderer,
+]);
+
+export interface Series {
+  readonly name: string;
+  readonly values: readonly (number | null)[];
+}
+
+export interface ChartProps {
+  readonly title: string;
+  readonly kind: 'line' | 'bar' | 'stacked-bar';
+  /** Category labels (bars) or ISO bucket starts (time series). */
+  readonly x: readonly string[];
+  readonly series: readonly Series[];
+  readonly time?: boolean;
+  readonly percent?: boolean;
+  readonly height?: number;
+  readonly testId?: string;
+}
+
+const css = (name: string): string =>
+  getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+
+function optionOf(props: ChartProps): echarts.EChartsCoreOption {
+  const text = css('--text-muted') || '#666';
+  const grid = css('--border') || '#ddd';
+  const palette = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => css(`--chart-${n}`)).filter((c) => c !== '');
+  const axisLabel = props.time
+    ? {
+        color: text,
+        formatter: (value: string) => {
+          const iso = String(value);
+          return props.x.length > 0 && props.x[props.x.length - 1]!.slice(0, 10) !== props.x[0]!.slice(0, 10)
+            ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}`
+            : iso.slice(11, 16);
+        },
+      }
+    : { color: text, interval: 0, rotate: props.x.length > 6 ? 30 : 0 };
+  return {
+    color: palette,
+    animation: false,
+    aria: { enabled: true, label: { description: props.title } },
+    grid: { left: 8, right: 16, top: props.series.length > 1 ? 36 : 16, bottom: 8, containLabel: true },
+    tooltip: {
+      trigger: 'axis',
+      valueFormatter: (value: unknown) =>
+        typeof value === 'number'
+          ? props.percent
+            ? `${(value * 100).toFixed(1)}%`
+            : value.toLocaleString('en-US')
+          : '—',
+    },
+    legend: props.series.length > 1 ? { top: 0, textStyle: { color: text } } : { show: false },
+    xAxis: {
+      type: 'category',
+      data: [...props.x],
+      axisLabel,
+      axisLine: { lineStyle: { color: grid } },
+    },
+    yAxis: {
+      type: 'value',
+      minInterval: props.percent ? undefined : 1,
+      max: props.percent ? 1 : undefined,
+      axisLabel: {
+        color: text,
+        formatter: props.percent ? (v: number) => `${Math.round(v * 100)}%` : undefined,
+      },
+      splitLine: { lineStyle: { color: grid } },
+    },
+    series: props.series.map((series) => ({
+      name: labelOf(series.name),
+      type: props.kind === 'line' ? 'line' : 'bar',
+      stack: props.kind === 'stacked-bar' ? 'total' : undefined,
+      data: [...series.values],
+      // A lone value between gaps (a bucket with calls among empty ones) is drawn only as its symbol.
+      showSymbol: true,
+      showAllSymbol: props.x.length <= 48 ? true : 'auto',
+      symbolSize: props.x.length <= 48 ? 5 : 3,
+      connectNulls: false,
+      barMaxWidth: 32,
+      emphasis: { focus: 'series' },
+    })),
+  };
+}
+
+export function Chart(props: ChartProps) {
+  const host = useRef<HTMLDivElement>(null);
+  const chart = useRef<echarts.ECharts | null>(null);
+  useEffect(() => {
+    const element = host.current!;
+    chart.current = echarts.init(element, undefined, { renderer: 'canvas' });
+    const resize = new ResizeObserver(() => chart.current?.resize());
+    resize.observe(element);
+    const scheme = matchMedia('(prefers-color-scheme: dark)');
+    const recolour = () => chart.current?.setOption(optionOf(propsRef.current), { notMerge: true });
+    scheme.addEventListener('change', recolour);
+    return () => {
+      scheme.removeEventListener('change', recolour);
+      resize.disconnect();
+      chart.current?.dispose();
+      chart.current = null;
+    };
+  }, []);
+  const propsRef = useRef(props);
+  propsRef.current = props;
+  useEffect(() => {
+    chart.current?.setOption(optionOf(props), { notMerge: true });
+  });
+  const data = Object.fromEntries(props.series.map((series) => [series.name, series.values]));
+  return (
+    <figure
+      class="chart"
+      data-chart={props.testId}
+      data-x={JSON.stringify(props.x)}
+      data-series={JSON.stringify(data)}
+    >
+      <figcaption>{props.title}</figcaption>
+      <div
+        ref={host}
+        class="chart-canvas"
+        style={{ height: `${props.height ?? 220}px` }}
+        role="img"
+        aria-label={props.title}
+      />
+    </figure>
+  );
+}

@@ -1,0 +1,52 @@
+import type { ComponentChildren } from 'preact';
+import type { RetryWasteReport } from '@errata/domain';
+import { useApi } from '../use-api';
+import { EmptyState } from './states';
+import type { Filters } from '../route';
+
+/** One headline figure: the formatted value on the page, the REST API's raw value on `data-value`. */
+export function Stat(props: {
+  id: string;
+  label: string;
+  value: number | null;
+  display: string;
+  detail?: ComponentChildren;
+  /** A date or a phrase rather than a number: set smaller. */
+  text?: boolean;
+  children?: ComponentChildren;
+}) {
+  return (
+    <div class="stat" data-stat={props.id}>
+      <dt>{props.label}</dt>
+      <dd
+        class={props.text ? 'text' : undefined}
+        data-value={props.value === null ? '' : String(props.value)}
+      >
+        {props.display}
+      </dd>
+      {props.detail && <p class="stat-detail">{props.detail}</p>}
+      {props.children}
+    </div>
+  );
+}
+
+export function PageHeader({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <div class="page-header">
+      <h1 id="page-title">{title}</h1>
+      {children && <p class="lede">{children}</p>}
+    </div>
+  );
+}
+
+/**
+ * The empty state of a view: "no data yet" (with how to send some) when the project has never received a tool
+ * call, "nothing in this window" otherwise.
+ */
+export function NoData({ what, filters }: { what: string; filters: Filters }) {
+  const ever = useApi<RetryWasteReport>('/api/v1/reports/retry-waste');
+  if (ever.state === 'loading') return null;
+  const neverReceived = ever.state === 'ready' && ever.data.totals.calls === 0;
+  const filtered = filters.server !== null || filters.tool !== null || filters.agent !== null;
+  return <EmptyState what={what} filtered={!neverReceived || filtered} />;
+}

@@ -1,0 +1,118 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import type { ApiError } from '../api';
+import type { Loaded } from '../use-api';
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <div class="state state-loading" role="status" aria-live="polite" aria-busy="true">
+      <span class="spinner" aria-hidden="true" />
+      Loading {what}…
+    </div>
+  );
+}
+
+export function ErrorState({ error, retry }: { error: ApiError; retry: () => void }) {
+  const hint =
+    error.status === 0
+      ? 'Check that Errata is running and reachable from this browser.'
+      : error.status === 400
+        ? 'The filters in the address bar are not valid for this view.'
+        : error.status === 404
+          ? 'It may belong to another project, or lie outside the selected time range.'
+          : null;
+  return (
+    <div class="state state-error" role="alert">
+      <h2>{error.status === 404 ? 'Not found' : 'This view could not be loaded'}</h2>
+      <p class="error-message">{error.message}</p>
+      {hint && <p>{hint}</p>}
+      <button type="button" onClick={retry}>
+        Try again
+      </button>
+    </div>
+  );
+}
+
+/** Renders `children` with the data once loaded, and the loading and error states before that. */
+export function Await<T>({
+  loaded,
+  what,
+  retry,
+  children,
+}: {
+  loaded: Loaded<T>;
+  what: string;
+  retry: () => void;
+  children: (data: T) => ComponentChildren;
+}) {
+  if (loaded.state === 'loading') return <Loading what={what} />;
+  if (loaded.state === 'error') return <ErrorState error={loaded.error} retry={retry} />;
+  return <>{children(loaded.data)}</>;
+}
+
+export function CopyBlock({ label, text }: { label: string; text: string }) {
+  const [copied, setCopied] = useState(false);
+  const copy = () =>
+    navigator.clipboard?.writeText(text).then(
+      () => {
+        setCopied(true);
+        setTimeout(() => setCopied(false), 2_000);
+      },
+      () => setCopied(false),
+    );
+  return (
+    <div class="copy-block">
+      <div class="copy-head">
+        <span>{label}</span>
+        <button type="button" onClick={copy} aria-label={`Copy: ${label}`}>
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+      </div>
+      <pre>
+        <code>{text}</code>
+      </pre>
+    </div>
+  );
+}
+
+/** What a project without data in the window sees: how to send some, with snippets to copy. */
+export function EmptyState({ what, filtered }: { what: string; filtered: boolean }) {
+  const origin = location.origin;
+  if (filtered) {
+    return (
+      <div class="state state-empty" data-empty>
+        <h2>No {what} in this window</h2>
+        <p>
+          Nothing matches the selected time range and filters. Widen the range or clear the server and tool
+          filters.
+        </p>
+      </div>
+    );
+  }
+  return (
+    <div class="state state-empty" data-empty>
+      <h2>No {what} yet</h2>
+      <p>
+        Errata fills these views from the tool-call spans your agents send to <code>{origin}/v1/traces</code>.
+        Use an
+        <strong> ingest</strong> key (not the read key you signed in with) to send them.
+      </p>
+      <div class="snippets">
+        <CopyBlock
+          label="TypeScript agent with @errata/sdk"
+          text={`import { startErrata } from '@errata/sdk';
+
+startErrata({ endpoint: '${origin}', apiKey: process.env.ERRATA_INGEST_KEY });
+// MCP clients created after this line report every tools/call.`}
+        />
+        <CopyBlock
+          label="Any OpenTelemetry exporter (environment)"
+          text={`OTEL_EXPORTER_OTLP_ENDPOINT=${origin}
+OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20<ingest key>
+OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf`}
+        />
+        <CopyBlock label="Try it with the demo agent" text="npm run demo" />
+      </div>
+    </div>
+  );
+}

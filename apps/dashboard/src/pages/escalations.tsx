@@ -1,0 +1,131 @@
+import type { EscalationReport } from '@errata/domain';
+import type { PageProps } from '../app';
+import { Chart } from '../components/chart';
+import { NoData, PageHeader, Stat } from '../components/figures';
+import { Await } from '../components/states';
+import { formatCount, formatPercent, labelOf } from '../format';
+import { reportParams } from '../route';
+import { bucketsOf, seriesOf, type SeriesResponse } from '../series';
+import { all, useApi } from '../use-api';
+
+type Escalations = Omit<EscalationReport, 'attributions'>;
+
+export function EscalationsPage({ filters }: PageProps) {
+  const params = reportParams(filters);
+  const report = useApi<Escalations>('/api/v1/reports/escalations', params);
+  const series = useApi<SeriesResponse>('/api/v1/reports/timeseries', params);
+  const loaded = all({ report, series });
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title="Escalations">
+        Hand-offs to a human, the user or a coordinator, attributed to the failed call that caused them. An
+        escalation is avoidable when the error said it could be fixed or retried.
+      </PageHeader>
+      <Await loaded={loaded} what="escalations" retry={() => (report.retry(), series.retry())}>
+        {({ report, series }) => {
+          const { totals } = report;
+          if (totals.failures === 0 && totals.escalations === 0)
+            return <NoData what="failures or escalations" filters={filters} />;
+          const categories = report.byCategory.filter((row) => row.failures > 0 || row.escalations > 0);
+          const targets = Object.entries(report.byTarget);
+          return (
+            <>
+              <dl class="stats stats-compact">
+                <Stat
+                  id="failures"
+                  label="Failed calls"
+                  value={totals.failures}
+                  display={formatCount(totals.failures)}
+                />
+                <Stat
+                  id="escalations"
+                  label="Escalations"
+                  value={totals.escalations}
+                  display={formatCount(totals.escalations)}
+                />
+                <Stat
+                  id="rate"
+                  label="Escalation rate"
+                  value={totals.rate}
+                  display={formatPercent(totals.rate)}
+                  detail="escalations per failed call"
+                />
+                <Stat
+                  id="attributed"
+                  label="Attributed"
+                  value={totals.attributed}
+                  display={formatCount(totals.attributed)}
+                />
+                <Stat
+                  id="avoidable"
+                  label="Avoidable"
+                  value={totals.avoidable}
+                  display={formatCount(totals.avoidable)}
+                />
+              </dl>
+              <div class="charts-row">
+                <Chart
+                  title="Escalations over time"
+                  testId="escalations"
+                  kind="line"
+                  time
+                  x={bucketsOf(series)}
+                  series={[
+                    seriesOf(series, 'escalations', (p) => p.escalations),
+                    seriesOf(series, 'avoidable', (p) => p.avoidableEscalations),
+                  ]}
+                />
+                <Chart
+                  title="Escalations by target"
+                  testId="targets"
+                  kind="bar"
+                  x={targets.map(([target]) => target)}
+                  series={[{ name: 'escalations', values: targets.map(([, n]) => n) }]}
+                />
+              </div>
+              <h2 id="by-category">By failure category</h2>
+              <table aria-labelledby="by-category" data-table="escalations-by-category">
+                <thead>
+                  <tr>
+                    <th scope="col">Category</th>
+                    <th scope="col" class="num">
+                      Failures
+                    </th>
+                    <th scope="col" class="num">
+                      Escalations
+                    </th>
+                    <th scope="col" class="num">
+                      Avoidable
+                    </th>
+                    <th scope="col" class="num">
+                      Rate
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {categories.map((row) => (
+                    <tr key={row.category} data-key={row.category}>
+                      <th scope="row">{labelOf(row.category)}</th>
+                      <td class="num" data-value={row.failures}>
+                        {formatCount(row.failures)}
+                      </td>
+                      <td class="num" data-value={row.escalations}>
+                        {formatCount(row.escalations)}
+                      </td>
+                      <td class="num" data-value={row.avoidable}>
+                        {formatCount(row.avoidable)}
+                      </td>
+                      <td class="num" data-value={row.rate ?? ''}>
+                        {formatPercent(row.rate)}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
+          );
+        }}
+      </Await>
+    </section>
+  );
+}

@@ -1,0 +1,178 @@
+import type { Finding, Fix, SuggestedContract } from '@errata/domain';
+import type { PageProps } from '../app';
+import { PageHeader, Stat } from '../components/figures';
+import { Link } from '../components/link';
+import { Await, CopyBlock } from '../components/states';
+import { formatCount, formatDateTime, formatDuration, formatPercent, labelOf } from '../format';
+import { filterQuery, reportParams } from '../route';
+import { useApi } from '../use-api';
+import { traceHref } from './misclassified';
+
+interface FindingDetail extends Finding {
+  readonly suggestedContract: SuggestedContract;
+  readonly fix: Fix | null;
+  readonly deliveries: {
+    readonly pending: number;
+    readonly delivered: number;
+    readonly dead: number;
+    readonly disabled: number;
+    readonly latest: {
+      readonly status: string;
+      readonly attempts: number;
+      readonly lastError: string | null;
+      readonly createdAt: string | null;
+    } | null;
+  };
+}
+
+const FIX_STEPS = ['suggested', 'delivered', 'acknowledged', 'verified'] as const;
+
+export function FindingPage({ id, filters, query }: PageProps & { id: string }) {
+  const finding = useApi<FindingDetail>(`/api/v1/findings/${encodeURIComponent(id)}`, reportParams(filters));
+  const title =
+    finding.state === 'ready'
+      ? `${labelOf(finding.data.rule)}: ${finding.data.server ?? 'unknown server'} / ${finding.data.tool}`
+      : 'Finding';
+  return (
+    <section aria-labelledby="page-title">
+      <p class="breadcrumb">
+        <Link href={`/findings${filterQuery(query)}`}>← All findings</Link>
+      </p>
+      <PageHeader title={title}>
+        {finding.state === 'ready' ? finding.data.suggestedContract.summary : null}
+      </PageHeader>
+      <Await loaded={finding} what="the finding" retry={finding.retry}>
+        {(finding) => (
+          <>
+            <dl class="stats stats-compact">
+              <Stat
+                id="count"
+                label="Offences"
+                value={finding.count}
+                display={formatCount(finding.count)}
+                detail={`${formatPercent(finding.rate)} of calls`}
+              />
+              <Stat
+                id="wasted-retries"
+                label="Wasted retries"
+                value={finding.wastedRetries}
+                display={formatCount(finding.wastedRetries)}
+                detail={`${formatDuration(finding.wastedMs)} wasted`}
+              />
+              <Stat
+                id="escalations-caused"
+                label="Escalations caused"
+                value={finding.escalationsCaused}
+                display={formatCount(finding.escalationsCaused)}
+              />
+              <Stat
+                id="first-seen"
+                label="First seen"
+                text
+                value={null}
+                display={formatDateTime(finding.firstSeen)}
+                detail={`last ${formatDateTime(finding.lastSeen)}`}
+              />
+            </dl>
+            <FixStatus fix={finding.fix} deliveries={finding.deliveries} />
+            <h2>Evidence</h2>
+            <ul class="evidence" data-list="evidence">
+              {Object.entries(finding.evidence).map(([evidence, n]) => (
+                <li key={evidence} data-value={n}>
+                  <code>{evidence}</code> <strong>{formatCount(n)}</strong>
+                </li>
+              ))}
+            </ul>
+            {finding.serverVersions.length > 0 && (
+              <p class="muted">Server versions: {finding.serverVersions.join(', ')}</p>
+            )}
+            <h2>Samples (redacted)</h2>
+            <ul class="samples">
+              {finding.samples.map((sample) => (
+                <li key={sample.spanId}>
+                  <time dateTime={sample.startTime}>{formatDateTime(sample.startTime)}</time>{' '}
+                  <code>{sample.evidence}</code>
+                  {sample.text !== null && <q class="sample-text">{sample.text}</q>}
+                  <Link href={traceHref(sample)} class="sample-link">
+                    Open run timeline
+                  </Link>
+                </li>
+              ))}
+            </ul>
+            <h2>Suggested contract</h2>
+            {finding.suggestedContract.result !== null && (
+              <CopyBlock
+                label="Return this result instead"
+                text={JSON.stringify(finding.suggestedContract.result, null, 2)}
+              />
+            )}
+            {finding.suggestedContract.reportAttributes !== null && (
+              <CopyBlock
+                label="Send these subagent-report attributes"
+                text={JSON.stringify(finding.suggestedContract.reportAttributes, null, 2)}
+              />
+            )}
+            <CopyBlock
+              label="Handler (TypeScript, @modelcontextprotocol/sdk)"
+              text={finding.suggestedContract.handler}
+            />
+          </>
+        )}
+      </Await>
+    </section>
+  );
+}
+
+function FixStatus({ fix, deliveries }: { fix: Fix | null; deliveries: FindingDetail['deliveries'] }) {
+  if (fix === null) {
+    return (
+      <div class="fix-status" data-fix-state="none">
+        <h2>Fix</h2>
+        <p class="muted">
+          No fix has been suggested to an owner yet. Errata pushes one when the server has an owner (
+          <code>npm run errata -- owners add</code>) and the finding has enough calls behind it.
+        </p>
+      </div>
+    );
+  }
+  const reached = (step: (typeof FIX_STEPS)[number]) =>
+    fix.state === 'regressed'
+      ? step !== 'verified'
+      : FIX_STEPS.indexOf(step) <= FIX_STEPS.indexOf(fix.state as never);
+  const when: Record<(typeof FIX_STEPS)[number], string | null> = {
+    suggested: fix.suggestedAt,
+    delivered: fix.deliveredAt,
+    acknowledged: fix.acknowledgedAt,
+    verified: fix.verifiedAt,
+  };
+  return (
+    <div class="fix-status" data-fix-state={fix.state}>
+      <h2>Fix: {labelOf(fix.state)}</h2>
+      <ol class="steps">
+        {FIX_STEPS.map((step) => (
+          <li
+            key={step}
+            class={reached(step) ? 'done' : ''}
+            aria-current={fix.state === step ? 'step' : undefined}
+          >
+            {labelOf(step)}
+            {when[step] && <time dateTime={when[step]!}> {formatDateTime(when[step]!)}</time>}
+          </li>
+        ))}
+      </ol>
+      {fix.state === 'regressed' && fix.regressedAt && (
+        <p class="warning">
+          Regressed {formatDateTime(fix.regressedAt)}: the rule is broken again in a version after the fix.
+        </p>
+      )}
+      <p data-deliveries>
+        Webhook deliveries: {formatCount(deliveries.delivered)} delivered, {formatCount(deliveries.pending)}{' '}
+        pending, {formatCount(deliveries.dead)} failed
+        {deliveries.disabled > 0 ? `, ${formatCount(deliveries.disabled)} to disabled owners` : ''}
+        {deliveries.latest?.lastError && (
+          <span class="muted"> · last error: {deliveries.latest.lastError}</span>
+        )}
+      </p>
+    </div>
+  );
+}

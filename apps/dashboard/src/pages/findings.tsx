@@ -1,0 +1,145 @@
+import type { Finding } from '@errata/domain';
+import { FINDING_RULES } from '@errata/domain/rules';
+import type { PageProps } from '../app';
+import { NoData, PageHeader } from '../components/figures';
+import { Link } from '../components/link';
+import { Await } from '../components/states';
+import { formatCount, formatDateTime, formatPercent, labelOf } from '../format';
+import { filterQuery, navigate, reportParams, withQuery } from '../route';
+import { useApi } from '../use-api';
+
+interface FindingsList {
+  readonly total: number;
+  readonly limit: number;
+  readonly offset: number;
+  readonly findings: readonly Omit<Finding, 'samples'>[];
+}
+
+const PAGE_SIZE = 50;
+
+export function FindingsPage({ filters, query }: PageProps) {
+  const rule = (FINDING_RULES as readonly string[]).includes(query.get('rule') ?? '')
+    ? query.get('rule')
+    : null;
+  const offset = Math.max(0, Number.parseInt(query.get('offset') ?? '0', 10) || 0);
+  const list = useApi<FindingsList>('/api/v1/findings', {
+    ...reportParams(filters),
+    rule,
+    limit: String(PAGE_SIZE),
+    offset: String(offset),
+  });
+  const go = (changes: Record<string, string | null>) =>
+    navigate(location.pathname + withQuery(query, changes));
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title="Findings">
+        Error-contract problems per server, tool and rule, with what they cost. Open one for the evidence, the
+        result the tool should return instead, and where its fix stands.
+      </PageHeader>
+      <div class="table-head">
+        <div class="field">
+          <label for="filter-rule">Rule</label>
+          <select
+            id="filter-rule"
+            name="rule"
+            value={rule ?? ''}
+            onChange={(e) => go({ rule: e.currentTarget.value || null, offset: null })}
+          >
+            <option value="">All rules</option>
+            {FINDING_RULES.map((name) => (
+              <option key={name} value={name}>
+                {labelOf(name)}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <Await loaded={list} what="findings" retry={list.retry}>
+        {(list) => {
+          if (list.total === 0) {
+            return rule === null ? (
+              <NoData what="findings" filters={filters} />
+            ) : (
+              <p class="muted" data-empty>
+                No findings for this rule in this window.
+              </p>
+            );
+          }
+          const carried = filterQuery(query);
+          return (
+            <>
+              <table aria-label="Findings" data-table="findings">
+                <thead>
+                  <tr>
+                    <th scope="col">Rule</th>
+                    <th scope="col">Server / tool</th>
+                    <th scope="col" class="num">
+                      Offences
+                    </th>
+                    <th scope="col" class="num">
+                      Rate
+                    </th>
+                    <th scope="col" class="num">
+                      Wasted retries
+                    </th>
+                    <th scope="col" class="num">
+                      Escalations caused
+                    </th>
+                    <th scope="col">Last seen</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.findings.map((finding) => (
+                    <tr key={finding.id} data-key={finding.id}>
+                      <th scope="row">
+                        <Link href={`/findings/${finding.id}${carried}`}>{labelOf(finding.rule)}</Link>
+                      </th>
+                      <td>
+                        <span class="server">{finding.server ?? 'unknown server'}</span> / {finding.tool}
+                      </td>
+                      <td class="num" data-value={finding.count}>
+                        {formatCount(finding.count)}
+                      </td>
+                      <td class="num" data-value={finding.rate}>
+                        {formatPercent(finding.rate)}
+                      </td>
+                      <td class="num" data-value={finding.wastedRetries}>
+                        {formatCount(finding.wastedRetries)}
+                      </td>
+                      <td class="num" data-value={finding.escalationsCaused}>
+                        {formatCount(finding.escalationsCaused)}
+                      </td>
+                      <td>
+                        <time dateTime={finding.lastSeen}>{formatDateTime(finding.lastSeen)}</time>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <nav class="pager" aria-label="Pages of findings">
+                <span>
+                  {formatCount(list.offset + 1)}–{formatCount(list.offset + list.findings.length)} of{' '}
+                  {formatCount(list.total)}
+                </span>
+                <button
+                  type="button"
+                  disabled={offset === 0}
+                  onClick={() => go({ offset: offset - PAGE_SIZE > 0 ? String(offset - PAGE_SIZE) : null })}
+                >
+                  Previous
+                </button>
+                <button
+                  type="button"
+                  disabled={offset + PAGE_SIZE >= list.total}
+                  onClick={() => go({ offset: String(offset + PAGE_SIZE) })}
+                >
+                  Next
+                </button>
+              </nav>
+            </>
+          );
+        }}
+      </Await>
+    </section>
+  );
+}

@@ -1,0 +1,114 @@
+import type { MisclassifiedReport } from '@errata/domain';
+import type { PageProps } from '../app';
+import { NoData, PageHeader, Stat } from '../components/figures';
+import { Link } from '../components/link';
+import { Await } from '../components/states';
+import { formatCount, formatDateTime, labelOf } from '../format';
+import { reportParams } from '../route';
+import { useApi } from '../use-api';
+
+export const traceHref = (sample: { traceId: string; runId: string; spanId: string }): string =>
+  `/traces/${sample.traceId}?${new URLSearchParams({ run: sample.runId, span: sample.spanId })}`;
+
+export function MisclassifiedPage({ filters }: PageProps) {
+  const report = useApi<MisclassifiedReport>('/api/v1/reports/misclassified-results', reportParams(filters));
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title="Misclassified results">
+        Valid empty results reported as errors (the agent retries or escalates for nothing), and failures
+        dressed up as empty successes (the agent believes there is nothing to find).
+      </PageHeader>
+      <Await loaded={report} what="misclassified results" retry={report.retry}>
+        {(report) => {
+          if (report.totals.calls === 0) return <NoData what="tool calls" filters={filters} />;
+          return (
+            <>
+              <dl class="stats stats-compact">
+                <Stat
+                  id="calls"
+                  label="Tool calls"
+                  value={report.totals.calls}
+                  display={formatCount(report.totals.calls)}
+                />
+                <Stat
+                  id="empty-as-error"
+                  label="Empty as error"
+                  value={report.totals.emptyAsError}
+                  display={formatCount(report.totals.emptyAsError)}
+                />
+                <Stat
+                  id="failure-as-empty"
+                  label="Failure as empty"
+                  value={report.totals.failureAsEmpty}
+                  display={formatCount(report.totals.failureAsEmpty)}
+                />
+              </dl>
+              {report.groups.length === 0 ? (
+                <p class="muted" data-empty>
+                  No misclassified results in this window.
+                </p>
+              ) : (
+                <table aria-label="Misclassified results by server and tool" data-table="misclassified">
+                  <thead>
+                    <tr>
+                      <th scope="col">Server / tool</th>
+                      <th scope="col" class="num">
+                        Calls
+                      </th>
+                      <th scope="col" class="num">
+                        Empty as error
+                      </th>
+                      <th scope="col" class="num">
+                        Failure as empty
+                      </th>
+                      <th scope="col">Samples (redacted)</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {report.groups.map((group) => (
+                      <tr
+                        key={`${group.server}/${group.tool}`}
+                        data-key={`${group.server ?? ''}/${group.tool}`}
+                      >
+                        <th scope="row">
+                          <span class="server">{group.server ?? 'unknown server'}</span> / {group.tool}
+                        </th>
+                        <td class="num" data-value={group.calls}>
+                          {formatCount(group.calls)}
+                        </td>
+                        <td class="num" data-value={group.emptyAsError}>
+                          {formatCount(group.emptyAsError)}
+                        </td>
+                        <td class="num" data-value={group.failureAsEmpty}>
+                          {formatCount(group.failureAsEmpty)}
+                        </td>
+                        <td>
+                          <ul class="samples">
+                            {group.samples.map((sample) => (
+                              <li key={sample.spanId}>
+                                <span class={`tag tag-${sample.direction}`}>{labelOf(sample.direction)}</span>{' '}
+                                <time dateTime={sample.startTime}>{formatDateTime(sample.startTime)}</time>
+                                {sample.text !== null && <q class="sample-text">{sample.text}</q>}
+                                <Link
+                                  href={traceHref(sample)}
+                                  class="sample-link"
+                                  data-sample={sample.spanId}
+                                >
+                                  Open run timeline
+                                </Link>
+                              </li>
+                            ))}
+                          </ul>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </>
+          );
+        }}
+      </Await>
+    </section>
+  );
+}

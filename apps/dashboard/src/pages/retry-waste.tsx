@@ -1,0 +1,170 @@
+import type { RetryWasteReport } from '@errata/domain';
+import type { PageProps } from '../app';
+import { Chart } from '../components/chart';
+import { NoData, PageHeader, Stat } from '../components/figures';
+import { Await } from '../components/states';
+import { formatCount, formatDuration, labelOf } from '../format';
+import { navigate, reportParams, withQuery } from '../route';
+import { bucketsOf, stackedSeries, type SeriesResponse } from '../series';
+import { all, useApi } from '../use-api';
+
+const GROUPINGS = ['category', 'server', 'tool'] as const;
+type Grouping = (typeof GROUPINGS)[number];
+
+export function RetryWastePage({ filters, query }: PageProps) {
+  const groupBy: Grouping = (GROUPINGS as readonly string[]).includes(query.get('groupBy') ?? '')
+    ? (query.get('groupBy') as Grouping)
+    : 'category';
+  const params = reportParams(filters);
+  const report = useApi<RetryWasteReport>('/api/v1/reports/retry-waste', { ...params, groupBy });
+  const series = useApi<SeriesResponse>('/api/v1/reports/timeseries', params);
+  const loaded = all({ report, series });
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title="Retry waste">
+        Retries that could not have succeeded: repeated permission and validation errors, retries that ignored
+        a declared retry-after, and empty results retried as if they were failures.
+      </PageHeader>
+      <Await loaded={loaded} what="retry waste" retry={() => (report.retry(), series.retry())}>
+        {({ report, series }) => {
+          if (report.totals.calls === 0) return <NoData what="tool calls" filters={filters} />;
+          const reasons = new Map<string, number>();
+          for (const group of report.groups) {
+            for (const [reason, n] of Object.entries(group.reasons))
+              reasons.set(reason, (reasons.get(reason) ?? 0) + n);
+          }
+          const reasonNames = [...reasons].filter(([, n]) => n > 0).map(([reason]) => reason);
+          return (
+            <>
+              <dl class="stats stats-compact">
+                <Stat
+                  id="calls"
+                  label="Tool calls"
+                  value={report.totals.calls}
+                  display={formatCount(report.totals.calls)}
+                />
+                <Stat
+                  id="retries"
+                  label="Retries"
+                  value={report.totals.retries}
+                  display={formatCount(report.totals.retries)}
+                />
+                <Stat
+                  id="wasted-retries"
+                  label="Wasted retries"
+                  value={report.totals.wastedRetries}
+                  display={formatCount(report.totals.wastedRetries)}
+                />
+                <Stat
+                  id="wasted-ms"
+                  label="Time wasted"
+                  value={report.totals.wastedMs}
+                  display={formatDuration(report.totals.wastedMs)}
+                />
+                <Stat
+                  id="unrecovered-chains"
+                  label="Unrecovered chains"
+                  value={report.totals.unrecoveredChains}
+                  display={formatCount(report.totals.unrecoveredChains)}
+                />
+              </dl>
+              <div class="charts-row">
+                <Chart
+                  title="Wasted retries by category of the retried call"
+                  testId="wasted-by-category"
+                  kind="stacked-bar"
+                  time
+                  x={bucketsOf(series)}
+                  series={stackedSeries(series, (p) => p.wastedRetriesByCategory)}
+                />
+                <Chart
+                  title="Retries by reason"
+                  testId="reasons"
+                  kind="bar"
+                  x={reasonNames.map(labelOf)}
+                  series={[
+                    { name: 'retries', values: reasonNames.map((reason) => reasons.get(reason) ?? 0) },
+                  ]}
+                />
+              </div>
+              <div class="table-head">
+                <h2 id="groups-title">By {groupBy}</h2>
+                <div class="segmented" role="group" aria-label="Group retries by">
+                  {GROUPINGS.map((grouping) => (
+                    <button
+                      type="button"
+                      key={grouping}
+                      aria-pressed={grouping === groupBy}
+                      onClick={() =>
+                        navigate(
+                          location.pathname +
+                            withQuery(query, { groupBy: grouping === 'category' ? null : grouping }),
+                        )
+                      }
+                    >
+                      {grouping}
+                    </button>
+                  ))}
+                </div>
+              </div>
+              {report.groups.length === 0 ? (
+                <p class="muted">No retries in this window.</p>
+              ) : (
+                <table aria-labelledby="groups-title" data-table="retry-groups">
+                  <thead>
+                    <tr>
+                      <th scope="col">{groupBy}</th>
+                      <th scope="col" class="num">
+                        Retries
+                      </th>
+                      <th scope="col" class="num">
+                        Wasted
+                      </th>
+                      <th scope="col" class="num">
+                        Time wasted
+                      </th>
+                      <th scope="col" class="num">
+                        Unrecovered chains
+                      </th>
+                      <th scope="col">Reasons</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {report.groups.map((group) => (
+                      <tr key={group.key} data-key={group.key}>
+                        <th scope="row">{groupBy === 'category' ? labelOf(group.key) : group.key}</th>
+                        <td class="num" data-value={group.retries}>
+                          {formatCount(group.retries)}
+                        </td>
+                        <td class="num" data-value={group.wastedRetries}>
+                          {formatCount(group.wastedRetries)}
+                        </td>
+                        <td class="num" data-value={group.wastedMs}>
+                          {formatDuration(group.wastedMs)}
+                        </td>
+                        <td class="num" data-value={group.unrecoveredChains}>
+                          {formatCount(group.unrecoveredChains)}
+                        </td>
+                        <td>
+                          <ul class="reasons">
+                            {Object.entries(group.reasons)
+                              .filter(([, n]) => n > 0)
+                              .map(([reason, n]) => (
+                                <li key={reason} data-reason={reason} data-value={n}>
+                                  {labelOf(reason)} <strong>{formatCount(n)}</strong>
+                                </li>
+                              ))}
+                          </ul>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </>
+          );
+        }}
+      </Await>
+    </section>
+  );
+}

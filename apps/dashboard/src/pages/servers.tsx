@@ -1,0 +1,111 @@
+import type { ServerScorecard } from '@errata/domain';
+import type { PageProps } from '../app';
+import { NoData, PageHeader } from '../components/figures';
+import { Link } from '../components/link';
+import { Await } from '../components/states';
+import { formatCount, labelOf } from '../format';
+import { filterQuery, reportParams, withQuery } from '../route';
+import { useApi } from '../use-api';
+
+export const Grade = ({ grade }: { grade: string }) => (
+  <span class={`grade grade-${grade}`} data-grade={grade} aria-label={`grade ${grade}`}>
+    {grade}
+  </span>
+);
+
+export function ServersPage({ filters, query }: PageProps) {
+  const scorecard = useApi<ServerScorecard>('/api/v1/servers', reportParams(filters));
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title="Servers">
+        A grade per MCP server and tool from the share of its calls that broke an error-contract rule: A none,
+        B under 1%, C under 5%, D under 20%, F beyond.
+      </PageHeader>
+      <Await loaded={scorecard} what="the scorecard" retry={scorecard.retry}>
+        {({ servers }) => {
+          if (servers.length === 0) return <NoData what="MCP servers" filters={filters} />;
+          return (
+            <table aria-label="Scorecard per server and tool" data-table="scorecard">
+              <thead>
+                <tr>
+                  <th scope="col">Server / tool</th>
+                  <th scope="col">Grade</th>
+                  <th scope="col" class="num">
+                    Calls
+                  </th>
+                  <th scope="col" class="num">
+                    Failures
+                  </th>
+                  <th scope="col" class="num">
+                    Violating calls
+                  </th>
+                  <th scope="col">Rules broken</th>
+                </tr>
+              </thead>
+              {servers.map((server) => {
+                const name = server.server ?? 'unknown server';
+                return (
+                  <tbody key={name} data-server={server.server ?? ''}>
+                    <tr class="server-row" data-key={server.server ?? ''}>
+                      <th scope="row">
+                        <Link
+                          href={`/findings${withQuery(new URLSearchParams(filterQuery(query)), { server: server.server, tool: null })}`}
+                        >
+                          {name}
+                        </Link>
+                        {server.versions.length > 0 && (
+                          <span class="muted"> {server.versions.join(', ')}</span>
+                        )}
+                      </th>
+                      <td>
+                        <Grade grade={server.grade} />
+                      </td>
+                      <td class="num" data-value={server.calls}>
+                        {formatCount(server.calls)}
+                      </td>
+                      <td class="num" data-value={server.failures}>
+                        {formatCount(server.failures)}
+                      </td>
+                      <td class="num" data-value={server.violatingCalls}>
+                        {formatCount(server.violatingCalls)}
+                      </td>
+                      <td />
+                    </tr>
+                    {server.tools.map((tool) => (
+                      <tr key={tool.tool} class="tool-row" data-key={`${server.server ?? ''}/${tool.tool}`}>
+                        <th scope="row" class="indent">
+                          {tool.tool}
+                        </th>
+                        <td>
+                          <Grade grade={tool.grade} />
+                        </td>
+                        <td class="num" data-value={tool.calls}>
+                          {formatCount(tool.calls)}
+                        </td>
+                        <td class="num" data-value={tool.failures}>
+                          {formatCount(tool.failures)}
+                        </td>
+                        <td class="num" data-value={tool.violatingCalls}>
+                          {formatCount(tool.violatingCalls)}
+                        </td>
+                        <td>
+                          <ul class="reasons">
+                            {Object.entries(tool.rules).map(([rule, n]) => (
+                              <li key={rule}>
+                                {labelOf(rule)} <strong>{formatCount(n ?? 0)}</strong>
+                              </li>
+                            ))}
+                          </ul>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                );
+              })}
+            </table>
+          );
+        }}
+      </Await>
+    </section>
+  );
+}

@@ -1,0 +1,100 @@
+import type { SubagentCoverageReport } from '@errata/domain';
+import { COVERAGE_BUCKETS } from '@errata/domain/subagent-report-elements';
+import type { PageProps } from '../app';
+import { Chart } from '../components/chart';
+import { NoData, PageHeader, Stat } from '../components/figures';
+import { Await } from '../components/states';
+import { formatCount, formatPercent, labelOf } from '../format';
+import { reportParams } from '../route';
+import { bucketsOf, seriesOf, type SeriesResponse } from '../series';
+import { all, useApi } from '../use-api';
+
+export function SubagentsPage({ filters }: PageProps) {
+  const params = reportParams(filters);
+  const report = useApi<SubagentCoverageReport>('/api/v1/reports/subagent-coverage', params);
+  const series = useApi<SeriesResponse>('/api/v1/reports/timeseries', params);
+  const loaded = all({ report, series });
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title="Subagent coverage">
+        How much of their task subagents report back, and whether partial and failed reports carry what the
+        coordinator needs: the category, what was attempted, the partial results and the alternatives.
+      </PageHeader>
+      <Await loaded={loaded} what="subagent coverage" retry={() => (report.retry(), series.retry())}>
+        {({ report, series }) => {
+          if (report.reports === 0) return <NoData what="subagent reports" filters={filters} />;
+          // In coverage order: JSON puts the integer-like key "100" first.
+          const buckets = COVERAGE_BUCKETS.map(
+            (bucket) => [bucket, report.coverageDistribution[bucket]] as const,
+          );
+          const missing = Object.entries(report.missingElements);
+          return (
+            <>
+              <dl class="stats stats-compact">
+                <Stat
+                  id="reports"
+                  label="Reports"
+                  value={report.reports}
+                  display={formatCount(report.reports)}
+                  detail={`${formatCount(report.complete)} complete · ${formatCount(report.partial)} partial · ${formatCount(report.failed)} failed`}
+                />
+                <Stat
+                  id="mean-coverage"
+                  label="Mean coverage"
+                  value={report.meanCoverage}
+                  display={formatPercent(report.meanCoverage)}
+                />
+                <Stat
+                  id="propagation-completeness"
+                  label="Propagation completeness"
+                  value={report.propagationCompleteness}
+                  display={formatPercent(report.propagationCompleteness)}
+                  detail="partial and failed reports carrying all four elements"
+                />
+                <Stat
+                  id="local-absorption"
+                  label="Local absorption"
+                  value={report.localAbsorptionRate}
+                  display={formatPercent(report.localAbsorptionRate)}
+                  detail={`${formatCount(report.absorbedTransientFailures)} of ${formatCount(report.transientFailuresInSubagents)} transient failures handled inside subagents`}
+                />
+                <Stat
+                  id="silent-partials"
+                  label="Silent partials"
+                  value={report.silentPartials}
+                  display={formatCount(report.silentPartials)}
+                  detail="claimed complete over an unrecovered failure"
+                />
+              </dl>
+              <div class="charts-row">
+                <Chart
+                  title="Coverage distribution (reports by share of the task covered)"
+                  testId="coverage-distribution"
+                  kind="bar"
+                  x={buckets.map(([bucket]) => `${bucket}%`)}
+                  series={[{ name: 'reports', values: buckets.map(([, n]) => n) }]}
+                />
+                <Chart
+                  title="Partial and failed reports missing each element"
+                  testId="missing-elements"
+                  kind="bar"
+                  x={missing.map(([element]) => labelOf(element))}
+                  series={[{ name: 'reports missing it', values: missing.map(([, n]) => n) }]}
+                />
+              </div>
+              <Chart
+                title="Mean coverage over time"
+                testId="coverage-over-time"
+                kind="line"
+                time
+                percent
+                x={bucketsOf(series)}
+                series={[seriesOf(series, 'mean coverage', (p) => p.meanCoverage)]}
+              />
+            </>
+          );
+        }}
+      </Await>
+    </section>
+  );
+}

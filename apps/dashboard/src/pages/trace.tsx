@@ -1,0 +1,211 @@
+import type { TimelineItem, TimelineRun, TraceTimeline } from '@errata/domain';
+import { useEffect } from 'preact/hooks';
+import { PageHeader } from '../components/figures';
+import { Link } from '../components/link';
+import { Await } from '../components/states';
+import { formatClock, formatCount, formatDuration, labelOf } from '../format';
+import { withQuery } from '../route';
+import { useApi } from '../use-api';
+
+const runLabel = (run: TimelineRun): string =>
+  run.agentName ??
+  run.agentId ??
+  (run.runId.startsWith('trace:') ? 'Trace without an agent span' : run.runId);
+
+/** The runs in coordinator → subagent order, each with its depth. */
+function runTree(runs: readonly TimelineRun[]): { run: TimelineRun; depth: number }[] {
+  const ids = new Set(runs.map((run) => run.runId));
+  const children = new Map<string | null, TimelineRun[]>();
+  for (const run of runs) {
+    const parent = run.parentRunId !== null && ids.has(run.parentRunId) ? run.parentRunId : null;
+    children.set(parent, [...(children.get(parent) ?? []), run]);
+  }
+  const ordered: { run: TimelineRun; depth: number }[] = [];
+  const visit = (parent: string | null, depth: number) => {
+    for (const run of children.get(parent) ?? []) {
+      ordered.push({ run, depth });
+      visit(run.runId, depth + 1);
+    }
+  };
+  visit(null, 0);
+  return ordered;
+}
+
+export function TracePage({ traceId, query }: { traceId: string; query: URLSearchParams }) {
+  const timeline = useApi<TraceTimeline>(`/api/v1/traces/${encodeURIComponent(traceId)}`);
+  const focused = query.get('span');
+  useEffect(() => {
+    if (timeline.state !== 'ready' || focused === null) return;
+    document.getElementById(`span-${focused}`)?.scrollIntoView({ block: 'center' });
+  }, [timeline.state, focused]);
+  return (
+    <section aria-labelledby="page-title">
+      <p class="breadcrumb">
+        <a href="#" onClick={(e) => (e.preventDefault(), history.back())}>
+          ← Back
+        </a>
+      </p>
+      {timeline.state !== 'ready' && <PageHeader title="Run timeline" />}
+      <Await loaded={timeline} what="the run timeline" retry={timeline.retry}>
+        {(timeline) => {
+          const tree = runTree(timeline.runs);
+          const requested = query.get('run');
+          const selected =
+            timeline.runs.find((run) => run.runId === requested) ??
+            timeline.runs.find((run) =>
+              timeline.items.some((item) => item.runId === run.runId && item.spanId === focused),
+            ) ??
+            tree[0]?.run;
+          const items = timeline.items.filter((item) => item.runId === selected?.runId);
+          const byId = new Map(timeline.items.map((item) => [item.spanId, item]));
+          return (
+            <>
+              <PageHeader title={`Run timeline: ${selected ? runLabel(selected) : traceId}`}>
+                Trace <code>{timeline.traceId}</code> · {formatCount(timeline.runs.length)} agent run
+                {timeline.runs.length === 1 ? '' : 's'} · {formatCount(timeline.items.length)} calls,
+                escalations and reports
+              </PageHeader>
+              <div class="trace-layout">
+                <nav aria-label="Agent runs in this trace" class="run-list">
+                  <ul>
+                    {tree.map(({ run, depth }) => (
+                      <li key={run.runId} style={{ paddingLeft: `${depth * 1.25}rem` }}>
+                        <Link
+                          href={location.pathname + withQuery(query, { run: run.runId })}
+                          aria-current={run.runId === selected?.runId ? 'true' : undefined}
+                        >
+                          <span class={`tag tag-${run.isSubagent ? 'subagent' : 'coordinator'}`}>
+                            {run.role ?? (run.isSubagent ? 'subagent' : 'run')}
+                          </span>{' '}
+                          {runLabel(run)}
+                          <span class="muted">
+                            {' '}
+                            · {formatCount(
+                              timeline.items.filter((item) => item.runId === run.runId).length,
+                            )}{' '}
+                            items
+                          </span>
+                        </Link>
+                      </li>
+                    ))}
+                  </ul>
+                </nav>
+                <ol
+                  class="timeline"
+                  aria-label="Calls, retries, escalations and reports in start order"
+                  data-run={selected?.runId}
+                >
+                  {items.map((item) => (
+                    <TimelineEntry
+                      key={item.spanId}
+                      item={item}
+                      focused={item.spanId === focused}
+                      byId={byId}
+                    />
+                  ))}
+                </ol>
+              </div>
+            </>
+          );
+        }}
+      </Await>
+    </section>
+  );
+}
+
+function TimelineEntry({
+  item,
+  focused,
+  byId,
+}: {
+  item: TimelineItem;
+  focused: boolean;
+  byId: Map<string, TimelineItem>;
+}) {
+  const anchor = (spanId: string) => {
+    const target = byId.get(spanId);
+    const label = target?.kind === 'call' ? `${target.tool} at ${formatClock(target.startTime)}` : spanId;
+    return <a href={`#span-${spanId}`}>{label}</a>;
+  };
+  const common = {
+    id: `span-${item.spanId}`,
+    'data-span': item.spanId,
+    'data-kind': item.kind,
+    class: `entry entry-${item.kind}${focused ? ' focused' : ''}`,
+    'aria-current': focused ? ('true' as const) : undefined,
+    tabIndex: focused ? 0 : undefined,
+  };
+  if (item.kind === 'call') {
+    return (
+      <li {...common} data-outcome={item.outcome}>
+        <time dateTime={item.startTime}>{formatClock(item.startTime)}</time>
+        <div class="entry-body">
+          <p class="entry-title">
+            <strong>{item.tool}</strong> <span class="muted">on {item.server ?? 'unknown server'}</span>{' '}
+            <span class={`tag tag-outcome-${item.outcome}`}>{labelOf(item.outcome)}</span>
+            {item.category && <span class="tag">{labelOf(item.category)}</span>}
+            {item.misclassified && (
+              <span class={`tag tag-${item.misclassified}`}>{labelOf(item.misclassified)}</span>
+            )}
+            <span class="muted"> · {formatDuration(Math.round(item.durationMs))}</span>
+          </p>
+          {item.retry && (
+            <p class={item.retry.wasted ? 'retry wasted' : 'retry'}>
+              ↻ {item.retry.wasted ? 'Wasted retry' : 'Retry'} ({labelOf(item.retry.label)}) of{' '}
+              {anchor(item.retry.of)}
+            </p>
+          )}
+          {item.chainRecovered === false && !item.retry && <p class="warning">This chain never recovered.</p>}
+          {item.findings.length > 0 && <p class="muted">Findings: {item.findings.map(labelOf).join(', ')}</p>}
+          {item.escalationsCaused > 0 && (
+            <p class="muted">Led to {formatCount(item.escalationsCaused)} escalation(s)</p>
+          )}
+          {item.text !== null && <q class="sample-text">{item.text}</q>}
+        </div>
+      </li>
+    );
+  }
+  if (item.kind === 'escalation') {
+    return (
+      <li {...common}>
+        <time dateTime={item.startTime}>{formatClock(item.startTime)}</time>
+        <div class="entry-body">
+          <p class="entry-title">
+            <strong>Escalated to {item.target}</strong>
+            {item.avoidable && <span class="tag tag-avoidable">avoidable: {labelOf(item.avoidable)}</span>}
+          </p>
+          <p class="muted">
+            {item.attributedTo ? (
+              <>
+                Caused by {anchor(item.attributedTo)}
+                {item.category ? ` (${labelOf(item.category)})` : ''}
+              </>
+            ) : (
+              'Not attributed to a failed call'
+            )}
+          </p>
+        </div>
+      </li>
+    );
+  }
+  return (
+    <li {...common}>
+      <time dateTime={item.startTime}>{formatClock(item.startTime)}</time>
+      <div class="entry-body">
+        <p class="entry-title">
+          <strong>Subagent report: {item.status}</strong>
+          {item.completed !== null && item.total !== null && (
+            <span class="muted">
+              {' '}
+              · {formatCount(item.completed)} of {formatCount(item.total)} done
+            </span>
+          )}
+          {item.silentPartial && <span class="tag tag-failureAsEmpty">silent partial</span>}
+        </p>
+        {item.missingElements.length > 0 && (
+          <p class="warning">Missing: {item.missingElements.map(labelOf).join(', ')}</p>
+        )}
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,49 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError, getJson, keyRejected, type Params } from './api';
+
+export type Loaded<T> =
+  | { readonly state: 'loading' }
+  | { readonly state: 'error'; readonly error: ApiError }
+  | { readonly state: 'ready'; readonly data: T };
+
+/** GETs `path` whenever it or its parameters change; a 401 sends the user back to sign in. */
+export function useApi<T>(path: string | null, params: Params = {}): Loaded<T> & { retry: () => void } {
+  const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
+  const [attempt, setAttempt] = useState(0);
+  const key = path === null ? null : `${path}?${JSON.stringify(params)}`;
+  useEffect(() => {
+    if (path === null) return;
+    const controller = new AbortController();
+    setLoaded({ state: 'loading' });
+    getJson<T>(path, params, undefined, controller.signal).then(
+      (data) => setLoaded({ state: 'ready', data }),
+      (error: unknown) => {
+        if (controller.signal.aborted) return;
+        if (error instanceof ApiError && error.status === 401) keyRejected();
+        setLoaded({
+          state: 'error',
+          error: error instanceof ApiError ? error : new ApiError(0, String(error)),
+        });
+      },
+    );
+    return () => controller.abort(); // `key` stands for path and params, compared by value
+  }, [key, attempt]);
+  const retry = useCallback(() => setAttempt((n) => n + 1), []);
+  return { ...loaded, retry };
+}
+
+/** Several requests as one: ready when all are, the first error otherwise. */
+export function all<T extends Record<string, Loaded<unknown>>>(
+  parts: T,
+): Loaded<{ [K in keyof T]: T[K] extends Loaded<infer D> ? D : never }> {
+  const values = Object.values(parts);
+  const failed = values.find((part) => part.state === 'error');
+  if (failed) return failed as Loaded<never>;
+  if (values.some((part) => part.state === 'loading')) return { state: 'loading' };
+  return {
+    state: 'ready',
+    data: Object.fromEntries(
+      Object.entries(parts).map(([name, part]) => [name, (part as { data: unknown }).data]),
+    ) as never,
+  };
+}

@@ -1,0 +1,29 @@
+import { BadRequestException, Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
+import { ApiReadKey } from '../http/openapi';
+import type { Principal } from '../services/api-key.service';
+import { TraceTimelineService } from '../services/trace-timeline.service';
+
+const TRACE_ID = /^[0-9a-f]{32}$/;
+
+@ApiTags('traces')
+@ApiReadKey()
+@Controller('api/v1/traces')
+@UseGuards(ApiKeyGuard)
+@RequireScope('read')
+export class TracesController {
+  constructor(private readonly timelines: TraceTimelineService) {}
+
+  @Get(':traceId')
+  @ApiOperation({
+    summary: "One trace's agent runs with their calls, retries, escalations and subagent reports, in order",
+  })
+  @ApiParam({ name: 'traceId', description: 'A trace id (32 lowercase hex digits)' })
+  get(@CurrentPrincipal() principal: Principal, @Param('traceId') traceId: string) {
+    if (!TRACE_ID.test(traceId)) {
+      throw new BadRequestException(`"${traceId}" is not a trace id (32 lowercase hex digits)`);
+    }
+    return this.timelines.timeline(principal.projectId, traceId);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The reports' headline figures per time bucket, for charts. Each point is shaped by the reports' own shapers
+ * from the sums of its bucket, so a point equals what the reports answer for that bucket's window. Pure.
+ */
+import { COVERAGE_CALL_MEASURES, subagentCoverageFromSums } from './subagent-coverage-report';
+import { ESCALATION_MEASURES, escalationsFromSums } from './escalation-report';
+import type { CallMeasure, CallSums, ReportSums } from './report-contributions';
+import { RETRY_WASTE_MEASURES, retryWasteFromSums } from './retry-waste-report';
+
+/** The call measures `seriesPointFromSums` reads. */
+export const SERIES_CALL_MEASURES: readonly CallMeasure[] = [
+  ...new Set<CallMeasure>([...RETRY_WASTE_MEASURES, ...ESCALATION_MEASURES, ...COVERAGE_CALL_MEASURES]),
+];
+
+export interface SeriesPoint {
+  /** The bucket's window: whole hours or days, clipped to the requested window at its edges. */
+  readonly from: string;
+  readonly to: string;
+  readonly calls: number;
+  readonly failures: number;
+  /** failures / calls; null without calls. */
+  readonly failureRate: number | null;
+  readonly retries: number;
+  readonly wastedRetries: number;
+  readonly wastedMs: number;
+  readonly unrecoveredChains: number;
+  readonly escalations: number;
+  readonly avoidableEscalations: number;
+  readonly subagentReports: number;
+  readonly meanCoverage: number | null;
+  /** Wasted retries by the retried call's category; categories without retries are left out. */
+  readonly wastedRetriesByCategory: Readonly<Record<string, number>>;
+  readonly wastedMsByCategory: Readonly<Record<string, number>>;
+}
+
+export function seriesPointFromSums(
+  window: { readonly from: Date; readonly to: Date },
+  calls: readonly CallSums[],
+  reports: readonly ReportSums[],
+): SeriesPoint {
+  const retryWaste = retryWasteFromSums(calls, 'category');
+  const { totals: escalations } = escalationsFromSums(calls);
+  const coverage = subagentCoverageFromSums(reports, calls);
+  const callCount = retryWaste.totals.calls;
+  return {
+    from: window.from.toISOString(),
+    to: window.to.toISOString(),
+    calls: callCount,
+    failures: escalations.failures,
+    failureRate: callCount === 0 ? null : escalations.failures / callCount,
+    retries: retryWaste.totals.retries,
+    wastedRetries: retryWaste.totals.wastedRetries,
+    wastedMs: retryWaste.totals.wastedMs,
+    unrecoveredChains: retryWaste.totals.unrecoveredChains,
+    escalations: escalations.escalations,
+    avoidableEscalations: escalations.avoidable,
+    subagentReports: coverage.reports,
+    meanCoverage: coverage.meanCoverage,
+    wastedRetriesByCategory: Object.fromEntries(
+      retryWaste.groups.filter((g) => g.retries > 0).map((g) => [g.key, g.wastedRetries]),
+    ),
+    wastedMsByCategory: Object.fromEntries(
+      retryWaste.groups.filter((g) => g.retries > 0).map((g) => [g.key, g.wastedMs]),
+    ),
+  };
+}

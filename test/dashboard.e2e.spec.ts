@@ -1,0 +1,495 @@
+/**
+ * The dashboard in a real browser: Debian's chromium driven by playwright-core against a real Errata (PostgreSQL)
+ * seeded by the demo agent (`npm run demo`: real MCP servers, @errata/sdk, OTLP ingest). Every page renders, its
+ * figures equal the REST API's for the same window and filters, filters change the URL and the data, and a run
+ * timeline opens from a misclassified sample. Screenshots go to artifacts/dashboard/.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
+import { ApiKeyService } from '../apps/server/src/services/api-key.service';
+import { artifactDir, launchChromium } from './support/browser';
+import { startTestServer, type TestServer } from './support/server';
+
+const DEMO = join(__dirname, '../apps/demo-agent/dist/main.js');
+const SCREENSHOTS = artifactDir('dashboard');
+
+function seedWithDemo(server: TestServer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [DEMO],
+      {
+        env: {
+          ...process.env,
+          ERRATA_URL: server.url,
+          ERRATA_INGEST_KEY: server.ingestKey,
+          ERRATA_READ_KEY: server.readKey,
+          DEMO_EPISODES: '1',
+        },
+        timeout: 60_000,
+      },
+      (error, _stdout, stderr) => (error ? reject(new Error(`demo failed: ${stderr}`)) : resolve()),
+    );
+  });
+}
+
+interface Window {
+  readonly from: string;
+  readonly to: string;
+}
+
+describe('dashboard (chromium)', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    server = await startTestServer('postgres');
+    await seedWithDemo(server);
+    await server.catchUp();
+    browser = await launchChromium();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  beforeAll(async () => {
+    context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    context.setDefaultTimeout(10_000);
+    page = await context.newPage();
+    await page.goto(`${server.url}/`);
+    await page.getByLabel('Read key').fill(server.readKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  });
+
+  async function api<T>(path: string, params: Record<string, string | null> = {}): Promise<T> {
+    const search = new URLSearchParams(
+      Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== null),
+    );
+    const response = await fetch(`${server.url}/api/v1/${path}?${search}`, {
+      headers: { authorization: `Bearer ${server.readKey}` },
+    });
+    expect(response.status, `${path} ${await response.clone().text()}`).toBe(200);
+    return (await response.json()) as T;
+  }
+
+  /** The window the page asked the API about, as it shows it. */
+  async function shownWindow(): Promise<Window> {
+    const window = page.locator('.window');
+    return { from: (await window.getAttribute('data-from'))!, to: (await window.getAttribute('data-to'))! };
+  }
+
+  async function visit(path: string, heading: string): Promise<void> {
+    await page.goto(`${server.url}${path}`);
+    await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+    await page.locator('[role=status][aria-busy=true]').first().waitFor({ state: 'detached' });
+  }
+
+  const statValue = async (id: string): Promise<string> =>
+    (await page.locator(`[data-stat="${id}"] dd`).getAttribute('data-value'))!;
+
+  const screenshot = (name: string) =>
+    page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+  /** Each row's key and its numeric cells' raw values, as the page shows them. */
+  async function tableRows(name: string): Promise<Record<string, string[]>> {
+    return page
+      .locator(`[data-table="${name}"] tbody tr`)
+      .evaluateAll((rows) =>
+        Object.fromEntries(
+          rows.map((row) => [
+            row.getAttribute('data-key') ?? '',
+            Array.from(row.querySelectorAll('td[data-value]')).map(
+              (cell) => cell.getAttribute('data-value') ?? '',
+            ),
+          ]),
+        ),
+      );
+  }
+
+  async function chartSeries(name: string): Promise<Record<string, (number | null)[]>> {
+    const figure = page.locator(`[data-chart="${name}"]`);
+    await expect(figure.locator('canvas').count()).resolves.toBeGreaterThan(0);
+    return JSON.parse((await figure.getAttribute('data-series'))!) as Record<string, (number | null)[]>;
+  }
+
+  const sum = (values: readonly (number | null)[]) => values.reduce<number>((a, b) => a + (b ?? 0), 0);
+
+  it('keeps the read key in session storage, never in the URL, and asks again for a wrong one', async () => {
+    expect(page.url()).not.toContain(server.readKey);
+    expect(await page.evaluate(() => sessionStorage.getItem('errata.readKey'))).toBe(server.readKey);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+
+    const stranger = await browser.newPage();
+    stranger.setDefaultTimeout(10_000);
+    await stranger.goto(`${server.url}/retry-waste`);
+    await stranger.getByLabel('Read key').fill('not-a-key');
+    await stranger.getByRole('button', { name: 'Sign in' }).click();
+    await stranger.getByRole('alert').filter({ hasText: 'does not know this key' }).waitFor();
+    await stranger.getByLabel('Read key').fill(server.ingestKey);
+    await stranger.getByRole('button', { name: 'Sign in' }).click();
+    await stranger.getByRole('alert').filter({ hasText: 'read scope' }).waitFor();
+    await stranger.screenshot({ path: join(SCREENSHOTS, 'sign-in.png') });
+    await stranger.close();
+  });
+
+  it('overview: every headline figure equals the REST reports, each with its time series', async () => {
+    await visit('/', 'Overview');
+    const window = await shownWindow();
+    const [retryWaste, escalations, coverage, series] = await Promise.all([
+      api<{ totals: Record<string, number> }>('reports/retry-waste', { ...window }),
+      api<{ totals: Record<string, number> }>('reports/escalations', { ...window }),
+      api<{ meanCoverage: number | null; reports: number }>('reports/subagent-coverage', { ...window }),
+      api<{ points: { calls: number; wastedRetries: number; wastedMs: number }[] }>('reports/timeseries', {
+        ...window,
+      }),
+    ]);
+    expect(retryWaste.totals['calls']).toBeGreaterThan(0);
+    expect(await statValue('calls')).toBe(String(retryWaste.totals['calls']));
+    expect(Number(await statValue('failure-rate'))).toBeCloseTo(
+      escalations.totals['failures']! / retryWaste.totals['calls']!,
+      12,
+    );
+    expect(await statValue('wasted-retries')).toBe(String(retryWaste.totals['wastedRetries']));
+    expect(await statValue('wasted-ms')).toBe(String(retryWaste.totals['wastedMs']));
+    expect(await statValue('avoidable-escalations')).toBe(String(escalations.totals['avoidable']));
+    expect(Number(await statValue('subagent-coverage'))).toBeCloseTo(coverage.meanCoverage!, 12);
+    expect(await page.locator('[data-stat="calls"] dd').textContent()).toBe(
+      retryWaste.totals['calls']!.toLocaleString('en-US'),
+    );
+
+    // The series add up to the window's totals: the buckets tile the window.
+    expect(sum((await chartSeries('calls'))['calls']!)).toBe(retryWaste.totals['calls']);
+    expect(sum((await chartSeries('wasted-retries'))['wasted retries']!)).toBe(
+      retryWaste.totals['wastedRetries'],
+    );
+    expect(sum(series.points.map((p) => p.wastedMs))).toBe(retryWaste.totals['wastedMs']);
+    for (const chart of ['failure-rate', 'wasted-ms', 'avoidable-escalations', 'subagent-coverage']) {
+      expect(Object.keys(await chartSeries(chart)).length).toBeGreaterThan(0);
+    }
+    await screenshot('overview');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot('overview-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('retry waste: groups and reasons equal the report, groupBy and filters go into the URL and change the data', async () => {
+    await visit('/retry-waste', 'Retry waste');
+    let window = await shownWindow();
+    const byCategory = await api<{
+      groups: {
+        key: string;
+        retries: number;
+        wastedRetries: number;
+        wastedMs: number;
+        unrecoveredChains: number;
+      }[];
+    }>('reports/retry-waste', { ...window, groupBy: 'category' });
+    const expectedRows = (groups: typeof byCategory.groups) =>
+      Object.fromEntries(
+        groups.map((g) => [g.key, [g.retries, g.wastedRetries, g.wastedMs, g.unrecoveredChains].map(String)]),
+      );
+    expect(await tableRows('retry-groups')).toEqual(expectedRows(byCategory.groups));
+    const stacked = await chartSeries('wasted-by-category');
+    for (const group of byCategory.groups.filter((g) => g.retries > 0)) {
+      expect(sum(stacked[group.key]!)).toBe(group.wastedRetries);
+    }
+    await screenshot('retry-waste');
+
+    await page
+      .getByRole('group', { name: 'Group retries by' })
+      .getByRole('button', { name: 'server' })
+      .click();
+    await page.waitForURL(/groupBy=server/);
+    await page.getByRole('heading', { name: 'By server' }).waitFor();
+    window = await shownWindow();
+    const byServer = await api<{ groups: typeof byCategory.groups }>('reports/retry-waste', {
+      ...window,
+      groupBy: 'server',
+    });
+    expect(await tableRows('retry-groups')).toEqual(expectedRows(byServer.groups));
+
+    const allServersCalls = Number(await statValue('calls'));
+    await page.getByLabel('Server', { exact: true }).selectOption('support-desk');
+    await page.waitForURL(/server=support-desk/);
+    await page.locator('[data-table="retry-groups"]').waitFor();
+    window = await shownWindow();
+    const filtered = await api<{ totals: Record<string, number>; groups: typeof byCategory.groups }>(
+      'reports/retry-waste',
+      { ...window, groupBy: 'server', server: 'support-desk' },
+    );
+    expect(await statValue('calls')).toBe(String(filtered.totals['calls']));
+    expect(filtered.totals['calls']).toBeLessThan(allServersCalls);
+    expect(Object.keys(await tableRows('retry-groups'))).toEqual(['support-desk']);
+
+    // The URL alone reproduces the view: a colleague opens the link, signs in (the key is per tab), and sees it.
+    const shared = await context.newPage();
+    await shared.goto(page.url());
+    await shared.getByLabel('Read key').fill(server.readKey);
+    await shared.getByRole('button', { name: 'Sign in' }).click();
+    await shared.getByRole('heading', { name: 'By server' }).waitFor();
+    expect(shared.url()).toBe(page.url());
+    expect(await shared.getByLabel('Server', { exact: true }).inputValue()).toBe('support-desk');
+    await shared.close();
+
+    await page.getByLabel('Time range', { exact: true }).selectOption('7d');
+    await page.waitForURL(/range=7d/);
+    await page.getByLabel('Tool', { exact: true }).selectOption('lookup_order');
+    await page.waitForURL(/tool=lookup_order/);
+    await page.locator('[data-stat="calls"]').waitFor();
+    window = await shownWindow();
+    expect(Date.parse(window.to) - Date.parse(window.from)).toBe(7 * 24 * 3_600_000);
+    const tool = await api<{ totals: Record<string, number> }>('reports/retry-waste', {
+      ...window,
+      server: 'support-desk',
+      tool: 'lookup_order',
+    });
+    expect(await statValue('calls')).toBe(String(tool.totals['calls']));
+    expect(tool.totals['calls']).toBeLessThan(filtered.totals['calls']!);
+  });
+
+  it('misclassified results: the table equals the report, and a sample opens its run timeline', async () => {
+    await visit('/misclassified', 'Misclassified results');
+    const window = await shownWindow();
+    const report = await api<{
+      totals: Record<string, number>;
+      groups: {
+        server: string | null;
+        tool: string;
+        calls: number;
+        emptyAsError: number;
+        failureAsEmpty: number;
+        samples: { traceId: string; spanId: string; runId: string }[];
+      }[];
+    }>('reports/misclassified-results', { ...window });
+    expect(report.groups.length).toBeGreaterThan(0);
+    expect(await statValue('empty-as-error')).toBe(String(report.totals['emptyAsError']));
+    expect(await statValue('failure-as-empty')).toBe(String(report.totals['failureAsEmpty']));
+    expect(await tableRows('misclassified')).toEqual(
+      Object.fromEntries(
+        report.groups.map((g) => [
+          `${g.server ?? ''}/${g.tool}`,
+          [g.calls, g.emptyAsError, g.failureAsEmpty].map(String),
+        ]),
+      ),
+    );
+    await screenshot('misclassified');
+
+    const sample = report.groups[0]!.samples[0]!;
+    await page.locator(`[data-sample="${sample.spanId}"]`).click();
+    await page.waitForURL(new RegExp(`/traces/${sample.traceId}\\?`));
+    await page.getByRole('heading', { name: /^Run timeline/, level: 1 }).waitFor();
+    const focused = page.locator('.timeline [aria-current="true"]');
+    expect(await focused.getAttribute('data-span')).toBe(sample.spanId);
+
+    const timeline = await api<{
+      items: { spanId: string; runId: string; kind: string }[];
+      runs: { runId: string }[];
+    }>(`traces/${sample.traceId}`);
+    const shownRun = await page.locator('.timeline').getAttribute('data-run');
+    expect(shownRun).toBe(sample.runId);
+    const shownSpans = await page
+      .locator('.timeline > li')
+      .evaluateAll((items) => items.map((li) => li.getAttribute('data-span')));
+    expect(shownSpans).toEqual(
+      timeline.items.filter((item) => item.runId === sample.runId).map((item) => item.spanId),
+    );
+    await screenshot('run-timeline');
+
+    // Every run of the trace is listed; choosing another one shows its items.
+    const links = page.getByRole('navigation', { name: 'Agent runs in this trace' }).getByRole('link');
+    expect(await links.count()).toBe(timeline.runs.length);
+  });
+
+  it('escalations: totals and categories equal the report', async () => {
+    await visit('/escalations', 'Escalations');
+    const window = await shownWindow();
+    const report = await api<{
+      totals: Record<string, number>;
+      byCategory: {
+        category: string;
+        failures: number;
+        escalations: number;
+        avoidable: number;
+        rate: number | null;
+      }[];
+      byTarget: Record<string, number>;
+    }>('reports/escalations', { ...window });
+    for (const figure of ['failures', 'escalations', 'attributed', 'avoidable']) {
+      expect(await statValue(figure)).toBe(String(report.totals[figure]));
+    }
+    expect(await tableRows('escalations-by-category')).toEqual(
+      Object.fromEntries(
+        report.byCategory
+          .filter((row) => row.failures > 0 || row.escalations > 0)
+          .map((row) => [
+            row.category,
+            [row.failures, row.escalations, row.avoidable, row.rate ?? ''].map(String),
+          ]),
+      ),
+    );
+    expect((await chartSeries('targets'))['escalations']).toEqual(Object.values(report.byTarget));
+    await screenshot('escalations');
+  });
+
+  it('subagent coverage: figures, distribution and missing elements equal the report', async () => {
+    await visit('/subagents', 'Subagent coverage');
+    const window = await shownWindow();
+    const report = await api<{
+      reports: number;
+      meanCoverage: number | null;
+      silentPartials: number;
+      coverageDistribution: Record<string, number>;
+      missingElements: Record<string, number>;
+    }>('reports/subagent-coverage', { ...window });
+    expect(report.reports).toBeGreaterThan(0);
+    expect(await statValue('reports')).toBe(String(report.reports));
+    expect(await statValue('silent-partials')).toBe(String(report.silentPartials));
+    expect(Number(await statValue('mean-coverage'))).toBeCloseTo(report.meanCoverage!, 12);
+    const inOrder = ['0-25', '25-50', '50-75', '75-100', '100'].map(
+      (bucket) => report.coverageDistribution[bucket],
+    );
+    expect((await chartSeries('coverage-distribution'))['reports']).toEqual(inOrder);
+    expect((await chartSeries('missing-elements'))['reports missing it']).toEqual(
+      Object.values(report.missingElements),
+    );
+    await screenshot('subagents');
+  });
+
+  it('servers: a grade per server and tool, as the scorecard gives them', async () => {
+    await visit('/servers', 'Servers');
+    const window = await shownWindow();
+    const scorecard = await api<{
+      servers: {
+        server: string | null;
+        grade: string;
+        calls: number;
+        tools: { tool: string; grade: string; calls: number }[];
+      }[];
+    }>('servers', { ...window });
+    for (const server of scorecard.servers) {
+      const row = page.locator(`tr.server-row[data-key="${server.server ?? ''}"]`);
+      expect(await row.locator('[data-grade]').getAttribute('data-grade')).toBe(server.grade);
+      expect(await row.locator('td[data-value]').first().getAttribute('data-value')).toBe(
+        String(server.calls),
+      );
+      for (const tool of server.tools) {
+        const toolRow = page.locator(`tr.tool-row[data-key="${server.server ?? ''}/${tool.tool}"]`);
+        expect(await toolRow.locator('[data-grade]').getAttribute('data-grade')).toBe(tool.grade);
+      }
+    }
+    await screenshot('servers');
+  });
+
+  it('findings: the list equals the API, and a finding shows its suggested contract and fix status', async () => {
+    await visit('/findings', 'Findings');
+    const window = await shownWindow();
+    const list = await api<{ total: number; findings: { id: string; count: number }[] }>('findings', {
+      ...window,
+      limit: '50',
+    });
+    expect(list.total).toBeGreaterThan(0);
+    const rows = await tableRows('findings');
+    expect(Object.keys(rows)).toEqual(list.findings.map((f) => f.id));
+    for (const finding of list.findings) expect(rows[finding.id]![0]).toBe(String(finding.count));
+    await screenshot('findings');
+
+    await page.getByLabel('Rule', { exact: true }).selectOption('empty-as-error');
+    await page.waitForURL(/rule=empty-as-error/);
+    await page.locator('[data-table="findings"]').waitFor();
+    const ruled = await api<{ findings: { id: string }[] }>('findings', {
+      ...(await shownWindow()),
+      rule: 'empty-as-error',
+    });
+    expect(Object.keys(await tableRows('findings'))).toEqual(ruled.findings.map((f) => f.id));
+
+    const first = ruled.findings[0]!;
+    await page.locator(`tr[data-key="${first.id}"] a`).click();
+    await page.waitForURL(new RegExp(`/findings/${first.id}`));
+    await page.getByRole('heading', { name: 'Suggested contract' }).waitFor();
+    const detail = await api<{
+      count: number;
+      suggestedContract: { summary: string; handler: string };
+      fix: unknown;
+    }>(`findings/${first.id}`, { ...(await shownWindow()) });
+    expect(await statValue('count')).toBe(String(detail.count));
+    expect(await page.locator('.lede').textContent()).toBe(detail.suggestedContract.summary);
+    expect(await page.locator('.copy-block code').last().textContent()).toBe(
+      detail.suggestedContract.handler,
+    );
+    expect(await page.locator('.fix-status').getAttribute('data-fix-state')).toBe('none');
+    await screenshot('finding');
+  });
+
+  it('shows an error state with the reason for an unknown finding, and a loading state while data is on its way', async () => {
+    await visit('/findings/0123456789abcdef0123', 'Finding');
+    await page.getByRole('heading', { name: 'Not found', level: 2 }).waitFor();
+    await expect(page.locator('.error-message').textContent()).resolves.toContain(
+      'no finding 0123456789abcdef0123',
+    );
+    await screenshot('error-state');
+
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/v1/reports/escalations*', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${server.url}/escalations`);
+    const loading = page.getByRole('status').filter({ hasText: 'Loading escalations' });
+    await loading.waitFor();
+    await screenshot('loading-state');
+    release();
+    await loading.waitFor({ state: 'detached' });
+    await page.unroute('**/api/v1/reports/escalations*');
+  });
+
+  it('keyboard: a skip link, then every view reachable by Tab and Enter; controls carry labels', async () => {
+    await visit('/', 'Overview');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    let reached = false;
+    for (let i = 0; i < 12 && !reached; i++) {
+      await page.keyboard.press('Tab');
+      reached = (await page.evaluate(() => document.activeElement?.textContent)) === 'Escalations';
+    }
+    expect(reached).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Escalations', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/escalations');
+    for (const label of ['Time range', 'Server', 'Tool']) {
+      expect(await page.getByLabel(label, { exact: true }).count()).toBe(1);
+    }
+  });
+
+  it('a project without data sees how to send some: SDK and plain-OTel snippets to copy', async () => {
+    const empty = await server.app.get(ProjectRepository).ensureProject('dashboard-empty');
+    const { key } = await server.app.get(ApiKeyService).create(empty.id, 'read', 'cli');
+    const fresh = await context.browser()!.newPage();
+    fresh.setDefaultTimeout(10_000);
+    await fresh.goto(`${server.url}/`);
+    await fresh.getByLabel('Read key').fill(key);
+    await fresh.getByRole('button', { name: 'Sign in' }).click();
+    await fresh.getByRole('heading', { name: 'No tool calls yet' }).waitFor();
+    const snippets = await fresh.locator('.copy-block code').allTextContents();
+    expect(snippets.join('\n')).toContain(`startErrata({ endpoint: '${server.url}'`);
+    expect(snippets.join('\n')).toContain(`OTEL_EXPORTER_OTLP_ENDPOINT=${server.url}`);
+    expect(await fresh.getByRole('button', { name: /^Copy: / }).count()).toBe(3);
+    await fresh.screenshot({ path: join(SCREENSHOTS, 'empty-state.png'), fullPage: true });
+    await fresh.close();
+  });
+
+  it('a key that stops working sends the user back to sign in, with a note', async () => {
+    await page.evaluate(() => sessionStorage.setItem('errata.readKey', 'revoked-key'));
+    await page.goto(`${server.url}/servers`);
+    await page.getByRole('heading', { name: 'Sign in to Errata' }).waitFor();
+    await expect(page.getByRole('status').first().textContent()).resolves.toContain('did not accept');
+    expect(await page.evaluate(() => sessionStorage.getItem('errata.readKey'))).toBeNull();
+  });
+});
