@@ -233,10 +233,13 @@ describe('reports from rollups', () => {
         fc.constantFrom('hour', 'day'),
         fc.constantFrom(null, 'support', 'research'),
         fc.constantFrom(null, 'server-0', 'server-1'),
-        async (from, lengthMs, step, agent, byServer) => {
+        fc.constantFrom('category' as const, 'server' as const, 'tool' as const),
+        async (from, lengthMs, step, agent, byServer, groupBy) => {
           const to = new Date(from.getTime() + lengthMs);
           const filter = { from, to, agent, server: byServer };
-          const series = (await api(`reports/timeseries?${query(filter)}&step=${step}`)) as {
+          const series = (await api(
+            `reports/timeseries?${query(filter)}&step=${step}&groupBy=${groupBy}`,
+          )) as {
             points: { from: string; to: string }[];
           };
           const inWindow = await contributionsIn(filter);
@@ -252,11 +255,8 @@ describe('reports from rollups', () => {
               findings: [],
               reports: inBucket(inWindow.reports),
             });
-            return seriesPointFromSums(
-              { from: new Date(start), to: new Date(end) },
-              sums.calls,
-              sums.reports,
-            );
+            const window = { from: new Date(start), to: new Date(end) };
+            return seriesPointFromSums(window, sums.calls, sums.reports, groupBy);
           });
           expect(series.points).toEqual(JSON.parse(JSON.stringify(expected)));
           expect(series.points[0]!.from).toBe(from.toISOString());

@@ -27,8 +27,12 @@ describe('seriesPointFromSums', () => {
       avoidableEscalations: 0,
       subagentReports: 0,
       meanCoverage: null,
-      wastedRetriesByCategory: { transient: 0, validation: 1 },
-      wastedMsByCategory: { transient: 0, validation: 100 },
+      wastedRetriesBy: { transient: 0, validation: 1 },
+      wastedMsBy: { transient: 0, validation: 100 },
+    });
+    expect(seriesPointFromSums(window, sums.calls, sums.reports, 'tool').wastedRetriesBy).toEqual({
+      'support-server/lookup_order': 0,
+      'support-server/refund': 1,
     });
   });
 
@@ -38,7 +42,7 @@ describe('seriesPointFromSums', () => {
       calls: 0,
       failureRate: null,
       meanCoverage: null,
-      wastedRetriesByCategory: {},
+      wastedRetriesBy: {},
     });
   });
 });

@@ -1,11 +1,12 @@
 /**
- * The reports' headline figures per time bucket, for charts. Each point is shaped by the reports' own shapers
+ * The reports' headline figures per time bucket, for charts, with wasted retries broken down as the retry-waste
+ * report groups them. Each point is shaped by the reports' own shapers
  * from the sums of its bucket, so a point equals what the reports answer for that bucket's window. Pure.
  */
 import { COVERAGE_CALL_MEASURES, subagentCoverageFromSums } from './subagent-coverage-report';
 import { ESCALATION_MEASURES, escalationsFromSums } from './escalation-report';
 import type { CallMeasure, CallSums, ReportSums } from './report-contributions';
-import { RETRY_WASTE_MEASURES, retryWasteFromSums } from './retry-waste-report';
+import { RETRY_WASTE_MEASURES, retryWasteFromSums, type RetryWasteGroupBy } from './retry-waste-report';
 
 /** The call measures `seriesPointFromSums` reads. */
 export const SERIES_CALL_MEASURES: readonly CallMeasure[] = [
@@ -28,20 +29,25 @@ export interface SeriesPoint {
   readonly avoidableEscalations: number;
   readonly subagentReports: number;
   readonly meanCoverage: number | null;
-  /** Wasted retries by the retried call's category; categories without retries are left out. */
-  readonly wastedRetriesByCategory: Readonly<Record<string, number>>;
-  readonly wastedMsByCategory: Readonly<Record<string, number>>;
+  /**
+   * Wasted retries and their time by the retry-waste report's group key (the retried call's category, server or
+   * server/tool); groups without retries in the bucket are left out.
+   */
+  readonly wastedRetriesBy: Readonly<Record<string, number>>;
+  readonly wastedMsBy: Readonly<Record<string, number>>;
 }
 
 export function seriesPointFromSums(
   window: { readonly from: Date; readonly to: Date },
   calls: readonly CallSums[],
   reports: readonly ReportSums[],
+  groupBy: RetryWasteGroupBy = 'category',
 ): SeriesPoint {
-  const retryWaste = retryWasteFromSums(calls, 'category');
+  const retryWaste = retryWasteFromSums(calls, groupBy);
   const { totals: escalations } = escalationsFromSums(calls);
   const coverage = subagentCoverageFromSums(reports, calls);
   const callCount = retryWaste.totals.calls;
+  const retried = retryWaste.groups.filter((group) => group.retries > 0);
   return {
     from: window.from.toISOString(),
     to: window.to.toISOString(),
@@ -56,11 +62,7 @@ export function seriesPointFromSums(
     avoidableEscalations: escalations.avoidable,
     subagentReports: coverage.reports,
     meanCoverage: coverage.meanCoverage,
-    wastedRetriesByCategory: Object.fromEntries(
-      retryWaste.groups.filter((g) => g.retries > 0).map((g) => [g.key, g.wastedRetries]),
-    ),
-    wastedMsByCategory: Object.fromEntries(
-      retryWaste.groups.filter((g) => g.retries > 0).map((g) => [g.key, g.wastedMs]),
-    ),
+    wastedRetriesBy: Object.fromEntries(retried.map((g) => [g.key, g.wastedRetries])),
+    wastedMsBy: Object.fromEntries(retried.map((g) => [g.key, g.wastedMs])),
   };
 }

@@ -8,7 +8,6 @@ import { AriaComponent, GridComponent, LegendComponent, TooltipComponent } from 
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef } from 'preact/hooks';
-import { labelOf } from '../format';
 
 echarts.use([
   BarChart,
@@ -87,7 +86,7 @@ function optionOf(props: ChartProps): echarts.EChartsCoreOption {
       splitLine: { lineStyle: { color: grid } },
     },
     series: props.series.map((series) => ({
-      name: labelOf(series.name),
+      name: series.name,
       type: props.kind === 'line' ? 'line' : 'bar',
       stack: props.kind === 'stacked-bar' ? 'total' : undefined,
       data: [...series.values],

@@ -10,6 +10,11 @@ import { all, useApi } from '../use-api';
 
 const GROUPINGS = ['category', 'server', 'tool'] as const;
 type Grouping = (typeof GROUPINGS)[number];
+const GROUPING_TITLES: Record<Grouping, string> = {
+  category: 'category of the retried call',
+  server: 'server of the retried call',
+  tool: 'tool of the retried call',
+};
 
 export function RetryWastePage({ filters, query }: PageProps) {
   const groupBy: Grouping = (GROUPINGS as readonly string[]).includes(query.get('groupBy') ?? '')
@@ -17,7 +22,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
     : 'category';
   const params = reportParams(filters);
   const report = useApi<RetryWasteReport>('/api/v1/reports/retry-waste', { ...params, groupBy });
-  const series = useApi<SeriesResponse>('/api/v1/reports/timeseries', params);
+  const series = useApi<SeriesResponse>('/api/v1/reports/timeseries', { ...params, groupBy });
   const loaded = all({ report, series });
   return (
     <section aria-labelledby="page-title">
@@ -70,12 +75,12 @@ export function RetryWastePage({ filters, query }: PageProps) {
               </dl>
               <div class="charts-row">
                 <Chart
-                  title="Wasted retries by category of the retried call"
-                  testId="wasted-by-category"
+                  title={`Wasted retries by ${GROUPING_TITLES[groupBy]}`}
+                  testId="wasted-by-group"
                   kind="stacked-bar"
                   time
                   x={bucketsOf(series)}
-                  series={stackedSeries(series, (p) => p.wastedRetriesByCategory)}
+                  series={stackedSeries(series, (p) => p.wastedRetriesBy)}
                 />
                 <Chart
                   title="Retries by reason"

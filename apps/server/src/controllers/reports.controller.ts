@@ -59,11 +59,15 @@ export class ReportsController {
   @ApiOperation({
     summary: "The reports' headline figures per hour or day",
     description:
-      'Each point is the reports over its own bucket: whole UTC hours or days, clipped to the window at its edges. `from` is required; `to` defaults to now; `step` defaults to hour for windows up to 72 hours and day beyond.',
+      'Each point is the reports over its own bucket: whole UTC hours or days, clipped to the window at its edges. `from` is required; `to` defaults to now; `step` defaults to hour for windows up to 72 hours and day beyond. Wasted retries are broken down as the retry-waste report groups them (`groupBy`).',
   })
   @ApiReportFilters()
   @ApiQuery({ name: 'step', required: false, enum: ['hour', 'day'] })
+  @ApiQuery({ name: 'groupBy', required: false, enum: RETRY_WASTE_GROUPINGS })
   timeseries(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    return this.reportSeries.series(principal.projectId, parseSeriesQuery(query));
+    return this.reportSeries.series(
+      principal.projectId,
+      parseSeriesQuery(query, RETRY_WASTE_GROUPINGS, 'category'),
+    );
   }
 }

@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { MAX_SERIES_POINTS, parseSeriesQuery } from './report-query';
 
 const NOW = new Date('2026-11-30T10:30:00Z');
+const GROUPINGS = ['category', 'server', 'tool'] as const;
+const parse = (raw: Record<string, unknown>) => parseSeriesQuery(raw, GROUPINGS, 'category', NOW);
 const message = (raw: Record<string, unknown>): string => {
   try {
-    parseSeriesQuery(raw, NOW);
+    parseSeriesQuery(raw, GROUPINGS, 'category', NOW);
   } catch (error) {
     expect(error).toBeInstanceOf(BadRequestException);
     return (error as BadRequestException).message;
@@ -15,17 +17,18 @@ const message = (raw: Record<string, unknown>): string => {
 
 describe('parseSeriesQuery', () => {
   it('given from only, the window ends now and a window of up to 72 hours is cut into hours', () => {
-    expect(parseSeriesQuery({ from: '2026-11-29T10:30:00Z', server: 'github' }, NOW)).toEqual({
+    expect(parse({ from: '2026-11-29T10:30:00Z', server: 'github' })).toEqual({
       from: new Date('2026-11-29T10:30:00Z'),
       to: NOW,
       server: 'github',
       tool: null,
       agent: null,
       step: 'hour',
+      groupBy: 'category',
     });
-    expect(parseSeriesQuery({ from: '2026-11-27T10:30:00Z' }, NOW).step).toBe('hour');
-    expect(parseSeriesQuery({ from: '2026-11-27T10:29:59Z' }, NOW).step).toBe('day');
-    expect(parseSeriesQuery({ from: '2026-11-01T00:00:00Z', step: 'hour' }, NOW).step).toBe('hour');
+    expect(parse({ from: '2026-11-27T10:30:00Z' }).step).toBe('hour');
+    expect(parse({ from: '2026-11-27T10:29:59Z' }).step).toBe('day');
+    expect(parse({ from: '2026-11-01T00:00:00Z', step: 'hour' }).step).toBe('hour');
   });
 
   it('answers 400 with the reason for a missing from, a bad step, an empty window or too many points', () => {
@@ -37,6 +40,9 @@ describe('parseSeriesQuery', () => {
     expect(message({ from: '2026-01-01T00:00:00Z', step: 'hour' })).toContain(
       `at most ${MAX_SERIES_POINTS} points`,
     );
-    expect(message({ from: '2026-11-29T00:00:00Z', groupBy: 'tool' })).toContain('no "groupBy"');
+    expect(message({ from: '2026-11-29T00:00:00Z', groupBy: 'colour' })).toContain(
+      '"groupBy" must be one of',
+    );
+    expect(parse({ from: '2026-11-29T00:00:00Z', groupBy: 'tool' }).groupBy).toBe('tool');
   });
 });

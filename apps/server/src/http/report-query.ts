@@ -61,8 +61,8 @@ function date(raw: RawQuery, name: string): Date | null {
   return parsed;
 }
 
-/** A series: the filters, a bounded window and its bucket size. */
-export interface SeriesQuery extends ReportFilter {
+/** A series: the filters, a bounded window, its bucket size and how its breakdown is grouped. */
+export interface SeriesQuery<GroupBy extends string> extends ReportQuery<GroupBy> {
   readonly from: Date;
   readonly to: Date;
   readonly step: SeriesStep;
@@ -74,23 +74,28 @@ export const MAX_SERIES_POINTS = 1_000;
 /** Windows up to this long are cut into hours by default, longer ones into days. */
 const HOURLY_UP_TO_MS = 72 * 3_600_000;
 
-export function parseSeriesQuery(raw: RawQuery, now: Date = new Date()): SeriesQuery {
-  const { step: rawStep, ...filters } = raw;
-  const filter = parseReportFilter(filters);
-  if (filter.from === null) throw new BadRequestException('a series needs "from" (an ISO-8601 date-time)');
-  const to = filter.to ?? now;
-  if (filter.from >= to) throw new BadRequestException('"from" must be before "to" (which defaults to now)');
+export function parseSeriesQuery<GroupBy extends string>(
+  raw: RawQuery,
+  groupings: readonly GroupBy[],
+  defaultGroup: GroupBy,
+  now: Date = new Date(),
+): SeriesQuery<GroupBy> {
+  const { step: rawStep, ...rest } = raw;
+  const query = parseReportQuery(rest, groupings, defaultGroup);
+  if (query.from === null) throw new BadRequestException('a series needs "from" (an ISO-8601 date-time)');
+  const to = query.to ?? now;
+  if (query.from >= to) throw new BadRequestException('"from" must be before "to" (which defaults to now)');
   const step =
     text({ step: rawStep }, 'step') ??
-    (to.getTime() - filter.from.getTime() <= HOURLY_UP_TO_MS ? 'hour' : 'day');
+    (to.getTime() - query.from.getTime() <= HOURLY_UP_TO_MS ? 'hour' : 'day');
   if (step !== 'hour' && step !== 'day') {
     throw new BadRequestException(`"step" must be one of hour, day; got "${step}"`);
   }
-  const points = seriesLength(filter.from, to, step);
+  const points = seriesLength(query.from, to, step);
   if (points > MAX_SERIES_POINTS) {
     throw new BadRequestException(
       `the window has ${points} ${step}s; a series has at most ${MAX_SERIES_POINTS} points (use a shorter window or step=day)`,
     );
   }
-  return { ...filter, from: filter.from, to, step };
+  return { ...query, from: query.from, to, step };
 }

@@ -255,14 +255,16 @@ export class RollupQueryRepository {
   }
 
   /**
-   * Call and report sums per bucket of `buckets` (adjacent, in order, each within one `step`): the whole buckets
-   * with one read of the rollup at that step, the clipped ones at the edges as windows of their own. One snapshot.
+   * Call sums per `callDimensions` and report sums per bucket of `buckets` (adjacent, in order, each within one
+   * `step`): the whole buckets with one read of the rollup at that step, the clipped ones at the edges as windows
+   * of their own. One snapshot.
    */
   async seriesSums(
     filter: RollupFilter,
     buckets: readonly SeriesBucket[],
     step: SeriesStep,
     callMeasures: readonly CallMeasure[],
+    callDimensions: readonly string[],
   ): Promise<{ bucket: SeriesBucket; calls: CallSums[]; reports: ReportSums[] }[]> {
     const callShape = { ...CALL_ROLLUP, measures: callMeasures };
     const reportFilter = { ...filter, server: null, tool: null };
@@ -272,7 +274,7 @@ export class RollupQueryRepository {
       .execute(async (trx) => {
         const whole = buckets.filter((bucket) => bucket.whole);
         const [wholeCalls, wholeReports] = await Promise.all([
-          this.wholeBucketSums(trx, callShape, filter, whole, step, ['category']),
+          this.wholeBucketSums(trx, callShape, filter, whole, step, callDimensions),
           this.wholeBucketSums(trx, REPORT_ROLLUP, reportFilter, whole, step, []),
         ]);
         const points = [];
@@ -281,7 +283,7 @@ export class RollupQueryRepository {
           const window = { from: bucket.from, to: bucket.to };
           const callRows = bucket.whole
             ? (wholeCalls.get(key) ?? [])
-            : await this.sumsIn(trx, callShape, { ...filter, ...window }, ['category']);
+            : await this.sumsIn(trx, callShape, { ...filter, ...window }, callDimensions);
           const reportRows = bucket.whole
             ? (wholeReports.get(key) ?? [])
             : await this.sumsIn(trx, REPORT_ROLLUP, { ...reportFilter, ...window }, []);
