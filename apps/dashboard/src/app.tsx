@@ -98,7 +98,10 @@ export function App() {
   );
   return (
     <Shell nav={nav}>
-      {FILTERED.includes(route.page) && <FilterBar filters={filters} query={query} />}
+      {FILTERED.includes(route.page) && (
+        // Keyed on the filters: back and forward put its own state (a custom range being edited) back in step.
+        <FilterBar filters={filters} query={query} key={carried} />
+      )}
       <Page route={route} filters={filters} query={query} key={href} />
     </Shell>
   );

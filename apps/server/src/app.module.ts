@@ -19,6 +19,7 @@ import { FixRepository } from './repositories/fix.repository';
 import { OwnerRepository } from './repositories/owner.repository';
 import { RollupQueryRepository } from './repositories/rollup-query.repository';
 import { RollupRepository } from './repositories/rollup.repository';
+import { StatisticsRepository } from './repositories/statistics.repository';
 import { TraceItemsRepository } from './repositories/trace-items.repository';
 import { ApiKeyService } from './services/api-key.service';
 import { HealthService } from './services/health.service';
@@ -45,6 +46,7 @@ export const repositories = [
   FixRepository,
   DeliveryRepository,
   TraceItemsRepository,
+  StatisticsRepository,
 ];
 export const services = [
   ApiKeyService,

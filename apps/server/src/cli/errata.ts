@@ -10,6 +10,7 @@ import { EventRepository } from '../repositories/event.repository';
 import { ProjectRepository } from '../repositories/project.repository';
 import { ReadModelRepository } from '../repositories/read-model.repository';
 import { RollupRepository } from '../repositories/rollup.repository';
+import { StatisticsRepository } from '../repositories/statistics.repository';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
 import { ApiKeyService, hashKey, KEY_SCOPES } from '../services/api-key.service';
 import { ProjectorService } from '../services/projector.service';
@@ -94,6 +95,7 @@ async function run(
         new ReadModelRepository(),
         new TraceItemsRepository(database),
         new RollupRepository(),
+        new StatisticsRepository(database),
       );
       const total = (await events.count()) + (await events.countEdges());
       const progress = new ProgressBar('rebuilding read models and rollups', total);

@@ -21,6 +21,7 @@ import {
 } from '../repositories/event.repository';
 import { ReadModelRepository } from '../repositories/read-model.repository';
 import { RollupRepository } from '../repositories/rollup.repository';
+import { StatisticsRepository } from '../repositories/statistics.repository';
 import type { TraceRef } from '../repositories/trace-ref';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
 import { Poller } from './poller';
@@ -33,6 +34,14 @@ export const READ_MODELS_VERSION = RULES_VERSION;
 /** Advisory lock key: one active projector per database, however many Errata instances run. */
 const PROJECTOR_LOCK = 0x4572_7261; // "Erra"
 const BATCH_SIZE = 2_000;
+/**
+ * The projector refreshes the planner's statistics itself once the projection tables have grown by this share (and
+ * at least `ANALYZE_MIN_ROWS`): a table the planner believes empty or small gets plans that scan a whole project
+ * for every batch's traces (measured: 290 ms instead of 10 ms per rollup update at 100 k events). Autovacuum would
+ * do this too, but it can be off and is up to a minute behind a table that fills in seconds.
+ */
+const ANALYZE_GROWTH = 0.2;
+const ANALYZE_MIN_ROWS = 10_000;
 
 export type ProgressListener = (projected: number) => void;
 
@@ -45,6 +54,9 @@ export type ProgressListener = (projected: number) => void;
 export class ProjectorService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Projector');
   private readonly poller: Poller;
+  /** Contribution rows the statistics were last taken at (null: not read yet), and events applied since. */
+  private analyzedRows: number | null = null;
+  private appliedSinceAnalyze = 0;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -54,6 +66,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     private readonly readModels: ReadModelRepository,
     private readonly traceItems: TraceItemsRepository,
     private readonly rollups: RollupRepository,
+    private readonly statistics: StatisticsRepository,
   ) {
     this.poller = new Poller(
       config.projectionPollMs,
@@ -157,8 +170,18 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     for (let applied = await this.projectBatch(); applied > 0; applied = await this.projectBatch()) {
       total += applied;
       onProgress?.(total);
+      await this.refreshStatisticsAfter(applied);
     }
     return total;
+  }
+
+  private async refreshStatisticsAfter(applied: number): Promise<void> {
+    this.analyzedRows ??= await this.statistics.contributionRowsEstimate();
+    this.appliedSinceAnalyze += applied;
+    if (this.appliedSinceAnalyze < Math.max(ANALYZE_MIN_ROWS, this.analyzedRows * ANALYZE_GROWTH)) return;
+    await this.statistics.analyze();
+    this.analyzedRows = await this.statistics.contributionRowsEstimate();
+    this.appliedSinceAnalyze = 0;
   }
 
   /**
