@@ -14,14 +14,16 @@ COPY libs/sdk/package.json libs/sdk/
 COPY apps/server/package.json apps/server/
 COPY apps/demo-agent/package.json apps/demo-agent/
 COPY apps/dashboard/package.json apps/dashboard/
-RUN npm ci --no-audit --no-fund
+# No install scripts yet: the dashboard's `prepare` needs its sources, and it is built explicitly below.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.base.json ./
 COPY libs libs
 COPY apps apps
 RUN npx tsc -b apps/server && npm run build -w @errata/dashboard
 
 # ---- prod-deps: the server's production dependencies only (workspace links resolve to libs/* in the runtime;
-#      the SDK and the demo agent are not part of the image) ----
+#      the SDK and the demo agent are not part of the image; no install scripts: the dashboard's `prepare` bundles
+#      with esbuild, a dev dependency, and its bundle comes from the build stage) ----
 FROM node:20-bookworm-slim AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -31,7 +33,7 @@ COPY libs/sdk/package.json libs/sdk/
 COPY apps/server/package.json apps/server/
 COPY apps/demo-agent/package.json apps/demo-agent/
 COPY apps/dashboard/package.json apps/dashboard/
-RUN npm ci --omit=dev --workspace=@errata/server --include-workspace-root --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --workspace=@errata/server --include-workspace-root --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 # ---- runtime ----
 FROM node:20-bookworm-slim AS runtime

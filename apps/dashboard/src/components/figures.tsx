@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { RetryWasteReport } from '@errata/domain';
+import { formatCount } from '../format';
 import { useApi } from '../use-api';
 import { EmptyState } from './states';
 import type { Filters } from '../route';
@@ -49,4 +50,19 @@ export function NoData({ what, filters }: { what: string; filters: Filters }) {
   const neverReceived = ever.state === 'ready' && ever.data.totals.calls === 0;
   const filtered = filters.server !== null || filters.tool !== null || filters.agent !== null;
   return <EmptyState what={what} filtered={!neverReceived || filtered} />;
+}
+
+/** A number in a table: formatted for reading, the API's raw value on `data-value`. */
+export function NumberCell({
+  value,
+  format = formatCount,
+}: {
+  value: number | null;
+  format?: (n: number) => string;
+}) {
+  return (
+    <td class="num" data-value={value === null ? '' : String(value)}>
+      {value === null ? '—' : format(value)}
+    </td>
+  );
 }

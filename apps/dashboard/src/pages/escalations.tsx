@@ -1,7 +1,7 @@
 import type { EscalationReport } from '@errata/domain';
 import type { PageProps } from '../app';
 import { Chart } from '../components/chart';
-import { NoData, PageHeader, Stat } from '../components/figures';
+import { NoData, NumberCell, PageHeader, Stat } from '../components/figures';
 import { Await } from '../components/states';
 import { formatCount, formatPercent, labelOf } from '../format';
 import { reportParams } from '../route';
@@ -106,18 +106,10 @@ export function EscalationsPage({ filters }: PageProps) {
                   {categories.map((row) => (
                     <tr key={row.category} data-key={row.category}>
                       <th scope="row">{labelOf(row.category)}</th>
-                      <td class="num" data-value={row.failures}>
-                        {formatCount(row.failures)}
-                      </td>
-                      <td class="num" data-value={row.escalations}>
-                        {formatCount(row.escalations)}
-                      </td>
-                      <td class="num" data-value={row.avoidable}>
-                        {formatCount(row.avoidable)}
-                      </td>
-                      <td class="num" data-value={row.rate ?? ''}>
-                        {formatPercent(row.rate)}
-                      </td>
+                      <NumberCell value={row.failures} />
+                      <NumberCell value={row.escalations} />
+                      <NumberCell value={row.avoidable} />
+                      <NumberCell value={row.rate} format={formatPercent} />
                     </tr>
                   ))}
                 </tbody>

@@ -1,7 +1,7 @@
 import type { Finding } from '@errata/domain';
 import { FINDING_RULES } from '@errata/domain/rules';
 import type { PageProps } from '../app';
-import { NoData, PageHeader } from '../components/figures';
+import { NoData, NumberCell, PageHeader } from '../components/figures';
 import { Link } from '../components/link';
 import { Await } from '../components/states';
 import { formatCount, formatDateTime, formatPercent, labelOf } from '../format';
@@ -97,18 +97,10 @@ export function FindingsPage({ filters, query }: PageProps) {
                       <td>
                         <span class="server">{finding.server ?? 'unknown server'}</span> / {finding.tool}
                       </td>
-                      <td class="num" data-value={finding.count}>
-                        {formatCount(finding.count)}
-                      </td>
-                      <td class="num" data-value={finding.rate}>
-                        {formatPercent(finding.rate)}
-                      </td>
-                      <td class="num" data-value={finding.wastedRetries}>
-                        {formatCount(finding.wastedRetries)}
-                      </td>
-                      <td class="num" data-value={finding.escalationsCaused}>
-                        {formatCount(finding.escalationsCaused)}
-                      </td>
+                      <NumberCell value={finding.count} />
+                      <NumberCell value={finding.rate} format={formatPercent} />
+                      <NumberCell value={finding.wastedRetries} />
+                      <NumberCell value={finding.escalationsCaused} />
                       <td>
                         <time dateTime={finding.lastSeen}>{formatDateTime(finding.lastSeen)}</time>
                       </td>

@@ -1,6 +1,6 @@
 import type { MisclassifiedReport } from '@errata/domain';
 import type { PageProps } from '../app';
-import { NoData, PageHeader, Stat } from '../components/figures';
+import { NoData, NumberCell, PageHeader, Stat } from '../components/figures';
 import { Link } from '../components/link';
 import { Await } from '../components/states';
 import { formatCount, formatDateTime, labelOf } from '../format';
@@ -73,15 +73,9 @@ export function MisclassifiedPage({ filters }: PageProps) {
                         <th scope="row">
                           <span class="server">{group.server ?? 'unknown server'}</span> / {group.tool}
                         </th>
-                        <td class="num" data-value={group.calls}>
-                          {formatCount(group.calls)}
-                        </td>
-                        <td class="num" data-value={group.emptyAsError}>
-                          {formatCount(group.emptyAsError)}
-                        </td>
-                        <td class="num" data-value={group.failureAsEmpty}>
-                          {formatCount(group.failureAsEmpty)}
-                        </td>
+                        <NumberCell value={group.calls} />
+                        <NumberCell value={group.emptyAsError} />
+                        <NumberCell value={group.failureAsEmpty} />
                         <td>
                           <ul class="samples">
                             {group.samples.map((sample) => (

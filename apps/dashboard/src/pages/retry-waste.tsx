@@ -1,7 +1,7 @@
 import type { RetryWasteReport } from '@errata/domain';
 import type { PageProps } from '../app';
 import { Chart } from '../components/chart';
-import { NoData, PageHeader, Stat } from '../components/figures';
+import { NoData, NumberCell, PageHeader, Stat } from '../components/figures';
 import { Await } from '../components/states';
 import { formatCount, formatDuration, labelOf } from '../format';
 import { navigate, reportParams, withQuery } from '../route';
@@ -138,18 +138,10 @@ export function RetryWastePage({ filters, query }: PageProps) {
                     {report.groups.map((group) => (
                       <tr key={group.key} data-key={group.key}>
                         <th scope="row">{groupBy === 'category' ? labelOf(group.key) : group.key}</th>
-                        <td class="num" data-value={group.retries}>
-                          {formatCount(group.retries)}
-                        </td>
-                        <td class="num" data-value={group.wastedRetries}>
-                          {formatCount(group.wastedRetries)}
-                        </td>
-                        <td class="num" data-value={group.wastedMs}>
-                          {formatDuration(group.wastedMs)}
-                        </td>
-                        <td class="num" data-value={group.unrecoveredChains}>
-                          {formatCount(group.unrecoveredChains)}
-                        </td>
+                        <NumberCell value={group.retries} />
+                        <NumberCell value={group.wastedRetries} />
+                        <NumberCell value={group.wastedMs} format={formatDuration} />
+                        <NumberCell value={group.unrecoveredChains} />
                         <td>
                           <ul class="reasons">
                             {Object.entries(group.reasons)

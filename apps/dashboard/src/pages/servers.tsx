@@ -1,6 +1,6 @@
 import type { ServerScorecard } from '@errata/domain';
 import type { PageProps } from '../app';
-import { NoData, PageHeader } from '../components/figures';
+import { NoData, NumberCell, PageHeader } from '../components/figures';
 import { Link } from '../components/link';
 import { Await } from '../components/states';
 import { formatCount, labelOf } from '../format';
@@ -60,15 +60,9 @@ export function ServersPage({ filters, query }: PageProps) {
                       <td>
                         <Grade grade={server.grade} />
                       </td>
-                      <td class="num" data-value={server.calls}>
-                        {formatCount(server.calls)}
-                      </td>
-                      <td class="num" data-value={server.failures}>
-                        {formatCount(server.failures)}
-                      </td>
-                      <td class="num" data-value={server.violatingCalls}>
-                        {formatCount(server.violatingCalls)}
-                      </td>
+                      <NumberCell value={server.calls} />
+                      <NumberCell value={server.failures} />
+                      <NumberCell value={server.violatingCalls} />
                       <td />
                     </tr>
                     {server.tools.map((tool) => (
@@ -79,15 +73,9 @@ export function ServersPage({ filters, query }: PageProps) {
                         <td>
                           <Grade grade={tool.grade} />
                         </td>
-                        <td class="num" data-value={tool.calls}>
-                          {formatCount(tool.calls)}
-                        </td>
-                        <td class="num" data-value={tool.failures}>
-                          {formatCount(tool.failures)}
-                        </td>
-                        <td class="num" data-value={tool.violatingCalls}>
-                          {formatCount(tool.violatingCalls)}
-                        </td>
+                        <NumberCell value={tool.calls} />
+                        <NumberCell value={tool.failures} />
+                        <NumberCell value={tool.violatingCalls} />
                         <td>
                           <ul class="reasons">
                             {Object.entries(tool.rules).map(([rule, n]) => (
