@@ -5,11 +5,14 @@
  * timeline opens from a misclassified sample. Screenshots go to artifacts/dashboard/.
  */
 import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
+import { FixService } from '../apps/server/src/services/fix.service';
 import { artifactDir, launchChromium } from './support/browser';
 import { startTestServer, type TestServer } from './support/server';
 
@@ -48,7 +51,11 @@ describe('dashboard (chromium)', () => {
   let page: Page;
 
   beforeAll(async () => {
-    server = await startTestServer('postgres');
+    server = await startTestServer('postgres', {
+      ERRATA_WEBHOOK_ALLOW_INTERNAL: 'true', // the owner's receiver below listens on loopback
+      ERRATA_FIX_INTERVAL_MS: '3600000', // fix rounds are run by the test
+      ERRATA_DELIVERY_POLL_MS: '25',
+    });
     await seedWithDemo(server);
     await server.catchUp();
     browser = await launchChromium();
@@ -429,6 +436,51 @@ describe('dashboard (chromium)', () => {
     );
     expect(await page.locator('.fix-status').getAttribute('data-fix-state')).toBe('none');
     await screenshot('finding');
+  });
+
+  it("shows a finding's fix as its owner received it: delivered, with the delivery counts", async () => {
+    const received: string[] = [];
+    const receiver: Server = createServer((request, response) => {
+      request.on('data', () => {});
+      request.on('end', () => {
+        received.push(request.headers['webhook-id'] as string);
+        response.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const project = await server.app.get(ProjectRepository).ensureProject('default');
+      const admin = (await server.app.get(ApiKeyService).create(project.id, 'admin', 'cli')).key;
+      const owner = await fetch(`${server.url}/api/v1/owners`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          server: 'support-desk',
+          webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/errata`,
+        }),
+      });
+      expect(owner.status).toBe(201);
+      const suggested = await server.app.get(FixService).runOnce();
+      const findingId = suggested.find((event) => event.type === 'FixSuggested')!.data.findingId;
+      for (let i = 0; i < 200 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(received.length).toBeGreaterThan(0);
+
+      let detail: { fix: { state: string } | null; deliveries: { delivered: number } } | null = null;
+      for (let i = 0; i < 200 && detail?.fix?.state !== 'delivered'; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        detail = await api(`findings/${findingId}`);
+      }
+      expect(detail!.fix!.state).toBe('delivered');
+      await page.goto(`${server.url}/findings/${findingId}`);
+      await page.getByRole('heading', { name: 'Fix: delivered' }).waitFor();
+      expect(await page.locator('.fix-status').getAttribute('data-fix-state')).toBe('delivered');
+      expect(await page.locator('[data-deliveries]').textContent()).toContain(
+        `${detail!.deliveries.delivered} delivered, 0 pending, 0 failed`,
+      );
+      await screenshot('finding-fix-delivered');
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it('shows an error state with the reason for an unknown finding, and a loading state while data is on its way', async () => {

@@ -208,6 +208,10 @@ describe('fix delivery', () => {
       disabled: 0,
       latest: { status: 'delivered', attempts: 3, lastStatus: 200 },
     });
+    // Who owns the server, where its webhook points and what failed stay behind the admin key.
+    expect(Object.keys(detail.deliveries.latest).sort()).toEqual(
+      ['attempts', 'createdAt', 'deliveredAt', 'lastStatus', 'nextAttemptAt', 'status'].sort(),
+    );
     await receiver.close();
   });
 

@@ -19,7 +19,7 @@ interface FindingDetail extends Finding {
     readonly latest: {
       readonly status: string;
       readonly attempts: number;
-      readonly lastError: string | null;
+      readonly lastStatus: number | null;
       readonly createdAt: string | null;
     } | null;
   };
@@ -169,8 +169,12 @@ function FixStatus({ fix, deliveries }: { fix: Fix | null; deliveries: FindingDe
         Webhook deliveries: {formatCount(deliveries.delivered)} delivered, {formatCount(deliveries.pending)}{' '}
         pending, {formatCount(deliveries.dead)} failed
         {deliveries.disabled > 0 ? `, ${formatCount(deliveries.disabled)} to disabled owners` : ''}
-        {deliveries.latest?.lastError && (
-          <span class="muted"> · last error: {deliveries.latest.lastError}</span>
+        {deliveries.latest !== null && deliveries.latest.status !== 'delivered' && (
+          <span class="muted">
+            {' '}
+            · latest: {formatCount(deliveries.latest.attempts)} attempt(s)
+            {deliveries.latest.lastStatus !== null && `, last answer HTTP ${deliveries.latest.lastStatus}`}
+          </span>
         )}
       </p>
     </div>

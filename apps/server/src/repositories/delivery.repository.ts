@@ -43,7 +43,10 @@ export class DeliveryRepository {
     this.db = database.db;
   }
 
-  /** How many of a finding's webhook messages are pending, delivered, dead or disabled, and the latest one. */
+  /**
+   * How many of a finding's webhook messages are pending, delivered, dead or disabled, and where the latest one
+   * stands: what a read key may see (no owner, URL or error text; those are the admin API's).
+   */
   async findingStatus(projectId: number, findingId: string) {
     const counts = await this.db
       .selectFrom('webhook_delivery')
@@ -54,7 +57,14 @@ export class DeliveryRepository {
       .execute();
     const latest = await this.db
       .selectFrom('webhook_delivery')
-      .select(LISTED)
+      .select([
+        'status',
+        'attempts',
+        'last_status as lastStatus',
+        iso('created_at').as('createdAt'),
+        iso('next_attempt_at').as('nextAttemptAt'),
+        iso('delivered_at').as('deliveredAt'),
+      ])
       .where('project_id', '=', projectId)
       .where('finding_id', '=', findingId)
       .orderBy('created_at', 'desc')
