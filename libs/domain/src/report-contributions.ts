@@ -166,74 +166,78 @@ export function contributionsOf(
     const failed = FAILED_OUTCOMES.includes(call.outcome);
     const misclassified = derived.misclassified !== null;
     const subagentTransient = derived.inSubagentRun && failed && call.category === 'transient';
-    calls.push({
-      ...placed,
-      role: 'call',
-      server: call.server,
-      tool: call.tool,
-      serverVersion: call.serverVersion,
-      category: derived.failureCategory,
-      measures: {
-        calls: 1,
-        failures: flag(failed),
-        violating_calls: flag(call.findings.length > 0),
-        empty_as_error: flag(derived.misclassified === 'emptyAsError'),
-        failure_as_empty: flag(derived.misclassified === 'failureAsEmpty'),
-        misclassified_retries: misclassified ? derived.retriesCaused : 0,
-        misclassified_escalations: misclassified ? derived.escalationsCaused : 0,
-        subagent_transient: flag(subagentTransient),
-        absorbed_transient: flag(subagentTransient && derived.chainRecovered === true),
-      },
-    });
-    const retry = derived.retry;
-    if (retry !== null) {
-      calls.push({
-        ...placed,
-        role: 'retry',
-        server: retry.retriedServer,
-        tool: retry.retriedTool,
-        serverVersion: null,
-        category: retry.retriedCategory,
-        measures: {
-          retries: 1,
-          wasted_retries: flag(retry.wasted),
-          wasted_ns: retry.wasted ? Number(retry.durationNs) : 0,
-          wasted_tokens: retry.wasted ? (retry.tokens ?? 0) : 0,
-          [retry.label]: 1,
-        },
-      });
-    }
-    if (derived.unrecoveredChain !== null) {
-      calls.push({
-        ...placed,
-        role: 'chain',
+    calls.push(
+      callContribution(placed, {
+        role: 'call',
         server: call.server,
         tool: call.tool,
-        serverVersion: null,
-        category: derived.unrecoveredChain,
-        measures: { unrecovered_chains: 1 },
-      });
+        serverVersion: call.serverVersion,
+        category: derived.failureCategory,
+        measures: {
+          calls: 1,
+          failures: flag(failed),
+          violating_calls: flag(call.findings.length > 0),
+          empty_as_error: flag(derived.misclassified === 'emptyAsError'),
+          failure_as_empty: flag(derived.misclassified === 'failureAsEmpty'),
+          misclassified_retries: misclassified ? derived.retriesCaused : 0,
+          misclassified_escalations: misclassified ? derived.escalationsCaused : 0,
+          subagent_transient: flag(subagentTransient),
+          absorbed_transient: flag(subagentTransient && derived.chainRecovered === true),
+        },
+      }),
+    );
+    const retry = derived.retry;
+    if (retry !== null) {
+      calls.push(
+        callContribution(placed, {
+          role: 'retry',
+          server: retry.retriedServer,
+          tool: retry.retriedTool,
+          serverVersion: null,
+          category: retry.retriedCategory,
+          measures: {
+            retries: 1,
+            wasted_retries: flag(retry.wasted),
+            wasted_ns: retry.wasted ? Number(retry.durationNs) : 0,
+            wasted_tokens: retry.wasted ? (retry.tokens ?? 0) : 0,
+            [retry.label]: 1,
+          },
+        }),
+      );
+    }
+    if (derived.unrecoveredChain !== null) {
+      calls.push(
+        callContribution(placed, {
+          role: 'chain',
+          server: call.server,
+          tool: call.tool,
+          serverVersion: null,
+          category: derived.unrecoveredChain,
+          measures: { unrecovered_chains: 1 },
+        }),
+      );
     }
     for (const finding of derived.findings) {
       const own = call.findings.some((f) => f.rule === finding.rule && f.evidence === finding.evidence);
-      findings.push({
-        ...placed,
-        runId: call.runId,
-        server: call.server,
-        tool: call.tool,
-        rule: finding.rule,
-        evidence: finding.evidence,
-        serverVersion: call.serverVersion,
-        sampleText: call.sampleText,
-        measures: {
-          offences: 1,
-          call_offences: flag(own),
-          retries_caused: derived.retriesCaused,
-          wasted_retries: derived.wastedRetriesCaused,
-          wasted_ns: Number(derived.wastedNsCaused),
-          escalations_caused: derived.escalationsCaused,
-        },
-      });
+      findings.push(
+        findingContribution(placed, {
+          runId: call.runId,
+          server: call.server,
+          tool: call.tool,
+          rule: finding.rule,
+          evidence: finding.evidence,
+          serverVersion: call.serverVersion,
+          sampleText: call.sampleText,
+          measures: {
+            offences: 1,
+            call_offences: flag(own),
+            retries_caused: derived.retriesCaused,
+            wasted_retries: derived.wastedRetriesCaused,
+            wasted_ns: Number(derived.wastedNsCaused),
+            escalations_caused: derived.escalationsCaused,
+          },
+        }),
+      );
     }
   }
 
@@ -291,22 +295,71 @@ export function contributionsOf(
       measures.fully_propagated = flag(missing.length === 0);
       if (missing.length > 0) {
         const evidence = `missing:${missing.join(',')}`;
-        findings.push({
-          ...placed,
-          runId: report.runId,
-          server: null,
-          tool: report.agentName ?? UNNAMED_SUBAGENT,
-          rule: 'missing-propagation-context',
-          evidence,
-          serverVersion: null,
-          sampleText: null,
-          measures: { offences: 1 },
-        });
+        findings.push(
+          findingContribution(placed, {
+            runId: report.runId,
+            server: null,
+            tool: report.agentName ?? UNNAMED_SUBAGENT,
+            rule: 'missing-propagation-context',
+            evidence,
+            serverVersion: null,
+            sampleText: null,
+            measures: { offences: 1 },
+          }),
+        );
       }
     }
-    reports.push({ ...placed, measures });
+    reports.push({
+      traceId: placed.traceId,
+      key: placed.key,
+      startNs: placed.startNs,
+      agentName: placed.agentName,
+      agentId: placed.agentId,
+      measures,
+    });
   }
   return { calls, findings, reports };
+}
+
+/**
+ * Contributions are written out field by field: spreading the shared `placed` part into each literal made V8 build
+ * slow objects, the projector's largest JavaScript cost after the rows themselves (`bench:ingest` profile).
+ */
+function callContribution(placed: Placed, call: Omit<CallContribution, keyof Placed>): CallContribution {
+  return {
+    traceId: placed.traceId,
+    key: placed.key,
+    startNs: placed.startNs,
+    agentName: placed.agentName,
+    agentId: placed.agentId,
+    role: call.role,
+    server: call.server,
+    tool: call.tool,
+    serverVersion: call.serverVersion,
+    category: call.category,
+    measures: call.measures,
+  };
+}
+
+function findingContribution(
+  placed: Placed,
+  finding: Omit<FindingContribution, keyof Placed>,
+): FindingContribution {
+  return {
+    traceId: placed.traceId,
+    key: placed.key,
+    startNs: placed.startNs,
+    agentName: placed.agentName,
+    agentId: placed.agentId,
+    runId: finding.runId,
+    server: finding.server,
+    tool: finding.tool,
+    rule: finding.rule,
+    evidence: finding.evidence,
+    serverVersion: finding.serverVersion,
+    sampleText: finding.sampleText,
+    measures: finding.measures,
+  };
 }
 
 export interface CallSums {

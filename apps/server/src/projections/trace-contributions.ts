@@ -140,57 +140,84 @@ export function traceFactsOf(items: TraceItems): {
 }
 
 function contributionRows(projectId: number, contributions: Contributions): ContributionRow[] {
-  const place = (item: { traceId: string; key: string; startNs: bigint }) => ({
+  const rows: ContributionRow[] = [];
+  for (const c of contributions.calls) {
+    rows.push(
+      contributionRow(projectId, c, {
+        kind: 'call',
+        part: c.role,
+        server: c.server,
+        tool: c.tool,
+        serverVersion: c.serverVersion,
+        category: c.category,
+        evidence: null,
+        runId: null,
+      }),
+    );
+  }
+  for (const c of contributions.findings) {
+    rows.push(
+      contributionRow(projectId, c, {
+        kind: 'finding',
+        part: c.rule,
+        server: c.server,
+        tool: c.tool,
+        serverVersion: c.serverVersion,
+        category: null,
+        evidence: c.evidence,
+        runId: c.runId,
+      }),
+    );
+  }
+  for (const c of contributions.reports) {
+    rows.push(
+      contributionRow(projectId, c, {
+        kind: 'report',
+        part: 'report',
+        server: null,
+        tool: null,
+        serverVersion: null,
+        category: null,
+        evidence: null,
+        runId: null,
+      }),
+    );
+  }
+  return rows;
+}
+
+type RowDimensions = Pick<
+  ContributionRow,
+  'kind' | 'part' | 'server' | 'tool' | 'serverVersion' | 'category' | 'evidence' | 'runId'
+>;
+
+/**
+ * One row, every field written out: a literal built by spreading a shared part made V8 keep these 16-property
+ * objects in dictionary mode (about 6 µs per row, the projector's largest JavaScript cost in `bench:ingest`).
+ */
+function contributionRow(
+  projectId: number,
+  item: Contributions['calls'][number] | Contributions['findings'][number] | Contributions['reports'][number],
+  dimensions: RowDimensions,
+): ContributionRow {
+  return {
     projectId,
     traceId: item.traceId,
     spanId: item.key,
+    kind: dimensions.kind,
+    part: dimensions.part,
     startMicros: unixMicros(item.startNs),
     startNs: item.startNs.toString(),
-  });
-  return [
-    ...contributions.calls.map((c): ContributionRow => ({
-      ...place(c),
-      kind: 'call',
-      part: c.role,
-      server: c.server,
-      tool: c.tool,
-      serverVersion: c.serverVersion,
-      category: c.category,
-      evidence: null,
-      agentName: c.agentName,
-      agentId: c.agentId,
-      runId: null,
-      measures: nonZero(c.measures),
-    })),
-    ...contributions.findings.map((c): ContributionRow => ({
-      ...place(c),
-      kind: 'finding',
-      part: c.rule,
-      server: c.server,
-      tool: c.tool,
-      serverVersion: c.serverVersion,
-      category: null,
-      evidence: c.evidence,
-      agentName: c.agentName,
-      agentId: c.agentId,
-      runId: c.runId,
-      measures: nonZero(c.measures),
-    })),
-    ...contributions.reports.map((c): ContributionRow => ({
-      ...place(c),
-      kind: 'report',
-      part: 'report',
-      server: null,
-      tool: null,
-      serverVersion: null,
-      category: null,
-      evidence: null,
-      agentName: c.agentName,
-      agentId: c.agentId,
-      runId: null,
-      measures: nonZero(c.measures),
-    })),
-  ];
+    server: dimensions.server,
+    tool: dimensions.tool,
+    serverVersion: dimensions.serverVersion,
+    category: dimensions.category,
+    evidence: dimensions.evidence,
+    agentName: item.agentName,
+    agentId: item.agentId,
+    runId: dimensions.runId,
+    measures: nonZero(item.measures),
+  };
 }
 
 /** Only the measures a contribution adds to: most of a contribution's counts are zero. */
