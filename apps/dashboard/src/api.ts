@@ -21,7 +21,7 @@ export class ApiError extends Error {
 
 export type Params = Readonly<Record<string, string | null | undefined>>;
 
-export function apiUrl(path: string, params: Params = {}): string {
+function apiUrl(path: string, params: Params = {}): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) if (value) search.set(name, value);
   const query = search.toString();

@@ -25,7 +25,7 @@ const SIMPLE_PAGES = [
   'findings',
 ] as const;
 
-export function parseRoute(pathname: string): Route {
+function parseRoute(pathname: string): Route {
   const parts = pathname.split('/').filter((part) => part !== '');
   if (parts.length === 0) return { page: 'overview' };
   const [first, second] = parts;
@@ -81,7 +81,7 @@ export const RANGES = {
   '90d': { label: 'Last 90 days', ms: 90 * 24 * 3_600_000 },
 } as const;
 export type RangeName = keyof typeof RANGES;
-export const DEFAULT_RANGE: RangeName = '24h';
+const DEFAULT_RANGE: RangeName = '24h';
 
 /** The filters in the URL: a named range (relative to now) or explicit `from`/`to`, and server, tool, agent. */
 export interface Filters {

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import type { ApiError } from '../api';
 import type { Loaded } from '../use-api';
 
-export function Loading({ what }: { what: string }) {
+function Loading({ what }: { what: string }) {
   return (
     <div class="state state-loading" role="status" aria-live="polite" aria-busy="true">
       <span class="spinner" aria-hidden="true" />
@@ -12,7 +12,7 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-export function ErrorState({ error, retry }: { error: ApiError; retry: () => void }) {
+function ErrorState({ error, retry }: { error: ApiError; retry: () => void }) {
   const hint =
     error.status === 0
       ? 'Check that Errata is running and reachable from this browser.'

@@ -7,7 +7,7 @@ import { formatCount, labelOf } from '../format';
 import { filterQuery, reportParams, withQuery } from '../route';
 import { useApi } from '../use-api';
 
-export const Grade = ({ grade }: { grade: string }) => (
+const Grade = ({ grade }: { grade: string }) => (
   <span class={`grade grade-${grade}`} data-grade={grade} aria-label={`grade ${grade}`}>
     {grade}
   </span>
