@@ -5,12 +5,16 @@ import { useApi } from '../use-api';
 import { EmptyState } from './states';
 import type { Filters } from '../route';
 
-/** One headline figure: the formatted value on the page, the REST API's raw value on `data-value`. */
+/**
+ * One headline figure: the value formatted for reading (`format`, a count by default; `display` for a text such as a
+ * date), the REST API's raw value on `data-value`.
+ */
 export function Stat(props: {
   id: string;
   label: string;
   value: number | null;
-  display: string;
+  format?: (n: number) => string;
+  display?: string;
   detail?: ComponentChildren;
   /** A date or a phrase rather than a number: set smaller. */
   text?: boolean;
@@ -23,7 +27,7 @@ export function Stat(props: {
         class={props.text ? 'text' : undefined}
         data-value={props.value === null ? '' : String(props.value)}
       >
-        {props.display}
+        {props.display ?? (props.value === null ? '—' : (props.format ?? formatCount)(props.value))}
       </dd>
       {props.detail && <p class="stat-detail">{props.detail}</p>}
       {props.children}

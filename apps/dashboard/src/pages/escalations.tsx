@@ -3,7 +3,7 @@ import type { PageProps } from '../app';
 import { Chart } from '../components/chart';
 import { NoData, NumberCell, PageHeader, Stat } from '../components/figures';
 import { Await } from '../components/states';
-import { formatCount, formatPercent, labelOf } from '../format';
+import { formatPercent, labelOf } from '../format';
 import { reportParams } from '../route';
 import { bucketsOf, seriesOf, type SeriesResponse } from '../series';
 import { all, useApi } from '../use-api';
@@ -31,37 +31,17 @@ export function EscalationsPage({ filters }: PageProps) {
           return (
             <>
               <dl class="stats stats-compact">
-                <Stat
-                  id="failures"
-                  label="Failed calls"
-                  value={totals.failures}
-                  display={formatCount(totals.failures)}
-                />
-                <Stat
-                  id="escalations"
-                  label="Escalations"
-                  value={totals.escalations}
-                  display={formatCount(totals.escalations)}
-                />
+                <Stat id="failures" label="Failed calls" value={totals.failures} />
+                <Stat id="escalations" label="Escalations" value={totals.escalations} />
                 <Stat
                   id="rate"
                   label="Escalation rate"
                   value={totals.rate}
-                  display={formatPercent(totals.rate)}
+                  format={formatPercent}
                   detail="escalations per failed call"
                 />
-                <Stat
-                  id="attributed"
-                  label="Attributed"
-                  value={totals.attributed}
-                  display={formatCount(totals.attributed)}
-                />
-                <Stat
-                  id="avoidable"
-                  label="Avoidable"
-                  value={totals.avoidable}
-                  display={formatCount(totals.avoidable)}
-                />
+                <Stat id="attributed" label="Attributed" value={totals.attributed} />
+                <Stat id="avoidable" label="Avoidable" value={totals.avoidable} />
               </dl>
               <div class="charts-row">
                 <Chart

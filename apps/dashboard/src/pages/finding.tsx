@@ -49,22 +49,15 @@ export function FindingPage({ id, filters, query }: PageProps & { id: string }) 
                 id="count"
                 label="Offences"
                 value={finding.count}
-                display={formatCount(finding.count)}
                 detail={`${formatPercent(finding.rate)} of calls`}
               />
               <Stat
                 id="wasted-retries"
                 label="Wasted retries"
                 value={finding.wastedRetries}
-                display={formatCount(finding.wastedRetries)}
                 detail={`${formatDuration(finding.wastedMs)} wasted`}
               />
-              <Stat
-                id="escalations-caused"
-                label="Escalations caused"
-                value={finding.escalationsCaused}
-                display={formatCount(finding.escalationsCaused)}
-              />
+              <Stat id="escalations-caused" label="Escalations caused" value={finding.escalationsCaused} />
               <Stat
                 id="first-seen"
                 label="First seen"

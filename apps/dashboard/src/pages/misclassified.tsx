@@ -3,7 +3,7 @@ import type { PageProps } from '../app';
 import { NoData, NumberCell, PageHeader, Stat } from '../components/figures';
 import { Link } from '../components/link';
 import { Await } from '../components/states';
-import { formatCount, formatDateTime, labelOf } from '../format';
+import { formatDateTime, labelOf } from '../format';
 import { reportParams } from '../route';
 import { useApi } from '../use-api';
 
@@ -24,24 +24,9 @@ export function MisclassifiedPage({ filters }: PageProps) {
           return (
             <>
               <dl class="stats stats-compact">
-                <Stat
-                  id="calls"
-                  label="Tool calls"
-                  value={report.totals.calls}
-                  display={formatCount(report.totals.calls)}
-                />
-                <Stat
-                  id="empty-as-error"
-                  label="Empty as error"
-                  value={report.totals.emptyAsError}
-                  display={formatCount(report.totals.emptyAsError)}
-                />
-                <Stat
-                  id="failure-as-empty"
-                  label="Failure as empty"
-                  value={report.totals.failureAsEmpty}
-                  display={formatCount(report.totals.failureAsEmpty)}
-                />
+                <Stat id="calls" label="Tool calls" value={report.totals.calls} />
+                <Stat id="empty-as-error" label="Empty as error" value={report.totals.emptyAsError} />
+                <Stat id="failure-as-empty" label="Failure as empty" value={report.totals.failureAsEmpty} />
               </dl>
               {report.groups.length === 0 ? (
                 <p class="muted" data-empty>

@@ -38,12 +38,7 @@ export function OverviewPage({ filters }: PageProps) {
             retryWaste.totals.calls === 0 ? null : escalations.totals.failures / retryWaste.totals.calls;
           return (
             <dl class="stats">
-              <Stat
-                id="calls"
-                label="Tool calls"
-                value={retryWaste.totals.calls}
-                display={formatCount(retryWaste.totals.calls)}
-              >
+              <Stat id="calls" label="Tool calls" value={retryWaste.totals.calls}>
                 <Chart
                   title="Tool calls per bucket"
                   testId="calls"
@@ -58,7 +53,7 @@ export function OverviewPage({ filters }: PageProps) {
                 id="failure-rate"
                 label="Failure rate"
                 value={failureRate}
-                display={formatPercent(failureRate)}
+                format={formatPercent}
                 detail={`${formatCount(escalations.totals.failures)} failed calls`}
               >
                 <Chart
@@ -76,7 +71,6 @@ export function OverviewPage({ filters }: PageProps) {
                 id="wasted-retries"
                 label="Wasted retries"
                 value={retryWaste.totals.wastedRetries}
-                display={formatCount(retryWaste.totals.wastedRetries)}
                 detail={
                   <>
                     of {formatCount(retryWaste.totals.retries)} retries ·{' '}
@@ -101,7 +95,7 @@ export function OverviewPage({ filters }: PageProps) {
                 id="wasted-ms"
                 label="Time spent on wasted retries"
                 value={retryWaste.totals.wastedMs}
-                display={formatDuration(retryWaste.totals.wastedMs)}
+                format={formatDuration}
               >
                 <Chart
                   title="Milliseconds of wasted retries per bucket"
@@ -117,7 +111,6 @@ export function OverviewPage({ filters }: PageProps) {
                 id="avoidable-escalations"
                 label="Avoidable escalations"
                 value={escalations.totals.avoidable}
-                display={formatCount(escalations.totals.avoidable)}
                 detail={`of ${formatCount(escalations.totals.escalations)} escalations`}
               >
                 <Chart
@@ -137,7 +130,7 @@ export function OverviewPage({ filters }: PageProps) {
                 id="subagent-coverage"
                 label="Subagent coverage"
                 value={coverage.meanCoverage}
-                display={formatPercent(coverage.meanCoverage)}
+                format={formatPercent}
                 detail={`mean over ${formatCount(coverage.reports)} subagent reports`}
               >
                 <Chart

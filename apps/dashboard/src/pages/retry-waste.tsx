@@ -42,35 +42,19 @@ export function RetryWastePage({ filters, query }: PageProps) {
           return (
             <>
               <dl class="stats stats-compact">
-                <Stat
-                  id="calls"
-                  label="Tool calls"
-                  value={report.totals.calls}
-                  display={formatCount(report.totals.calls)}
-                />
-                <Stat
-                  id="retries"
-                  label="Retries"
-                  value={report.totals.retries}
-                  display={formatCount(report.totals.retries)}
-                />
-                <Stat
-                  id="wasted-retries"
-                  label="Wasted retries"
-                  value={report.totals.wastedRetries}
-                  display={formatCount(report.totals.wastedRetries)}
-                />
+                <Stat id="calls" label="Tool calls" value={report.totals.calls} />
+                <Stat id="retries" label="Retries" value={report.totals.retries} />
+                <Stat id="wasted-retries" label="Wasted retries" value={report.totals.wastedRetries} />
                 <Stat
                   id="wasted-ms"
                   label="Time wasted"
                   value={report.totals.wastedMs}
-                  display={formatDuration(report.totals.wastedMs)}
+                  format={formatDuration}
                 />
                 <Stat
                   id="unrecovered-chains"
                   label="Unrecovered chains"
                   value={report.totals.unrecoveredChains}
-                  display={formatCount(report.totals.unrecoveredChains)}
                 />
               </dl>
               <div class="charts-row">

@@ -35,34 +35,32 @@ export function SubagentsPage({ filters }: PageProps) {
                   id="reports"
                   label="Reports"
                   value={report.reports}
-                  display={formatCount(report.reports)}
                   detail={`${formatCount(report.complete)} complete · ${formatCount(report.partial)} partial · ${formatCount(report.failed)} failed`}
                 />
                 <Stat
                   id="mean-coverage"
                   label="Mean coverage"
                   value={report.meanCoverage}
-                  display={formatPercent(report.meanCoverage)}
+                  format={formatPercent}
                 />
                 <Stat
                   id="propagation-completeness"
                   label="Propagation completeness"
                   value={report.propagationCompleteness}
-                  display={formatPercent(report.propagationCompleteness)}
+                  format={formatPercent}
                   detail="partial and failed reports carrying all four elements"
                 />
                 <Stat
                   id="local-absorption"
                   label="Local absorption"
                   value={report.localAbsorptionRate}
-                  display={formatPercent(report.localAbsorptionRate)}
+                  format={formatPercent}
                   detail={`${formatCount(report.absorbedTransientFailures)} of ${formatCount(report.transientFailuresInSubagents)} transient failures handled inside subagents`}
                 />
                 <Stat
                   id="silent-partials"
                   label="Silent partials"
                   value={report.silentPartials}
-                  display={formatCount(report.silentPartials)}
                   detail="claimed complete over an unrecovered failure"
                 />
               </dl>
