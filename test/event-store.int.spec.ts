@@ -2,40 +2,14 @@ import { sql } from 'kysely';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint.repository';
-import { EventRepository, LOG_START, type NewEvent } from '../apps/server/src/repositories/event.repository';
+import { EventRepository, LOG_START } from '../apps/server/src/repositories/event.repository';
 import {
   READ_MODELS_PROJECTION,
   READ_MODELS_VERSION,
   ProjectorService,
 } from '../apps/server/src/services/projector.service';
+import { agentRunEvent as event } from './support/agent-run-event';
 import { startTestServer, type Store, type TestServer } from './support/server';
-
-function event(spanId: string, startMicros = Date.UTC(2026, 10, 30, 15) * 1000 + 1): NewEvent {
-  return {
-    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
-    spanId,
-    parentSpanId: null,
-    startMicros,
-    endMicros: startMicros,
-    type: 'AgentRunObserved',
-    serverName: null,
-    toolName: null,
-    outcome: null,
-    data: {
-      span: {
-        traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
-        spanId,
-        parentSpanId: null,
-        startTimeUnixNano: '1',
-        endTimeUnixNano: '2',
-      },
-      agentName: 'a',
-      agentId: null,
-      conversationId: null,
-      role: null,
-    },
-  };
-}
 
 /** The event store's guarantees, on both stores Errata supports. */
 describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) => {

@@ -21,6 +21,7 @@ const NUMERIC_DEFAULTS: Partial<Record<(typeof CONFIG_VARIABLES)[number], keyof 
   ERRATA_TEXT_LIMIT_BYTES: 'textLimitBytes',
   ERRATA_RETRY_WINDOW_MS: 'retryWindowMs',
   ERRATA_PROJECTION_POLL_MS: 'projectionPollMs',
+  ERRATA_PROJECTION_YIELD_MS: 'projectionYieldMs',
   ERRATA_WEBHOOK_TIMEOUT_MS: 'webhookTimeoutMs',
   ERRATA_WEBHOOK_MAX_ATTEMPTS: 'webhookMaxAttempts',
   ERRATA_WEBHOOK_RETRY_BASE_MS: 'webhookRetryBaseMs',

@@ -82,14 +82,42 @@ export async function countToolCalls(database) {
   return Number(rows[0].n);
 }
 
-/** Seconds until tool_call holds `expected` rows, or null after PROJECTION_TIMEOUT_MS. */
+/** Whether the projector has applied every stored event and span edge: two index probes past the checkpoints. */
+const PROJECTION_DONE = `
+         NOT EXISTS (SELECT 1 FROM event
+                      WHERE (transaction_id, global_position) >
+                            (SELECT transaction_id, global_position FROM projection_checkpoint WHERE name = 'read-models'))
+         AND NOT EXISTS (SELECT 1 FROM span_edge
+                      WHERE (transaction_id, global_position) >
+                            (SELECT transaction_id, global_position FROM projection_checkpoint WHERE name = 'span-edges'))`;
+
+export const PROJECTION_DONE_SQL = `SELECT ${PROJECTION_DONE} AS done`;
+
+/** The same with the last event's and the checkpoint's positions, for progress (max() reads the whole log). */
+export const PROJECTION_POSITIONS_SQL = `
+  SELECT (SELECT max(global_position) FROM event)::bigint AS last,
+         (SELECT global_position FROM projection_checkpoint WHERE name = 'read-models')::bigint AS projected,
+         ${PROJECTION_DONE} AS done`;
+
+/**
+ * Seconds until the projector has applied every stored event and tool_call holds `expected` rows, or null after
+ * PROJECTION_TIMEOUT_MS. Polls the checkpoints every 50 ms on one connection and counts the rows once at the end,
+ * so that the waiting takes next to nothing from the projector it times.
+ */
 export async function waitForProjection(database, expected) {
   const started = performance.now();
-  for (;;) {
-    if ((await countToolCalls(database)) >= expected) return (performance.now() - started) / 1000;
-    if (performance.now() - started > PROJECTION_TIMEOUT_MS) return null;
-    await sleep(100);
-  }
+  return withClient(database, async (client) => {
+    for (;;) {
+      const { rows } = await client.query(PROJECTION_DONE_SQL);
+      if (rows[0].done) {
+        const seconds = (performance.now() - started) / 1000;
+        const { rows: counted } = await client.query('SELECT count(*)::bigint AS n FROM tool_call');
+        if (Number(counted[0].n) >= expected) return seconds;
+      }
+      if (performance.now() - started > PROJECTION_TIMEOUT_MS) return null;
+      await sleep(50);
+    }
+  });
 }
 
 export async function countEvents(database) {

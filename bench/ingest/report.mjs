@@ -34,7 +34,8 @@ export function headerLine(pgVersion, cpuCount) {
     `Errata ingest benchmark — node ${process.version}, PostgreSQL ${pgVersion}, ${cpuCount} CPUs\n` +
     `  ${REQUESTS} requests × ${SPANS_PER_REQUEST} spans (+${WARMUP_REQUESTS} warm-up requests per run), ` +
     `concurrency ${CONCURRENCY}, ${RUNS} ingest runs, ${COPY_RUNS} COPY runs; server pool ${SERVER_CONFIG.poolSize}, ` +
-    `max concurrent ingests ${SERVER_CONFIG.maxConcurrentIngests}` +
+    `max concurrent ingests ${SERVER_CONFIG.maxConcurrentIngests}, projector yields to ingest for at most ` +
+    `${SERVER_CONFIG.projectionYieldMs} ms` +
     (SERVER_NODE_OPTIONS.length ? `; server node flags: ${SERVER_NODE_OPTIONS.join(' ')}` : '')
   );
 }

@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { withClient } from '../ingest/postgres.mjs';
+import { PROJECTION_POSITIONS_SQL, withClient } from '../ingest/postgres.mjs';
 import { ROOT } from '../ingest/settings.mjs';
 import { agentTrace, exportRequest, toolCalls } from './corpus.mjs';
 import { postTraces } from './http.mjs';
@@ -56,17 +56,6 @@ export async function loadCorpus(port) {
   return { calls: sentCalls, spans, traces, seconds: (Date.now() - began) / 1000 };
 }
 
-const POSITIONS_SQL = `
-  SELECT (SELECT max(global_position) FROM event)::bigint AS last,
-         (SELECT global_position FROM projection_checkpoint WHERE name = 'read-models')::bigint AS projected,
-         NOT EXISTS (SELECT 1 FROM event
-                      WHERE (transaction_id, global_position) >
-                            (SELECT transaction_id, global_position FROM projection_checkpoint WHERE name = 'read-models'))
-         AND NOT EXISTS (SELECT 1 FROM span_edge
-                      WHERE (transaction_id, global_position) >
-                            (SELECT transaction_id, global_position FROM projection_checkpoint WHERE name = 'span-edges'))
-           AS done`;
-
 /** Waits until the projector has applied every stored event and edge; progress by log position. */
 export async function waitForProjection(database) {
   const began = Date.now();
@@ -76,7 +65,7 @@ export async function waitForProjection(database) {
   const events = Number(counted[0].n);
   const progress = new ProgressBar('projecting (read models, contributions, rollups)', events);
   for (;;) {
-    const { rows } = await withClient(database, (c) => c.query(POSITIONS_SQL));
+    const { rows } = await withClient(database, (c) => c.query(PROJECTION_POSITIONS_SQL));
     const { last, projected, done } = rows[0];
     const share = last === null ? 1 : Number(projected ?? 0) / Number(last);
     progress.update(Math.round(share * events));

@@ -23,6 +23,7 @@ import { StatisticsRepository } from './repositories/statistics.repository';
 import { TraceItemsRepository } from './repositories/trace-items.repository';
 import { ApiKeyService } from './services/api-key.service';
 import { HealthService } from './services/health.service';
+import { IngestActivity } from './services/ingest-activity';
 import { IngestService } from './services/ingest.service';
 import { KeyBootstrapService } from './services/key-bootstrap.service';
 import { ProjectorService } from './services/projector.service';
@@ -51,6 +52,7 @@ export const repositories = [
 export const services = [
   ApiKeyService,
   HealthService,
+  IngestActivity,
   IngestService,
   KeyBootstrapService,
   ProjectorService,

@@ -13,6 +13,7 @@ import { RollupRepository } from '../repositories/rollup.repository';
 import { StatisticsRepository } from '../repositories/statistics.repository';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
 import { ApiKeyService, hashKey, KEY_SCOPES } from '../services/api-key.service';
+import { IngestActivity } from '../services/ingest-activity';
 import { ProjectorService } from '../services/projector.service';
 import { FINDING_ID } from '../http/findings-page';
 import { FixRepository } from '../repositories/fix.repository';
@@ -96,6 +97,7 @@ async function run(
         new TraceItemsRepository(database),
         new RollupRepository(),
         new StatisticsRepository(database),
+        new IngestActivity(),
       );
       const total = (await events.count()) + (await events.countEdges());
       const progress = new ProgressBar('rebuilding read models and rollups', total);

@@ -16,6 +16,8 @@ export interface AppConfig {
   readonly textLimitBytes: number;
   readonly retryWindowMs: number;
   readonly projectionPollMs: number;
+  /** How long a background projector batch waits at most for a moment without OTLP requests in flight. */
+  readonly projectionYieldMs: number;
   /** Let webhooks reach loopback, private and link-local addresses (and plain http). Off: SSRF guard. */
   readonly webhookAllowInternal: boolean;
   readonly webhookTimeoutMs: number;
@@ -47,6 +49,7 @@ export const CONFIG_VARIABLES = [
   'ERRATA_TEXT_LIMIT_BYTES',
   'ERRATA_RETRY_WINDOW_MS',
   'ERRATA_PROJECTION_POLL_MS',
+  'ERRATA_PROJECTION_YIELD_MS',
   'ERRATA_WEBHOOK_ALLOW_INTERNAL',
   'ERRATA_WEBHOOK_TIMEOUT_MS',
   'ERRATA_WEBHOOK_MAX_ATTEMPTS',
@@ -76,6 +79,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
     textLimitBytes: integer(env, 'ERRATA_TEXT_LIMIT_BYTES', 2048, 64),
     retryWindowMs: integer(env, 'ERRATA_RETRY_WINDOW_MS', 10 * 60 * 1000, 1),
     projectionPollMs: integer(env, 'ERRATA_PROJECTION_POLL_MS', 500, 10),
+    projectionYieldMs: integer(env, 'ERRATA_PROJECTION_YIELD_MS', 5_000, 0, 600_000),
     webhookAllowInternal: boolean(env, 'ERRATA_WEBHOOK_ALLOW_INTERNAL', false),
     webhookTimeoutMs: integer(env, 'ERRATA_WEBHOOK_TIMEOUT_MS', 15_000, 100),
     webhookMaxAttempts: integer(env, 'ERRATA_WEBHOOK_MAX_ATTEMPTS', 10, 1),

@@ -4,6 +4,7 @@ import { decodeTraceRequest, type OtlpEncoding, type RejectedSpan } from '@errat
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { unixMicros } from '../database/timestamps';
 import { EventRepository, type NewEvent, type NewSpanEdge } from '../repositories/event.repository';
+import { IngestActivity } from './ingest-activity';
 import { ProjectorService } from './projector.service';
 
 export interface IngestResult {
@@ -22,12 +23,11 @@ export class IngestOverloadedError extends Error {
 
 @Injectable()
 export class IngestService {
-  private inFlight = 0;
-
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: EventRepository,
     private readonly projector: ProjectorService,
+    private readonly activity: IngestActivity,
   ) {}
 
   /**
@@ -35,8 +35,9 @@ export class IngestService {
    * 200 means every accepted span is durable. Throws OtlpDecodeError for an undecodable body.
    */
   async ingest(projectId: number, body: Uint8Array, encoding: OtlpEncoding): Promise<IngestResult> {
-    if (this.inFlight >= this.config.maxConcurrentIngests) throw new IngestOverloadedError(1);
-    this.inFlight++;
+    if (this.activity.requestsInFlight >= this.config.maxConcurrentIngests)
+      throw new IngestOverloadedError(1);
+    this.activity.begin();
     try {
       const decoded = decodeTraceRequest(body, encoding, {
         maxAttributeValueBytes: this.config.maxAttributeBytes,
@@ -61,7 +62,7 @@ export class IngestService {
       }
       return { received, appended, dropped, rejected: decoded.rejected };
     } finally {
-      this.inFlight--;
+      this.activity.end();
     }
   }
 }

@@ -24,6 +24,7 @@ import { RollupRepository } from '../repositories/rollup.repository';
 import { StatisticsRepository } from '../repositories/statistics.repository';
 import type { TraceRef } from '../repositories/trace-ref';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
+import { IngestActivity } from './ingest-activity';
 import { Poller } from './poller';
 
 export const READ_MODELS_PROJECTION = 'read-models';
@@ -38,9 +39,11 @@ const BATCH_SIZE = 2_000;
  * The projector refreshes the planner's statistics itself once the projection tables have grown by this share (and
  * at least `ANALYZE_MIN_ROWS`): a table the planner believes empty or small gets plans that scan a whole project
  * for every batch's traces (measured: 290 ms instead of 10 ms per rollup update at 100 k events). Autovacuum would
- * do this too, but it can be off and is up to a minute behind a table that fills in seconds.
+ * do this too, but it can be off and is up to a minute behind a table that fills in seconds. Doubling is enough:
+ * the planner scales its row estimates by a table's current size, so only an empty or tiny sample misleads it, and
+ * each ANALYZE of these tables costs about half a second of PostgreSQL's time at 100 k events.
  */
-const ANALYZE_GROWTH = 0.2;
+const ANALYZE_GROWTH = 1;
 const ANALYZE_MIN_ROWS = 10_000;
 
 export type ProgressListener = (projected: number) => void;
@@ -57,6 +60,8 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   /** Contribution rows the statistics were last taken at (null: not read yet), and events applied since. */
   private analyzedRows: number | null = null;
   private appliedSinceAnalyze = 0;
+  /** Ends the background loop's wait for a pause in ingest at shutdown. */
+  private readonly shuttingDown = new AbortController();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -67,10 +72,11 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     private readonly traceItems: TraceItemsRepository,
     private readonly rollups: RollupRepository,
     private readonly statistics: StatisticsRepository,
+    private readonly ingest: IngestActivity,
   ) {
     this.poller = new Poller(
       config.projectionPollMs,
-      () => this.catchUp(),
+      () => this.catchUp(undefined, () => this.yieldToIngest()),
       (error) =>
         this.logger.error(
           `projection batch failed, retrying: ${error instanceof Error ? error.message : String(error)}`,
@@ -83,6 +89,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.shuttingDown.abort();
     await this.poller.stop();
   }
 
@@ -164,15 +171,29 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     }
   }
 
-  /** Projects until nothing is left below the snapshot horizon; returns how many events it applied. */
-  async catchUp(onProgress?: ProgressListener): Promise<number> {
+  /**
+   * Projects until nothing is left below the snapshot horizon; returns how many events it applied. `beforeBatch`
+   * runs before each batch (the background loop yields to ingest there).
+   */
+  async catchUp(onProgress?: ProgressListener, beforeBatch?: () => Promise<void>): Promise<number> {
     let total = 0;
-    for (let applied = await this.projectBatch(); applied > 0; applied = await this.projectBatch()) {
+    for (;;) {
+      await beforeBatch?.();
+      const applied = await this.projectBatch();
+      if (applied === 0) return total;
       total += applied;
       onProgress?.(total);
       await this.refreshStatisticsAfter(applied);
     }
-    return total;
+  }
+
+  /**
+   * Background batches wait for a moment without OTLP requests in flight, `projectionYieldMs` at most: in a burst
+   * the two compete for the same cores, and a slow acknowledgement costs spans (exporters drop what they cannot
+   * send) while a late projection costs only freshness. `settle` and `rebuild` do not wait.
+   */
+  private yieldToIngest(): Promise<void> {
+    return this.ingest.quiet(this.config.projectionYieldMs, this.shuttingDown.signal);
   }
 
   private async refreshStatisticsAfter(applied: number): Promise<void> {
