@@ -17,6 +17,10 @@ export function copyHexBytes(hex: string | null): string {
   return hex === null ? '\\N' : `\\\\x${hex}`;
 }
 
-export function copyLine(fields: readonly string[]): string {
-  return `${fields.join('\t')}\n`;
+/**
+ * A field holding JSON text (from `JSON.stringify`): it never holds a raw tab, newline or carriage return, since
+ * JSON escapes them, so only its backslashes need COPY's escaping, found without a regular expression.
+ */
+export function copyJsonField(json: string): string {
+  return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
 }

@@ -6,7 +6,7 @@ import type { Pool } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
-import { copyField, copyHexBytes, copyLine } from '../database/copy-text';
+import { copyField, copyHexBytes, copyJsonField } from '../database/copy-text';
 import { jsonForPostgres, withoutNul } from '../database/postgres-text';
 import { isoFromMicros, timestampFromMicros } from '../database/timestamps';
 
@@ -76,21 +76,16 @@ function insertEdges(projectId: number, edges: readonly NewSpanEdge[]) {
 }
 
 function eventsAsCopyText(projectId: number, events: readonly NewEvent[]): string {
+  // Concatenated field by field: this runs for every event ingested (bench:ingest).
+  const project = String(projectId);
   let text = '';
   for (const e of events) {
-    text += copyLine([
-      String(projectId),
-      copyHexBytes(e.traceId),
-      copyHexBytes(e.spanId),
-      isoFromMicros(e.startMicros),
-      isoFromMicros(e.endMicros),
-      copyHexBytes(e.parentSpanId),
-      copyField(withoutNul(e.type)),
-      copyField(withoutNul(e.serverName)),
-      copyField(withoutNul(e.toolName)),
-      copyField(withoutNul(e.outcome)),
-      copyField(jsonForPostgres(e.data)),
-    ]);
+    text +=
+      `${project}\t${copyHexBytes(e.traceId)}\t${copyHexBytes(e.spanId)}\t` +
+      `${isoFromMicros(e.startMicros)}\t${isoFromMicros(e.endMicros)}\t${copyHexBytes(e.parentSpanId)}\t` +
+      `${copyField(withoutNul(e.type))}\t${copyField(withoutNul(e.serverName))}\t` +
+      `${copyField(withoutNul(e.toolName))}\t${copyField(withoutNul(e.outcome))}\t` +
+      `${copyJsonField(jsonForPostgres(e.data))}\n`;
   }
   return text;
 }
