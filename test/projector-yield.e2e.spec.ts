@@ -99,6 +99,19 @@ describe('the projector yields to ingest', () => {
     );
   }, 60_000);
 
+  it('stops waiting at shutdown, and leaves the batch for the next start', async () => {
+    const { server: target, projector } = await serverWithUnprojectedRun(600_000);
+    const burst = await requestInFlight(target, generatedCorpus({ traces: 3, seed: 9, startMs: START_MS }));
+    projector.wake();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const stopped = Date.now();
+    await projector.beforeApplicationShutdown();
+    expect(Date.now() - stopped).toBeLessThan(5_000); // not the 600 s yield
+    expect(await burst.release()).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await runProjected(target)).toBe(false);
+  }, 60_000);
+
   it('waits ERRATA_PROJECTION_YIELD_MS at most', async () => {
     const { server: target, projector } = await serverWithUnprojectedRun(200);
     const burst = await requestInFlight(target, generatedCorpus({ traces: 3, seed: 8, startMs: START_MS }));

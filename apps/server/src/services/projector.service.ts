@@ -173,12 +173,12 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
 
   /**
    * Projects until nothing is left below the snapshot horizon; returns how many events it applied. `beforeBatch`
-   * runs before each batch (the background loop yields to ingest there).
+   * runs before each batch (the background loop yields to ingest there) and ends the catching up when it says false.
    */
-  async catchUp(onProgress?: ProgressListener, beforeBatch?: () => Promise<void>): Promise<number> {
+  async catchUp(onProgress?: ProgressListener, beforeBatch?: () => Promise<boolean>): Promise<number> {
     let total = 0;
     for (;;) {
-      await beforeBatch?.();
+      if (beforeBatch !== undefined && !(await beforeBatch())) return total;
       const applied = await this.projectBatch();
       if (applied === 0) return total;
       total += applied;
@@ -190,10 +190,12 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   /**
    * Background batches wait for a moment without OTLP requests in flight, `projectionYieldMs` at most: in a burst
    * the two compete for the same cores, and a slow acknowledgement costs spans (exporters drop what they cannot
-   * send) while a late projection costs only freshness. `settle` and `rebuild` do not wait.
+   * send) while a late projection costs only freshness. `settle` and `rebuild` do not wait. At shutdown the
+   * background loop stops before its next batch: a backlog left by a burst is projected after the next start.
    */
-  private yieldToIngest(): Promise<void> {
-    return this.ingest.quiet(this.config.projectionYieldMs, this.shuttingDown.signal);
+  private async yieldToIngest(): Promise<boolean> {
+    await this.ingest.quiet(this.config.projectionYieldMs, this.shuttingDown.signal);
+    return !this.shuttingDown.signal.aborted;
   }
 
   private async refreshStatisticsAfter(applied: number): Promise<void> {
