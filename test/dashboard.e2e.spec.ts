@@ -105,6 +105,27 @@ describe('dashboard (chromium)', () => {
     page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 
   /** Each row's key and its numeric cells' raw values, as the page shows them. */
+  /** Each row's labelled counts (`CountList`): row key → item key → value. */
+  async function rowCounts(rows: string): Promise<Record<string, Record<string, number>>> {
+    return page
+      .locator(rows)
+      .evaluateAll((found) =>
+        Object.fromEntries(
+          found.map((row) => [
+            row.getAttribute('data-key') ?? '',
+            Object.fromEntries(
+              Array.from(row.querySelectorAll('li[data-key]')).map((item) => [
+                item.getAttribute('data-key') ?? '',
+                Number(item.getAttribute('data-value')),
+              ]),
+            ),
+          ]),
+        ),
+      );
+  }
+  const nonZero = (counts: Record<string, number | undefined>) =>
+    Object.fromEntries(Object.entries(counts).filter(([, n]) => (n ?? 0) > 0));
+
   async function tableRows(name: string): Promise<Record<string, string[]>> {
     return page
       .locator(`[data-table="${name}"] tbody tr`)
@@ -196,6 +217,7 @@ describe('dashboard (chromium)', () => {
         wastedRetries: number;
         wastedMs: number;
         unrecoveredChains: number;
+        reasons: Record<string, number>;
       }[];
     }>('reports/retry-waste', { ...window, groupBy: 'category' });
     const expectedRows = (groups: typeof byCategory.groups) =>
@@ -203,6 +225,10 @@ describe('dashboard (chromium)', () => {
         groups.map((g) => [g.key, [g.retries, g.wastedRetries, g.wastedMs, g.unrecoveredChains].map(String)]),
       );
     expect(await tableRows('retry-groups')).toEqual(expectedRows(byCategory.groups));
+    expect(await rowCounts('[data-table="retry-groups"] tbody tr')).toEqual(
+      Object.fromEntries(byCategory.groups.map((g) => [g.key, nonZero(g.reasons)])),
+    );
+    expect(byCategory.groups.some((g) => Object.keys(nonZero(g.reasons)).length > 0)).toBe(true);
     const stackedSumsEqual = async (groups: typeof byCategory.groups) => {
       const stacked = await chartSeries('wasted-by-group');
       const retried = groups.filter((g) => g.retries > 0);
@@ -381,7 +407,7 @@ describe('dashboard (chromium)', () => {
         server: string | null;
         grade: string;
         calls: number;
-        tools: { tool: string; grade: string; calls: number }[];
+        tools: { tool: string; grade: string; calls: number; rules: Record<string, number> }[];
       }[];
     }>('servers', { ...window });
     for (const server of scorecard.servers) {
@@ -395,6 +421,11 @@ describe('dashboard (chromium)', () => {
         expect(await toolRow.locator('[data-grade]').getAttribute('data-grade')).toBe(tool.grade);
       }
     }
+    const toolRules = scorecard.servers.flatMap((server) =>
+      server.tools.map((tool) => [`${server.server ?? ''}/${tool.tool}`, nonZero(tool.rules)] as const),
+    );
+    expect(await rowCounts('tr.tool-row')).toEqual(Object.fromEntries(toolRules));
+    expect(toolRules.some(([, rules]) => Object.keys(rules).length > 0)).toBe(true);
     await screenshot('servers');
   });
 

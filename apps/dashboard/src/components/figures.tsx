@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { RetryWasteReport } from '@errata/domain';
-import { formatCount } from '../format';
+import { formatCount, labelOf } from '../format';
 import { useApi } from '../use-api';
 import { EmptyState } from './states';
 import type { Filters } from '../route';
@@ -68,5 +68,20 @@ export function NumberCell({
     <td class="num" data-value={value === null ? '' : String(value)}>
       {value === null ? '—' : format(value)}
     </td>
+  );
+}
+
+/** Labelled counts in a table cell (retry reasons, broken rules): zeros left out, the API's key and value on each. */
+export function CountList({ counts }: { counts: Readonly<Record<string, number | undefined>> }) {
+  return (
+    <ul class="reasons">
+      {Object.entries(counts).map(([key, n]) =>
+        n === undefined || n <= 0 ? null : (
+          <li key={key} data-key={key} data-value={n}>
+            {labelOf(key)} <strong>{formatCount(n)}</strong>
+          </li>
+        ),
+      )}
+    </ul>
   );
 }

@@ -1,9 +1,9 @@
 import type { RetryWasteReport } from '@errata/domain';
 import type { PageProps } from '../app';
 import { Chart } from '../components/chart';
-import { NoData, NumberCell, PageHeader, Stat } from '../components/figures';
+import { CountList, NoData, NumberCell, PageHeader, Stat } from '../components/figures';
 import { Await } from '../components/states';
-import { formatCount, formatDuration, labelOf } from '../format';
+import { formatDuration, labelOf } from '../format';
 import { navigate, reportParams, withQuery } from '../route';
 import { bucketsOf, stackedSeries, type SeriesResponse } from '../series';
 import { all, useApi } from '../use-api';
@@ -127,15 +127,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
                         <NumberCell value={group.wastedMs} format={formatDuration} />
                         <NumberCell value={group.unrecoveredChains} />
                         <td>
-                          <ul class="reasons">
-                            {Object.entries(group.reasons)
-                              .filter(([, n]) => n > 0)
-                              .map(([reason, n]) => (
-                                <li key={reason} data-reason={reason} data-value={n}>
-                                  {labelOf(reason)} <strong>{formatCount(n)}</strong>
-                                </li>
-                              ))}
-                          </ul>
+                          <CountList counts={group.reasons} />
                         </td>
                       </tr>
                     ))}

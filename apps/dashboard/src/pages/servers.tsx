@@ -1,9 +1,8 @@
 import type { ServerScorecard } from '@errata/domain';
 import type { PageProps } from '../app';
-import { NoData, NumberCell, PageHeader } from '../components/figures';
+import { CountList, NoData, NumberCell, PageHeader } from '../components/figures';
 import { Link } from '../components/link';
 import { Await } from '../components/states';
-import { formatCount, labelOf } from '../format';
 import { filterQuery, reportParams, withQuery } from '../route';
 import { useApi } from '../use-api';
 
@@ -77,13 +76,7 @@ export function ServersPage({ filters, query }: PageProps) {
                         <NumberCell value={tool.failures} />
                         <NumberCell value={tool.violatingCalls} />
                         <td>
-                          <ul class="reasons">
-                            {Object.entries(tool.rules).map(([rule, n]) => (
-                              <li key={rule}>
-                                {labelOf(rule)} <strong>{formatCount(n ?? 0)}</strong>
-                              </li>
-                            ))}
-                          </ul>
+                          <CountList counts={tool.rules} />
                         </td>
                       </tr>
                     ))}
