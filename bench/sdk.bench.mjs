@@ -10,6 +10,8 @@
 //   BENCH_SDK_WARMUP=5000          untimed calls per run before the timed ones (JIT)
 //   BENCH_SDK_ROUNDS=7             rounds; each runs every variant once, in its own child process
 //   BENCH_SDK_ERROR_PERCENT=15     tool calls answered with isError (seed 000's transient error payload)
+//   BENCH_SDK_ALLOC_CALLS=2000     calls after the timed ones under the sampling heap profiler (allocated
+//                                  bytes per call; 0 = skip)
 //   BENCH_SDK_VARIANTS=…           comma-separated subset of none,otel-only,errata,errata-manual,traceloop
 //                                  (none is always run: the others are measured against it)
 //   BENCH_SDK_PROFILE_DIR=<dir>    each child writes a V8 CPU profile of its timed calls there

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import {
+  ALLOC_CALLS,
   CALLS,
   CHILD_TIMEOUT_MS,
   FLUSH_TIMEOUT_MS,
@@ -101,6 +102,36 @@ async function stopProfile(session) {
   return file;
 }
 
+/** V8 samples about one allocation per this many bytes and scales each sample up to estimate all bytes allocated. */
+const ALLOC_SAMPLING_INTERVAL = 256;
+
+/**
+ * Bytes allocated per call, estimated by V8's sampling heap profiler over `count` calls from plan index `from`,
+ * counting objects that garbage collection has freed again (most of a call's allocations are short-lived).
+ */
+async function allocatedBytesPerCall(client, from, count) {
+  if (count === 0) return null;
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: ALLOC_SAMPLING_INTERVAL,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  await callTools(client, from, count);
+  const { profile } = await session.post('HeapProfiler.stopSampling');
+  session.disconnect();
+  let bytes = 0;
+  const pending = [profile.head];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    bytes += node.selfSize;
+    pending.push(...node.children);
+  }
+  return bytes / count;
+}
+
 /** Exactly one tools/call span per timed call, ERROR exactly for the tool errors; none without instrumentation. */
 function checkSpans(variant, spans, errors) {
   const toolSpans = spans.ok.spans + spans.error.spans;
@@ -143,9 +174,19 @@ async function main() {
   if (tracing !== null) {
     await withTimeout(tracing.provider.forceFlush(), FLUSH_TIMEOUT_MS, 'flushing the timed spans');
     const { ok, error, otherSpans, attributeKeys, sampleSpans } = tracing.exporter;
-    spans = { ok, error, other: otherSpans, attributeKeys: [...attributeKeys], samples: sampleSpans };
+    // Copies: the exporter goes on counting into its tallies (the allocation calls' spans below).
+    spans = {
+      ok: { ...ok },
+      error: { ...error },
+      other: otherSpans,
+      attributeKeys: [...attributeKeys],
+      samples: sampleSpans,
+    };
     checkSpans(variant, spans, errors);
   }
+  const maxRssMb = process.resourceUsage().maxRSS / 1024;
+  // After the span check: these calls' spans are exported at shutdown and not counted.
+  const allocatedBytes = await allocatedBytesPerCall(client, WARMUP_CALLS + CALLS, ALLOC_CALLS);
   const ownCpuMs = (cpu.user + cpu.system) / 1000;
   const machineBusyMs = machineBefore && machineAfter ? (machineAfter.busy - machineBefore.busy) * 10 : null; // USER_HZ = 100
   const result = {
@@ -160,7 +201,8 @@ async function main() {
     wallMs,
     mainThreadCpuMs: mainThreadBefore === null ? null : mainThreadAfter - mainThreadBefore,
     otherProcessesCpuMs: machineBusyMs === null ? null : Math.max(0, machineBusyMs - ownCpuMs),
-    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    maxRssMb,
+    allocatedBytesPerCall: allocatedBytes,
     spans,
     profile,
   };

@@ -2,6 +2,7 @@
 // summary table and the targets. Kept apart from the measuring code so the format BENCHMARKS.md quotes lives here.
 import { writeFileSync } from 'node:fs';
 import {
+  ALLOC_CALLS,
   CALLS,
   CHILD_NODE_OPTIONS,
   ERROR_PERCENT,
@@ -29,6 +30,7 @@ export const fmt = (n, digits = 0) =>
 const signed = (n, digits) => `${n < 0 ? '−' : '+'}${fmt(Math.abs(n), digits)}`;
 
 const cpuPerCall = (run) => run.cpuUs / run.calls;
+const kilobytes = (bytes) => bytes / 1024;
 const wallPerCall = (run) => (run.wallMs * 1000) / run.calls;
 const width = Math.max(...VARIANTS.map((name) => name.length));
 
@@ -44,6 +46,9 @@ export function headerLine(cpuCount) {
     `sequential awaits over InMemoryTransport; ${ROUNDS} rounds × ${VARIANTS.length} variants (${VARIANTS.join(', ')}), ` +
     `one child process per run, interleaved round by round` +
     (CHILD_NODE_OPTIONS.length ? `; child node flags: ${CHILD_NODE_OPTIONS.join(' ')}` : '') +
+    (ALLOC_CALLS
+      ? `; then ${fmt(ALLOC_CALLS)} calls under the sampling heap profiler (allocated bytes)`
+      : '') +
     (PROFILE_DIR ? `; CPU profiles of the timed calls → ${PROFILE_DIR}` : '')
   );
 }
@@ -78,6 +83,9 @@ export function runLine(run, baseline, cpuCount) {
     (attributes
       ? `${fmt(spans)} tools/call spans (${fmt(run.spans.error.spans)} ERROR) ✓, ${fmt(attributes.all, 1)} attributes/span · `
       : '') +
+    (run.allocatedBytesPerCall === null
+      ? ''
+      : `allocated ${fmt(kilobytes(run.allocatedBytesPerCall), 1)} KB/call · `) +
     `other processes ${fmt((run.otherProcessesCpuMs ?? NaN) / 1000, 2)} CPU-s` +
     (share !== null && share > NOISY_SHARE ? ` (${fmt(100 * share)}% of the machine: noisy)` : '') +
     (run.profile ? ` · profile ${run.profile}` : '')
@@ -98,6 +106,10 @@ export function summarize(runs, cpuCount) {
       .filter((run) => quiet(run) && quiet(baselineOf(run.round)))
       .map((run) => cpuPerCall(run) - cpuPerCall(baselineOf(run.round)));
     const attributes = list.map((run) => attributesPerSpan(run.spans)).filter((a) => a !== null);
+    const allocated = list.map((run) => run.allocatedBytesPerCall).filter((b) => b !== null);
+    const allocatedAdded = list
+      .filter((run) => run.allocatedBytesPerCall !== null)
+      .map((run) => run.allocatedBytesPerCall - baselineOf(run.round).allocatedBytesPerCall);
     figures.set(name, {
       name,
       label: DEFINITIONS[name].label,
@@ -114,6 +126,8 @@ export function summarize(runs, cpuCount) {
       quietRounds: quietAdded.length,
       noisyRuns: list.filter((run) => (otherShare(run, cpuCount) ?? 0) > NOISY_SHARE).length,
       maxRssMb: Math.max(...list.map((run) => run.maxRssMb)),
+      allocatedMedian: allocated.length ? median(allocated) : null,
+      allocatedAddedMedian: allocatedAdded.length ? median(allocatedAdded) : null,
       attributes: attributes.length ? attributes[0] : null,
       attributeKeys: list[0]?.spans?.attributeKeys ?? [],
       samples: list[0]?.spans?.samples ?? null,
@@ -131,6 +145,7 @@ function table(figures) {
     'wall µs/call',
     'attributes/span ok / error',
     'attr. bytes/span',
+    'allocated KB/call (added)',
   ];
   const rows = [...figures.values()].map((f) => [
     f.name,
@@ -144,6 +159,10 @@ function table(figures) {
     fmt(f.wallMedian, 1),
     f.attributes ? `${fmt(f.attributes.ok, 1)} / ${fmt(f.attributes.error, 1)}` : '—',
     f.attributes ? fmt(f.attributes.bytes) : '—',
+    f.allocatedMedian === null
+      ? '—'
+      : `${fmt(kilobytes(f.allocatedMedian), 1)}` +
+        (f.name === 'none' ? '' : ` (${signed(kilobytes(f.allocatedAddedMedian), 1)})`),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells) =>
@@ -195,7 +214,10 @@ export function report(runs, cpuCount) {
       .filter((f) => f.name !== 'none')
       .map((f) => `${f.name.padEnd(width)}  ${f.label}; instrumented via ${f.instrumentedVia}`),
     errata && traceloop
-      ? `ratio       errata added / traceloop added = ${fmt(errata.addedMedian / traceloop.addedMedian, 2)}`
+      ? `ratio       errata added / traceloop added = ${fmt(errata.addedMedian / traceloop.addedMedian, 2)}` +
+        (errata.allocatedAddedMedian !== null && traceloop.allocatedAddedMedian !== null
+          ? `; allocated bytes added: ${fmt(errata.allocatedAddedMedian / traceloop.allocatedAddedMedian, 2)}`
+          : '')
       : null,
     ...targets(figures).map((t, i) => `${i === 0 ? 'targets     ' : '            '}${t.text}`),
     `noise       ${noisy} of ${runs.length} runs shared the machine (other processes > ${fmt(100 * NOISY_SHARE)}% of its CPU ` +
@@ -209,7 +231,7 @@ export function report(runs, cpuCount) {
       JSON_OUT,
       JSON.stringify(
         {
-          settings: { CALLS, WARMUP_CALLS, ROUNDS, ERROR_PERCENT, VARIANTS, CHILD_NODE_OPTIONS },
+          settings: { CALLS, WARMUP_CALLS, ALLOC_CALLS, ROUNDS, ERROR_PERCENT, VARIANTS, CHILD_NODE_OPTIONS },
           versions: VERSIONS,
           errataBuild: BUILD,
           figures: Object.fromEntries(figures),

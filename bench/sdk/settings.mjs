@@ -28,6 +28,11 @@ export const CALLS = intEnv('BENCH_SDK_CALLS', 20_000, 100, 10_000_000);
 export const WARMUP_CALLS = intEnv('BENCH_SDK_WARMUP', 5_000, 0, 10_000_000);
 export const ROUNDS = intEnv('BENCH_SDK_ROUNDS', 7, 1, 1_000);
 export const ERROR_PERCENT = intEnv('BENCH_SDK_ERROR_PERCENT', 15, 0, 100);
+/**
+ * Calls made after the timed ones, under V8's sampling heap profiler, to estimate the bytes each call allocates
+ * (0 = skip). Unlike CPU time, this figure hardly moves between runs on a noisy machine.
+ */
+export const ALLOC_CALLS = intEnv('BENCH_SDK_ALLOC_CALLS', 2_000, 0, 1_000_000);
 export const VARIANTS = variantsEnv();
 export const CHILD_NODE_OPTIONS = (process.env.BENCH_SDK_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
 export const JSON_OUT = process.env.BENCH_SDK_JSON?.trim() || null;
@@ -41,7 +46,7 @@ export const YIELD_EVERY = 256;
  * A child gets 30 s for startup and teardown plus 2 ms per call (about 8× the slowest variant's CPU per call on
  * the 2-core bench machine); then it is killed and the invocation fails.
  */
-export const CHILD_TIMEOUT_MS = 30_000 + 2 * (CALLS + WARMUP_CALLS);
+export const CHILD_TIMEOUT_MS = 30_000 + 2 * (CALLS + WARMUP_CALLS + ALLOC_CALLS);
 /** How long a child may take to flush its spans at the end. */
 export const FLUSH_TIMEOUT_MS = 10_000;
 /** Marks the one stdout line a child reports its result on. */
