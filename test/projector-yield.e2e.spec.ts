@@ -29,7 +29,9 @@ describe('the projector yields to ingest', () => {
 
   /**
    * A server whose projector runs only when woken, with one agent run appended straight to the log: committed
-   * before anything holds a request in flight, so nothing but the yield keeps the projector from it.
+   * before anything holds a request in flight, so nothing but the yield keeps the projector from it. The run is
+   * appended only after the projector's first pass at startup has committed (it creates the checkpoints): a pass
+   * still reading the log could otherwise project the run before the test holds a request in flight.
    */
   async function serverWithUnprojectedRun(yieldMs: number) {
     const started = await startTestServer('postgres', {
@@ -37,6 +39,11 @@ describe('the projector yields to ingest', () => {
       ERRATA_PROJECTION_YIELD_MS: String(yieldMs),
     });
     server = started;
+    await waitFor(
+      async () =>
+        (await started.db.selectFrom('projection_checkpoint').select('name').execute()).length === 2,
+      "the projector's first pass",
+    );
     const { id: projectId } = await started.db
       .selectFrom('project')
       .select('id')
