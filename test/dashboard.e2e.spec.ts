@@ -104,7 +104,6 @@ describe('dashboard (chromium)', () => {
   const screenshot = (name: string) =>
     page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 
-  /** Each row's key and its numeric cells' raw values, as the page shows them. */
   /** Each row's labelled counts (`CountList`): row key → item key → value. */
   async function rowCounts(rows: string): Promise<Record<string, Record<string, number>>> {
     return page
@@ -126,6 +125,7 @@ describe('dashboard (chromium)', () => {
   const nonZero = (counts: Record<string, number | undefined>) =>
     Object.fromEntries(Object.entries(counts).filter(([, n]) => (n ?? 0) > 0));
 
+  /** Each row's key and its numeric cells' raw values, as the page shows them. */
   async function tableRows(name: string): Promise<Record<string, string[]>> {
     return page
       .locator(`[data-table="${name}"] tbody tr`)

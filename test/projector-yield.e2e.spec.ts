@@ -75,7 +75,6 @@ describe('the projector yields to ingest', () => {
     await waitFor(() => activity.requestsInFlight === 1, 'the request to be in flight');
     const client = blocker;
     return {
-      status,
       release: async () => {
         await client.query('ROLLBACK');
         return status;

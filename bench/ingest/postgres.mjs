@@ -77,8 +77,10 @@ export async function fingerprint(database) {
   return { rows: Number(rows[0].n), checksum: rows[0].checksum };
 }
 
+const TOOL_CALL_COUNT_SQL = 'SELECT count(*)::bigint AS n FROM tool_call';
+
 export async function countToolCalls(database) {
-  const { rows } = await withClient(database, (c) => c.query('SELECT count(*)::bigint AS n FROM tool_call'));
+  const { rows } = await withClient(database, (c) => c.query(TOOL_CALL_COUNT_SQL));
   return Number(rows[0].n);
 }
 
@@ -111,7 +113,7 @@ export async function waitForProjection(database, expected) {
       const { rows } = await client.query(PROJECTION_DONE_SQL);
       if (rows[0].done) {
         const seconds = (performance.now() - started) / 1000;
-        const { rows: counted } = await client.query('SELECT count(*)::bigint AS n FROM tool_call');
+        const { rows: counted } = await client.query(TOOL_CALL_COUNT_SQL);
         if (Number(counted[0].n) >= expected) return seconds;
       }
       if (performance.now() - started > PROJECTION_TIMEOUT_MS) return null;
