@@ -125,17 +125,89 @@ describe('npm run demo', () => {
     expect(run.stdout).toContain(`Using the Errata running at ${server.url}.`);
     expect(run.stdout).toContain(`Episode ${EPISODES}/${EPISODES}`);
     expect(run.stdout).toMatch(/Spans sent to Errata: \d+ exported, 0 dropped, 0 failed/);
-    for (const query of [
-      'groupBy=category',
-      'groupBy=server',
-      'groupBy=tool',
-      'groupBy=category&agent=naive',
-    ]) {
+    const curls = [
+      'reports/retry-waste?groupBy=category',
+      'reports/retry-waste?groupBy=server',
+      'reports/retry-waste?groupBy=tool',
+      'reports/retry-waste?groupBy=category&agent=naive',
+      'reports/retry-waste?groupBy=category&agent=contract-aware',
+      'reports/escalations',
+      'reports/escalations?agent=naive',
+      'reports/misclassified-results',
+      'reports/subagent-coverage',
+      'findings',
+      'servers',
+    ];
+    for (const path of curls) {
       expect(run.stdout).toContain(
-        `curl -s -H "Authorization: Bearer ${server.readKey}" "${server.url}/api/v1/reports/retry-waste?${query}"`,
+        `curl -s -H "Authorization: Bearer ${server.readKey}" "${server.url}/api/v1/${path}"`,
       );
     }
     expect(run.stdout).toContain(`curl -s ${server.url}/healthz`);
+    for (const page of ['/', '/docs', '/mcp']) expect(run.stdout).toContain(`${server.url}${page} `);
+  });
+
+  it("prints Errata's four reports, the findings and the server grades for the run, with the scenario's figures", () => {
+    const start = run.stdout.indexOf("Errata's reports on this run:");
+    expect(start).toBeGreaterThan(-1);
+    // Wasted milliseconds depend on the machine, and the retry-waste groups are ordered by them.
+    const section = run.stdout
+      .slice(start)
+      .split('\n\n')[0]!
+      .split('\n')
+      .map((line) => line.replace(/\(\d+ ms\)/, '(… ms)'));
+    const n = (perEpisode: number) => perEpisode * EPISODES;
+    const expected = [
+      "Errata's reports on this run:",
+      '  Retry waste',
+      `    all agents             ${n(99)} calls, ${n(41)} retries, ${n(34)} wasted (… ms), ${n(17)} unrecovered chains`,
+      `    agent=naive            ${n(59)} calls, ${n(30)} retries, ${n(30)} wasted (… ms), ${n(11)} unrecovered chains`,
+      `    agent=contract-aware   ${n(40)} calls, ${n(11)} retries, ${n(4)} wasted (… ms), ${n(6)} unrecovered chains`,
+      '    by category of the retried call:',
+      ...Object.entries(RETRY_WASTE_PER_EPISODE).map(
+        ([category, group]) =>
+          `      ${category.padEnd(11)} ${n(group.retries)} retries, ${n(group.wasted)} wasted — ` +
+          Object.entries(group.reasons)
+            .map(([reason, count]) => `${reason} ${n(count)}`)
+            .join(', '),
+      ),
+      '  Escalations',
+      `    all agents             ${n(22)} hand-offs after ${n(56)} failed calls (rate 39%): ${n(20)} attributed, ${n(7)} avoidable`,
+      `    agent=naive            ${n(15)} hand-offs after ${n(35)} failed calls (rate 43%): ${n(13)} attributed, ${n(4)} avoidable`,
+      `    agent=contract-aware   ${n(7)} hand-offs after ${n(21)} failed calls (rate 33%): ${n(7)} attributed, ${n(3)} avoidable`,
+      `    to: human ${n(14)}, user ${n(5)}, coordinator ${n(3)}`,
+      '    by category of the failed call: ' +
+        [
+          `transient ${n(3)} of ${n(16)} (19%)`,
+          `validation ${n(3)} of ${n(9)} (33%, ${n(3)} avoidable)`,
+          `business ${n(4)} of ${n(8)} (50%, ${n(4)} avoidable)`,
+          `permission ${n(4)} of ${n(9)} (44%)`,
+          `unknown ${n(5)} of ${n(10)} (50%)`,
+          `empty ${n(1)} of ${n(4)} (25%)`,
+        ].join(', '),
+      '  Misclassified results',
+      `    ${n(4)} empty-as-error and 0 failure-as-empty results in ${n(99)} calls`,
+      `    support-desk search_tickets, of ${n(6)} calls: ${n(4)} empty-as-error, 0 failure-as-empty; they triggered ${n(2)} retries, ${n(1)} hand-offs`,
+      '  Subagent coverage',
+      `    ${n(6)} reports (complete ${n(4)}, partial ${n(2)}, failed 0), mean coverage 92%`,
+      `    propagation completeness 100% (most often missing: nothing), local absorption 14% (${n(2)} of ${n(14)} transient failures), ${n(2)} silent partials`,
+      '  Findings: 7 (untyped-error 4, leaky-error 2, empty-as-error 1)',
+      ...[
+        ['mcp-servers/everything get-sum', 'untyped-error', 5, '71%', 3],
+        ['secure-filesystem-server get_file_info', 'untyped-error', 5, '100%', 3],
+        ['secure-filesystem-server read_text_file', 'untyped-error', 5, '56%', 3],
+        ['support-desk create_shipping_label', 'untyped-error', 5, '100%', 3],
+        ['secure-filesystem-server get_file_info', 'leaky-error', 5, '100%', 3],
+        ['secure-filesystem-server read_text_file', 'leaky-error', 5, '56%', 3],
+        ['support-desk search_tickets', 'empty-as-error', 4, '67%', 2],
+      ].map(
+        ([tool, rule, calls, rate, wasted]) =>
+          `    ${String(tool).padEnd(40)} ${String(rule).padEnd(20)} ${n(Number(calls))} calls (${rate}), ${n(Number(wasted))} wasted retries`,
+      ),
+      '  Server grades: mcp-servers/everything F, memory-server A, secure-filesystem-server F, support-desk D',
+    ];
+    expect([...section].sort()).toEqual([...expected].sort());
+    expect(section.slice(0, 3)).toEqual(expected.slice(0, 3));
   });
 
   it('stores tool calls of all four MCP servers, agent runs, escalations and subagent reports', async () => {

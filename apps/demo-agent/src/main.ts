@@ -3,26 +3,25 @@
  * tool calls instrumented by @errata/sdk, and ends with the lines that show Errata's reports.
  */
 import { startErrata, type ErrataExportStats } from '@errata/sdk';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { readDemoConfig, type DemoConfig } from './config/demo-config';
 import { DemoError, messageOf } from './demo-error';
 import { connectToErrata, type ErrataConnection } from './errata/errata-connection';
-import { fetchRetryWaste, type RetryWasteReport } from './errata/errata-http';
+import { waitForRunReports } from './errata/errata-reports';
 import type { ErrataProcess } from './errata/errata-process';
 import { allSessions, closeSessions, connectDemoServers, type DemoServers } from './mcp/demo-servers';
 import { createWorkspace } from './mcp/demo-workspace';
 import type { AgentPolicy, PolicyName } from './policies/agent-policy';
 import { contractAwarePolicy } from './policies/contract-aware.policy';
 import { naivePolicy } from './policies/naive.policy';
+import { describeCounts, exportLine, reportAccessLines, runLine, summaryLines } from './report/demo-output';
+import { errataReportLines } from './report/errata-report-lines';
 import {
-  describeCounts,
-  exportLine,
-  reportAccessLines,
-  reportLines,
-  runLine,
-  summaryLines,
-} from './report/demo-output';
-import { PolicyTally, difference } from './report/policy-tally';
+  PolicyTally,
+  difference,
+  escalationCount,
+  subagentReportCount,
+  type TallyCounts,
+} from './report/policy-tally';
 import { playEpisode } from './scenarios/episode';
 
 const POLICIES: readonly AgentPolicy[] = [naivePolicy, contractAwarePolicy];
@@ -79,42 +78,29 @@ async function playAll(config: DemoConfig, errata: ErrataConnection): Promise<Pl
   return { tallies, stats: handle.stats(), from };
 }
 
-/** Errata projects what it ingests within a poll interval: wait until the report holds every call of this run. */
-async function waitForReport(
-  url: string,
-  readKey: string,
+/** Errata's reports on this run, once they hold every call, hand-off and subagent report the runtime counted. */
+async function printErrataReports(
+  errata: ErrataConnection,
   from: string,
-  calls: number,
-): Promise<RetryWasteReport> {
-  const deadline = Date.now() + REPORT_WAIT_MS;
-  for (;;) {
-    const { status, report } = await fetchRetryWaste(url, readKey, { groupBy: 'category', from });
-    if (report === null)
-      throw new DemoError(`Errata answered ${status} to the retry-waste report (read key wrong?)`);
-    if (report.totals.calls >= calls || Date.now() > deadline) return report;
-    await sleep(250);
-  }
-}
-
-async function printErrataReport(errata: ErrataConnection, result: PlayResult, calls: number): Promise<void> {
+  columns: readonly (readonly [PolicyName, TallyCounts])[],
+): Promise<void> {
   if (errata.readKey === null) return;
-  const all = await waitForReport(errata.url, errata.readKey, result.from, calls);
-  const byPolicy = await Promise.all(
-    POLICIES.map(async ({ name }) => {
-      const { report } = await fetchRetryWaste(errata.url, errata.readKey!, {
-        agent: name,
-        from: result.from,
-      });
-      return [name, report!] as const;
-    }),
-  );
+  const sum = (value: (counts: TallyCounts) => number) =>
+    columns.reduce((total, [, counts]) => total + value(counts), 0);
+  const reports = await waitForRunReports({
+    url: errata.url,
+    readKey: errata.readKey,
+    from,
+    agents: columns.map(([name]) => name),
+    expected: {
+      calls: sum((counts) => counts.calls),
+      escalations: sum(escalationCount),
+      subagentReports: sum(subagentReportCount),
+    },
+    waitMs: REPORT_WAIT_MS,
+  });
   log();
-  for (const line of reportLines(all, byPolicy)) log(line);
-  if (all.totals.calls < calls) {
-    log(
-      `  (Errata had projected ${all.totals.calls} of ${calls} calls after ${REPORT_WAIT_MS / 1000} s; run the curl lines again)`,
-    );
-  }
+  for (const line of errataReportLines(reports)) log(line);
 }
 
 function printKeys(errata: ErrataConnection): void {
@@ -154,8 +140,7 @@ async function main(): Promise<void> {
         `${result.stats.failed + result.stats.dropped} spans did not reach Errata at ${errata.url}; its reports are incomplete`,
       );
     }
-    const calls = columns.reduce((total, [, counts]) => total + counts.calls, 0);
-    await printErrataReport(errata, result, calls);
+    await printErrataReports(errata, result.from, columns);
     printKeys(errata);
     log();
     for (const line of reportAccessLines({ url: errata.url, readKey: errata.readKey, from: result.from }))

@@ -1,24 +1,36 @@
 /** The few HTTP calls the demo makes to Errata itself. */
+import type {
+  EscalationReport,
+  Finding,
+  MisclassifiedReport,
+  RetryWasteReport,
+  ServerScorecard,
+  SubagentCoverageReport,
+} from '@errata/domain';
 import { DemoError, messageOf } from '../demo-error';
 
 const REQUEST_TIMEOUT_MS = 5_000;
 
-export interface RetryWasteReport {
-  readonly totals: {
-    readonly calls: number;
-    readonly retries: number;
-    readonly wastedRetries: number;
-    readonly wastedMs: number;
-    readonly unrecoveredChains: number;
-  };
-  readonly groups: readonly {
-    readonly key: string;
-    readonly retries: number;
-    readonly wastedRetries: number;
-    readonly wastedMs: number;
-    readonly reasons: Readonly<Record<string, number>>;
-  }[];
+/** A page of `GET /api/v1/findings`: the findings without their samples. */
+export interface FindingsPage {
+  readonly rulesVersion: number;
+  readonly total: number;
+  readonly limit: number;
+  readonly offset: number;
+  readonly findings: readonly Omit<Finding, 'samples'>[];
 }
+
+/** The paths under `/api/v1` the demo reads, and what each answers (DOMAIN.md §8). */
+export interface ErrataReports {
+  readonly 'reports/retry-waste': RetryWasteReport;
+  readonly 'reports/escalations': Omit<EscalationReport, 'attributions'>;
+  readonly 'reports/misclassified-results': MisclassifiedReport;
+  readonly 'reports/subagent-coverage': SubagentCoverageReport;
+  readonly findings: FindingsPage;
+  readonly servers: ServerScorecard;
+}
+
+export type ReportPath = keyof ErrataReports;
 
 export async function answers(url: string): Promise<boolean> {
   try {
@@ -51,26 +63,24 @@ export async function checkIngestKey(baseUrl: string, key: string): Promise<void
 
 /** A read key Errata refuses would only show at the end of the run: fail before it starts instead. */
 export async function checkReadKey(baseUrl: string, key: string): Promise<void> {
-  const { status } = await fetchRetryWaste(baseUrl, key, { groupBy: 'category' });
+  const { status } = await fetchReport(baseUrl, key, 'reports/retry-waste', { groupBy: 'category' });
   if (status === 401) throw new DemoError(`Errata at ${baseUrl} does not know ERRATA_READ_KEY (401)`);
   if (status === 403) throw new DemoError(`ERRATA_READ_KEY is not a read key (403); is it the ingest key?`);
   if (status !== 200) throw new DemoError(`Errata at ${baseUrl} answered ${status} to a report request`);
 }
 
-export async function fetchRetryWaste(
+export async function fetchReport<P extends ReportPath>(
   baseUrl: string,
   readKey: string,
-  query: Record<string, string>,
-): Promise<{ status: number; report: RetryWasteReport | null }> {
-  const response = await fetch(
-    `${baseUrl}/api/v1/reports/retry-waste?${new URLSearchParams(query).toString()}`,
-    {
-      headers: { authorization: `Bearer ${readKey}` },
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    },
-  );
+  path: P,
+  query: Readonly<Record<string, string>> = {},
+): Promise<{ status: number; report: ErrataReports[P] | null }> {
+  const response = await fetch(`${baseUrl}/api/v1/${path}?${new URLSearchParams(query).toString()}`, {
+    headers: { authorization: `Bearer ${readKey}` },
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
   return {
     status: response.status,
-    report: response.ok ? ((await response.json()) as RetryWasteReport) : null,
+    report: response.ok ? ((await response.json()) as ErrataReports[P]) : null,
   };
 }

@@ -1,7 +1,6 @@
 /** The demo's console output: progress lines, the summary, Errata's figures and the lines to read the reports. */
 import type { ErrataExportStats } from '@errata/sdk';
 import { OUTCOMES } from '../agent/tool-call';
-import type { RetryWasteReport } from '../errata/errata-http';
 import type { PolicyName } from '../policies/agent-policy';
 import type { PlayedRun } from '../scenarios/episode';
 import {
@@ -12,9 +11,9 @@ import {
   type TallyCounts,
 } from './policy-tally';
 
-const count = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+export const count = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
-const nonZero = (record: Readonly<Record<string, number>>): string =>
+export const nonZero = (record: Readonly<Record<string, number>>): string =>
   Object.entries(record)
     .filter(([, n]) => n > 0)
     .map(([key, n]) => `${key} ${n}`)
@@ -77,30 +76,6 @@ export const exportLine = (stats: ErrataExportStats): string =>
   `Spans sent to Errata: ${stats.exported} exported, ${stats.dropped} dropped, ${stats.failed} failed ` +
   `(${stats.filtered} other spans not sent).`;
 
-function totalsLine(label: string, report: RetryWasteReport): string {
-  const t = report.totals;
-  return (
-    `  ${label.padEnd(22)} ${count(t.calls, 'call', 'calls')}, ${count(t.retries, 'retry', 'retries')}, ` +
-    `${t.wastedRetries} wasted (${t.wastedMs} ms), ${count(t.unrecoveredChains, 'unrecovered chain', 'unrecovered chains')}`
-  );
-}
-
-export function reportLines(
-  all: RetryWasteReport,
-  byPolicy: readonly (readonly [PolicyName, RetryWasteReport])[],
-): string[] {
-  return [
-    "Errata's retry-waste report for this run:",
-    totalsLine('all agents', all),
-    ...byPolicy.map(([policy, report]) => totalsLine(`agent=${policy}`, report)),
-    '  by category of the retried call:',
-    ...all.groups.map(
-      (group) =>
-        `    ${group.key.padEnd(11)} ${count(group.retries, 'retry', 'retries')}, ${group.wastedRetries} wasted — ${nonZero(group.reasons)}`,
-    ),
-  ];
-}
-
 export interface ReportAccess {
   readonly url: string;
   readonly readKey: string | null;
@@ -108,22 +83,39 @@ export interface ReportAccess {
   readonly from: string;
 }
 
+/** The report endpoints under `/api/v1`, each with the queries shown for it. */
+const REPORT_QUERIES: readonly (readonly [path: string, queries: readonly string[]])[] = [
+  [
+    'reports/retry-waste',
+    [
+      'groupBy=category',
+      'groupBy=server',
+      'groupBy=tool',
+      'groupBy=category&agent=naive',
+      'groupBy=category&agent=contract-aware',
+    ],
+  ],
+  ['reports/escalations', ['', 'agent=naive']],
+  ['reports/misclassified-results', ['']],
+  ['reports/subagent-coverage', ['']],
+  ['findings', ['']],
+  ['servers', ['']],
+];
+
 export function reportAccessLines({ url, readKey, from }: ReportAccess): string[] {
   const key = readKey ?? '<read key>';
-  const curl = (query: string) =>
-    `  curl -s -H "Authorization: Bearer ${key}" "${url}/api/v1/reports/retry-waste?${query}"`;
+  const curl = (path: string, query: string) =>
+    `  curl -s -H "Authorization: Bearer ${key}" "${url}/api/v1/${path}${query === '' ? '' : `?${query}`}"`;
   const lines = [
     'Reports:',
+    `  dashboard    ${url}/   (sign in with the read key)`,
+    `  REST API     ${url}/docs   (OpenAPI; every /api/v1 request needs the read key as a Bearer token)`,
+    `  MCP          ${url}/mcp   (Errata's own MCP endpoint, Streamable HTTP, read key as a Bearer token)`,
     `  health       ${url}/healthz`,
-    `  retry waste  ${url}/api/v1/reports/retry-waste?groupBy=category   (read key required)`,
     '',
     `  curl -s ${url}/healthz`,
-    curl('groupBy=category'),
-    curl('groupBy=server'),
-    curl('groupBy=tool'),
-    curl('groupBy=category&agent=naive'),
-    curl('groupBy=category&agent=contract-aware'),
-    `  (add &from=${from} to see this run only)`,
+    ...REPORT_QUERIES.flatMap(([path, queries]) => queries.map((query) => curl(path, query))),
+    `  (add from=${from} to a query to see this run only)`,
   ];
   if (readKey === null) {
     lines.push(

@@ -55,6 +55,7 @@ const sum = (record: Readonly<Record<string, number>>): number =>
 export const failedCalls = (counts: TallyCounts): number =>
   counts.calls - counts.outcomes.ok - counts.outcomes.ok_empty;
 export const escalationCount = (counts: TallyCounts): number => sum(counts.escalations);
+export const subagentReportCount = (counts: TallyCounts): number => sum(counts.reports);
 /** `after − before`, for what one agent run or episode did. */
 export function difference(after: TallyCounts, before: TallyCounts): TallyCounts {
   const minus = <K extends string>(a: Readonly<Record<K, number>>, b: Readonly<Record<K, number>>) =>
