@@ -129,6 +129,28 @@ describe('server-everything over stdio', () => {
     });
     expect(toolCallOf(span).outcome).toBe('timeout');
   });
+
+  it('cancelled: the host aborts a long-running operation (not a timeout, although the SDK rejects with -32001)', async () => {
+    const args = { duration: 5, steps: 5 };
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const failure = await everything.client
+      .callTool({ name: 'trigger-long-running-operation', arguments: args }, undefined, {
+        signal: controller.signal,
+      })
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({
+      code: -32001,
+      message: 'MCP error -32001: AbortError: This operation was aborted',
+    });
+    const span = onlySpan();
+    expect(span.status).toEqual({ code: 2, message: 'AbortError: This operation was aborted' });
+    expect(span.attributes).toEqual({
+      ...requestAttributes('trigger-long-running-operation', args, serverInfo(everything), requestIdOf(span)),
+      'error.type': 'AbortError',
+    });
+    expect(toolCallOf(span).outcome).toBe('protocol_error');
+  });
 });
 
 describe('server-filesystem over stdio', () => {
@@ -176,6 +198,7 @@ describe('server-memory over stdio', () => {
     expect(empty.attributes).toMatchObject({
       'errata.result.is_error': false,
       'errata.result.empty': true,
+      'errata.result.item_count': 0,
       'errata.result.text_mirror': true,
       'errata.result.structured': '{"entities":[],"relations":[]}',
     });

@@ -11,7 +11,9 @@ import {
   SpanStatusCode,
   trace,
   type Attributes,
+  type Context,
   type Span,
+  type SpanContext,
 } from '@opentelemetry/api';
 import { hrTime } from '@opentelemetry/core';
 import { ESCALATION_SPAN, storedText, SUBAGENT_REPORT_SPAN } from '@errata/domain';
@@ -34,19 +36,23 @@ import {
   ATTR_GEN_AI_OPERATION_NAME,
   GEN_AI_OPERATION_INVOKE_AGENT,
 } from './semconv';
-import { DEFAULT_TEXT_LIMIT_BYTES } from './tool-call-tracer';
+import { runningCaptureConfig, textLimitBytes } from './capture-config';
 import { errataTracer } from './tracer';
 import type { AgentRun, AgentRunOptions, Escalation, SubagentReport } from './types';
 
 interface RunScope {
   readonly conversationId: string | undefined;
+  readonly spanContext: SpanContext;
 }
 
 const RUN_KEY = createContextKey('@errata/sdk agent run');
 const ESCALATION_TARGETS = new Set(['human', 'user', 'coordinator']);
 const SUBAGENT_STATUSES = new Set(['complete', 'partial', 'failed']);
 
-const text = (value: string): string => storedText(value, DEFAULT_TEXT_LIMIT_BYTES) ?? '';
+/** Texts of the agent API leave the process as tool-call texts do: redacted, cut to `textLimitBytes`. */
+const stored = (value: string | null): string | null =>
+  storedText(value, textLimitBytes(runningCaptureConfig()));
+const text = (value: string): string => stored(value) ?? '';
 
 function startRun(options: AgentRunOptions): { span: Span; scope: RunScope } {
   const parent = context.active().getValue(RUN_KEY) as RunScope | undefined;
@@ -64,7 +70,12 @@ function startRun(options: AgentRunOptions): { span: Span; scope: RunScope } {
     { kind: SpanKind.INTERNAL, attributes, startTime: hrTime() }, // high-resolution, as tool calls (tool-call-tracer.ts)
     context.active(),
   );
-  return { span, scope: { conversationId } };
+  return { span, scope: { conversationId, spanContext: span.spanContext() } };
+}
+
+/** The span of the innermost agent run in this context, for the span processor's re-parenting. */
+export function agentRunSpanContext(runContext: Context): SpanContext | undefined {
+  return (runContext.getValue(RUN_KEY) as RunScope | undefined)?.spanContext;
 }
 
 function endRun(span: Span, error?: unknown): void {
@@ -166,7 +177,7 @@ export function recordSubagentReport(report: SubagentReport): void {
   if (countOrUndefined(partial) !== undefined) {
     attributes[ATTR_ERRATA_SUBAGENT_PARTIAL_RESULTS] = partial as number;
   } else if (partial !== undefined && partial !== null) {
-    const json = storedText(JSON.stringify(partial) ?? null, DEFAULT_TEXT_LIMIT_BYTES);
+    const json = stored(JSON.stringify(partial) ?? null);
     if (json !== null) attributes[ATTR_ERRATA_SUBAGENT_PARTIAL_RESULTS] = json;
   }
   if (typeof report.errorCategory === 'string') attributes[ATTR_ERRATA_ERROR_CATEGORY] = report.errorCategory;

@@ -4,6 +4,7 @@ import { context, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BasicTracerProvider, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { withAgentRun } from './agent';
 import { ErrataSpanProcessor } from './errata-span-processor';
 import { registerTestTracing } from './tracing.spec-helper';
 
@@ -119,6 +120,82 @@ describe('ErrataSpanProcessor: what is sent', () => {
     await processor.forceFlush();
     const [call] = exporter.getFinishedSpans();
     expect(call!.parentSpanContext).toMatchObject({ spanId: '00f067aa0ba902b7', isRemote: true });
+  });
+});
+
+describe('ErrataSpanProcessor: parents it does not keep or cannot see', () => {
+  const toolCall = (parent = context.active()) =>
+    tracer().startSpan(
+      'tools/call lookup_order',
+      { kind: SpanKind.CLIENT, attributes: TOOL_CALL_ATTRIBUTES },
+      parent,
+    );
+
+  it('given a span that becomes a tool call only when it ends (Traceloop sets its kind late), it is sent under the nearest kept ancestor', async () => {
+    const agent = tracer().startSpan('invoke_agent support', {
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support' },
+    });
+    const inAgent = trace.setSpan(context.active(), agent);
+    const session = tracer().startSpan('mcp.client.session', {}, inAgent);
+    const tool = tracer().startSpan('lookup_order.tool', {}, trace.setSpan(inAgent, session));
+    tool.setAttributes({ 'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'lookup_order' });
+    tool.end();
+    session.end();
+    agent.end();
+    await processor.forceFlush();
+
+    const sent = exporter.getFinishedSpans();
+    expect(sent.map((s) => s.name)).toEqual(['lookup_order.tool', 'invoke_agent support']);
+    expect(sent[0]!.parentSpanContext?.spanId).toBe(agent.spanContext().spanId);
+  });
+
+  it("given a parent span of the host's own provider, which this processor never sees, the call hangs off the innermost agent run", async () => {
+    const hostTracer = new BasicTracerProvider().getTracer('host');
+    const runSpanId = await withAgentRun({ name: 'support' }, async (run) => {
+      const step = hostTracer.startSpan('plan step');
+      toolCall(trace.setSpan(context.active(), step)).end();
+      step.end();
+      return run.spanId;
+    });
+    await processor.forceFlush();
+    const [call] = exporter.getFinishedSpans();
+    expect(call!.name).toBe('tools/call lookup_order');
+    expect(call!.parentSpanContext?.spanId).toBe(runSpanId);
+  });
+
+  it('given a call started after its filtered parent ended, the call hangs off the innermost agent run', async () => {
+    const runSpanId = await withAgentRun({ name: 'support' }, async (run) => {
+      const http = tracer().startSpan('POST /plan');
+      const inHttp = trace.setSpan(context.active(), http);
+      http.end();
+      toolCall(inHttp).end();
+      return run.spanId;
+    });
+    await processor.forceFlush();
+    const [call] = exporter.getFinishedSpans();
+    expect(call!.parentSpanContext?.spanId).toBe(runSpanId);
+  });
+
+  it('given a parent it cannot see in another trace than the agent run, the parent is left as it is', async () => {
+    const hostTracer = new BasicTracerProvider().getTracer('host');
+    const stepSpanId = await withAgentRun({ name: 'support' }, async () => {
+      const step = hostTracer.startSpan('new host trace', { root: true });
+      toolCall(trace.setSpan(context.active(), step)).end();
+      step.end();
+      return step.spanContext().spanId;
+    });
+    await processor.forceFlush();
+    const [call] = exporter.getFinishedSpans();
+    expect(call!.parentSpanContext?.spanId).toBe(stepSpanId);
+  });
+
+  it('given no agent run in the context, a parent it cannot see is left as it is', async () => {
+    const step = new BasicTracerProvider().getTracer('host').startSpan('plan step');
+    toolCall(trace.setSpan(context.active(), step)).end();
+    step.end();
+    await processor.forceFlush();
+    const [call] = exporter.getFinishedSpans();
+    expect(call!.parentSpanContext?.spanId).toBe(step.spanContext().spanId);
   });
 });
 

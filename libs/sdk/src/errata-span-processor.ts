@@ -1,8 +1,11 @@
 /**
  * A span processor that sends Errata only what it reads (DOMAIN.md §5): tool calls, agent runs, escalations and
  * subagent reports. A kept span whose in-process parent is filtered out is re-parented to its nearest kept
- * ancestor, so that Errata still sees which agent run a call belongs to. Memory is bounded: at most
- * `maxQueueSize` spans wait for export, later ones are dropped and counted, and at most one export is in flight.
+ * ancestor, so that Errata still sees which agent run a call belongs to. A parent this processor never saw (a
+ * span of the host's own provider) or no longer knows (one that ended) gives way to the innermost agent run of
+ * the span's context. A span is judged at its start, and once more at its end, since some instrumentations set
+ * the attributes that make it a tool call only then. Memory is bounded: at most `maxQueueSize` spans wait for
+ * export, later ones are dropped and counted, and at most one export is in flight.
  */
 import { context, diag, trace, TraceFlags, type Context, type SpanContext } from '@opentelemetry/api';
 import { ExportResultCode, suppressTracing, type ExportResult } from '@opentelemetry/core';
@@ -15,6 +18,7 @@ import {
   type Attributes as DomainAttributes,
   type SpanRecord,
 } from '@errata/domain';
+import { agentRunSpanContext } from './agent';
 
 export interface ErrataSpanProcessorOptions {
   readonly exporter: SpanExporter;
@@ -43,7 +47,7 @@ export interface ErrataExportStats {
   readonly filtered: number;
 }
 
-/** Live filtered-out spans kept for re-parenting at most; beyond it the oldest are forgotten. */
+/** Live spans tracked for re-parenting at most, per map; beyond it the oldest are forgotten. */
 const MAX_TRACKED_SPANS = 65_536;
 
 /** OTel API SpanKind (INTERNAL = 0) → OTLP numbering (INTERNAL = 1), which the domain uses. */
@@ -95,6 +99,8 @@ export class ErrataSpanProcessor implements SpanProcessor {
 
   /** Filtered-out live spans → their nearest kept ancestor (undefined: none, the kept span becomes a root). */
   private readonly filteredAncestors = new Map<string, SpanContext | undefined>();
+  /** Kept live spans (the value is unused): a local parent in neither map is a span this processor does not know. */
+  private readonly keptSpans = new Map<string, SpanContext | undefined>();
   /** Kept live spans whose parent was filtered out → the parent to export instead. */
   private readonly newParents = new Map<string, SpanContext | undefined>();
 
@@ -122,11 +128,18 @@ export class ErrataSpanProcessor implements SpanProcessor {
     if (this.exportAll) return;
     const spanId = span.spanContext().spanId;
     const parent = trace.getSpanContext(parentContext);
-    const parentFiltered =
-      parent !== undefined && !parent.isRemote && this.filteredAncestors.has(parent.spanId);
-    const keptAncestor = parentFiltered ? this.filteredAncestors.get(parent.spanId) : parent;
+    let keptAncestor = parent;
+    if (parent !== undefined && !parent.isRemote && !this.keptSpans.has(parent.spanId)) {
+      const run = agentRunSpanContext(parentContext);
+      keptAncestor = this.filteredAncestors.has(parent.spanId)
+        ? this.filteredAncestors.get(parent.spanId)
+        : run !== undefined && run.traceId === parent.traceId
+          ? run
+          : parent;
+    }
     if (isErrataSpan(span)) {
-      if (parentFiltered) this.track(this.newParents, spanId, keptAncestor);
+      this.track(this.keptSpans, spanId, undefined);
+      if (keptAncestor?.spanId !== parent?.spanId) this.track(this.newParents, spanId, keptAncestor);
     } else {
       this.track(this.filteredAncestors, spanId, keptAncestor);
     }
@@ -135,8 +148,15 @@ export class ErrataSpanProcessor implements SpanProcessor {
   onEnd(span: ReadableSpan): void {
     const spanId = span.spanContext().spanId;
     if (!this.exportAll) {
-      if (this.filteredAncestors.delete(spanId)) {
-        this.counts.filtered++;
+      this.keptSpans.delete(spanId);
+      if (this.filteredAncestors.has(spanId)) {
+        const keptAncestor = this.filteredAncestors.get(spanId);
+        this.filteredAncestors.delete(spanId);
+        if (isErrataSpan(span)) {
+          this.enqueue(withParent(span, keptAncestor));
+        } else {
+          this.counts.filtered++;
+        }
         return;
       }
       if (this.newParents.has(spanId)) {

@@ -22,7 +22,8 @@ import { ToolCallTracer } from './tool-call-tracer';
 import type { McpClientInstrumentationConfig } from './types';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version';
 
-const SUPPORTED_VERSIONS = ['>=1.0.0 <2'];
+/** 1.2.0 split the package into dist/esm and dist/cjs, the files hooked here; 1.0 and 1.1 need instrumentMcpClient. */
+const SUPPORTED_VERSIONS = ['>=1.2.0 <2'];
 const CLIENT_ENTRY = '@modelcontextprotocol/sdk/client/index.js';
 const PATCHED_METHODS = ['callTool', 'request'] as const;
 

@@ -7,12 +7,7 @@
  */
 import { startErrata, type ErrataHandle } from './start-errata';
 
-const optIn = (name: string): boolean => process.env[name]?.trim().toLowerCase() === 'true';
-
-const handle: ErrataHandle = startErrata({
-  apiKey: process.env['ERRATA_API_KEY'] || undefined,
-  captureResults: optIn('ERRATA_CAPTURE_RESULTS'),
-  captureArguments: optIn('ERRATA_CAPTURE_ARGUMENTS'),
-});
+// startErrata reads ERRATA_API_KEY and ERRATA_CAPTURE_* itself.
+const handle: ErrataHandle = startErrata();
 
 export default handle;

@@ -21,6 +21,7 @@ import {
   type ErrataSpanProcessorOptions,
 } from './errata-span-processor';
 import { McpClientInstrumentation } from './mcp-client.instrumentation';
+import { setRunningCaptureConfig } from './capture-config';
 import { setErrataTracerProvider } from './tracer';
 import { PACKAGE_NAME } from './version';
 import type { ToolCallCaptureConfig } from './types';
@@ -31,12 +32,19 @@ export interface ErrataExportOptions extends Omit<ErrataSpanProcessorOptions, 'e
    * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` / `OTEL_EXPORTER_OTLP_ENDPOINT`, else `http://localhost:4318`.
    */
   readonly endpoint?: string;
-  /** A project ingest key, sent as `Authorization: Bearer …`. Default: `OTEL_EXPORTER_OTLP_HEADERS`. */
+  /**
+   * A project ingest key, sent as `Authorization: Bearer …`. Default: `ERRATA_API_KEY` (startErrata), else the
+   * `Authorization` header of `OTEL_EXPORTER_OTLP_HEADERS`.
+   */
   readonly apiKey?: string;
   /** Another exporter instead of OTLP/HTTP protobuf (a collector client, or an in-memory one in tests). */
   readonly exporter?: SpanExporter;
 }
 
+/**
+ * `captureResults` / `captureArguments` not given: `ERRATA_CAPTURE_RESULTS` / `ERRATA_CAPTURE_ARGUMENTS` = `true`
+ * opts in. `instrumentMcpClient` without a config of its own and the agent API follow these settings.
+ */
 export interface ErrataOptions extends ErrataExportOptions, ToolCallCaptureConfig {
   /** `service.name` of the agent runtime. Default: `OTEL_SERVICE_NAME`, else OpenTelemetry's default. */
   readonly serviceName?: string;
@@ -77,17 +85,30 @@ function hostHasProvider(): boolean {
   return global instanceof ProxyTracerProvider ? global.getDelegateTracer(PACKAGE_NAME) !== undefined : true;
 }
 
+const optedIn = (name: string): boolean => process.env[name]?.trim().toLowerCase() === 'true';
+
+/** The options, with what the environment says where they are silent (`ERRATA_API_KEY`, `ERRATA_CAPTURE_*`). */
+function withEnvironment(options: ErrataOptions): ErrataOptions {
+  return {
+    ...options,
+    apiKey: options.apiKey ?? (process.env['ERRATA_API_KEY']?.trim() || undefined),
+    captureResults: options.captureResults ?? optedIn('ERRATA_CAPTURE_RESULTS'),
+    captureArguments: options.captureArguments ?? optedIn('ERRATA_CAPTURE_ARGUMENTS'),
+  };
+}
+
 /** The handle of the running startErrata, so that a second call does not set up a second pipeline. */
 let running: ErrataHandle | undefined;
 
 /** Starts Errata's export (once per process: a second call returns the running handle and warns). */
-export function startErrata(options: ErrataOptions = {}): ErrataHandle {
+export function startErrata(given: ErrataOptions = {}): ErrataHandle {
   if (running !== undefined) {
     diag.warn(
       '@errata/sdk: startErrata was called again; the running export is kept, the new options ignored',
     );
     return running;
   }
+  const options = withEnvironment(given);
   const processor = createErrataSpanProcessor(options);
   let resource = defaultResource().merge(detectResources({ detectors: [envDetector] }));
   if (options.serviceName !== undefined) {
@@ -101,16 +122,18 @@ export function startErrata(options: ErrataOptions = {}): ErrataHandle {
     diag.info('@errata/sdk: a global tracer provider exists already; Errata exports its own spans only');
   }
   setErrataTracerProvider(provider);
+  const capture: ToolCallCaptureConfig = {
+    captureResults: options.captureResults,
+    captureArguments: options.captureArguments,
+    textLimitBytes: options.textLimitBytes,
+    responseHook: options.responseHook,
+  };
+  setRunningCaptureConfig(capture);
 
   let instrumentation: McpClientInstrumentation | null = null;
   let unregister: (() => void) | undefined;
   if (options.instrumentMcpSdk !== false) {
-    instrumentation = new McpClientInstrumentation({
-      captureResults: options.captureResults,
-      captureArguments: options.captureArguments,
-      textLimitBytes: options.textLimitBytes,
-      responseHook: options.responseHook,
-    });
+    instrumentation = new McpClientInstrumentation(capture);
     unregister = registerInstrumentations({ instrumentations: [instrumentation], tracerProvider: provider });
   }
 
@@ -129,6 +152,7 @@ export function startErrata(options: ErrataOptions = {}): ErrataHandle {
       process.removeListener('beforeExit', flushOnExit);
       unregister?.();
       setErrataTracerProvider(undefined);
+      setRunningCaptureConfig({});
       await provider.shutdown();
     },
   };

@@ -36,9 +36,8 @@ import {
 import { rememberFinishedCall, takeHints } from './tool-call-hints';
 import { toolErrorAttributes } from './tool-error';
 import { toolResultAttributes } from './tool-result';
+import { textLimitBytes } from './capture-config';
 import type { ToolCallCaptureConfig } from './types';
-
-export const DEFAULT_TEXT_LIMIT_BYTES = 2048;
 
 // Spans start and end on the high-resolution clock (`hrTime()`). OpenTelemetry JS would stamp the start with
 // Date.now(), to the millisecond, and the end as start + a precise duration: a retry started right after a
@@ -55,6 +54,8 @@ interface StartedCall {
   readonly params: Record<string, unknown>;
   readonly toolName: string;
   readonly attempt: number | null;
+  /** The host's `options.signal`, to tell a cancellation from the SDK's own timeout. */
+  readonly signal: AbortSignal | undefined;
 }
 
 const w3c = new W3CTraceContextPropagator();
@@ -80,6 +81,12 @@ export function markWrapped<F extends AnyFunction>(wrapper: F): F {
 export const isErrataWrapper = (fn: unknown): boolean =>
   typeof fn === 'function' && (fn as unknown as Record<symbol, unknown>)[ERRATA_WRAPPED] === true;
 
+/** `callTool(params, resultSchema, options)`'s `options.signal`. */
+function signalOf(options: unknown): AbortSignal | undefined {
+  const signal = isRecord(options) ? options['signal'] : undefined;
+  return signal instanceof AbortSignal ? signal : undefined;
+}
+
 /** The id `Protocol.request` will give the next request (a private counter of SDK 1.x; absent → no id). */
 function nextRequestId(client: object): unknown {
   return (client as { _requestMessageId?: unknown })._requestMessageId;
@@ -98,7 +105,7 @@ export class ToolCallTracer {
     return markWrapped(function callTool(this: object, ...args: unknown[]): unknown {
       let call: StartedCall | null = null;
       try {
-        call = tracer.start(this, args[0]);
+        call = tracer.start(this, args[0], args[2]);
       } catch (error) {
         diag.error('@errata/sdk: could not start a tools/call span', error);
       }
@@ -150,7 +157,7 @@ export class ToolCallTracer {
     });
   }
 
-  private start(client: object, params: unknown): StartedCall | null {
+  private start(client: object, params: unknown, options: unknown): StartedCall | null {
     if (!isRecord(params) || typeof params['name'] !== 'string') return null;
     const toolName = params['name'];
     const config = this.config();
@@ -187,6 +194,7 @@ export class ToolCallTracer {
       params: withTraceContext(params, spanContext),
       toolName,
       attempt: hints.attempt,
+      signal: signalOf(options),
     };
   }
 
@@ -209,7 +217,11 @@ export class ToolCallTracer {
 
   private fail(call: StartedCall, error: unknown): void {
     fenced('recording a tools/call error', () => {
-      const { attributes, message } = toolErrorAttributes(error);
+      const { attributes, message } = toolErrorAttributes(error, {
+        textLimitBytes: this.textLimit(),
+        aborted: call.signal?.aborted === true,
+        abortReason: call.signal?.reason,
+      });
       call.span.setAttributes(attributes);
       call.span.setStatus({ code: SpanStatusCode.ERROR, message });
     });
@@ -231,8 +243,7 @@ export class ToolCallTracer {
   }
 
   private textLimit(): number {
-    const limit = this.config().textLimitBytes;
-    return limit !== undefined && Number.isFinite(limit) && limit > 0 ? limit : DEFAULT_TEXT_LIMIT_BYTES;
+    return textLimitBytes(this.config());
   }
 }
 

@@ -1,6 +1,9 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { toolErrorAttributes } from './tool-error';
+import { toolErrorAttributes as attributesWith, type ToolErrorOptions } from './tool-error';
+
+const NOT_ABORTED: ToolErrorOptions = { textLimitBytes: 2048, aborted: false };
+const toolErrorAttributes = (error: unknown) => attributesWith(error, NOT_ABORTED);
 
 describe('toolErrorAttributes', () => {
   it('the SDK timeout (-32001) is error.type timeout, with no response code', () => {
@@ -42,5 +45,40 @@ describe('toolErrorAttributes', () => {
     expect(toolErrorAttributes(new Error('login failed for bob@example.com')).message).not.toContain(
       'bob@example.com',
     );
+  });
+
+  it('a call the host cancelled is named by its signal’s reason, although SDK 1.2x rejects it as an McpError -32001', () => {
+    const controller = new AbortController();
+    controller.abort();
+    const wrapped = new McpError(ErrorCode.RequestTimeout, String(controller.signal.reason));
+    expect(wrapped.message).toBe('MCP error -32001: AbortError: This operation was aborted');
+    expect(
+      attributesWith(wrapped, { ...NOT_ABORTED, aborted: true, abortReason: controller.signal.reason }),
+    ).toEqual({
+      attributes: { 'error.type': 'AbortError' },
+      message: 'AbortError: This operation was aborted',
+    });
+    const timedOut = AbortSignal.abort(new DOMException('The operation timed out.', 'TimeoutError'));
+    expect(
+      attributesWith(new McpError(ErrorCode.RequestTimeout, String(timedOut.reason)), {
+        ...NOT_ABORTED,
+        aborted: true,
+        abortReason: timedOut.reason,
+      }).attributes,
+    ).toEqual({ 'error.type': 'TimeoutError' });
+    expect(
+      attributesWith(new McpError(ErrorCode.RequestTimeout, 'user closed the tab'), {
+        ...NOT_ABORTED,
+        aborted: true,
+        abortReason: 'user closed the tab',
+      }),
+    ).toEqual({ attributes: { 'error.type': 'AbortError' }, message: 'user closed the tab' });
+  });
+
+  it('messages are cut to the text limit, as every text sent', () => {
+    const long = new McpError(ErrorCode.InvalidParams, `Invalid arguments: ${'x'.repeat(10_000)}`);
+    const { message } = attributesWith(long, { ...NOT_ABORTED, textLimitBytes: 100 });
+    expect(Buffer.byteLength(message)).toBeLessThanOrEqual(100);
+    expect(message).toMatch(/^Invalid arguments: x+/);
   });
 });

@@ -1,14 +1,15 @@
 /**
  * A `tools/call` that threw instead of returning a result (research/otel_mcp_spec.md §1.3, §6): a JSON-RPC error
- * response, the SDK's own timeout (-32001) or closed connection (-32000), or a transport exception.
+ * response, the SDK's own timeout (-32001) or closed connection (-32000), a cancellation by the host, or a
+ * transport exception. The message leaves the process as every text does: redacted, cut to the text limit.
  */
 import type { Attributes } from '@opentelemetry/api';
-import { isRecord, JSONRPC_CONNECTION_CLOSED, JSONRPC_REQUEST_TIMEOUT, redact } from '@errata/domain';
+import { isRecord, JSONRPC_CONNECTION_CLOSED, JSONRPC_REQUEST_TIMEOUT, storedText } from '@errata/domain';
 import { ATTR_ERROR_TYPE, ATTR_RPC_RESPONSE_STATUS_CODE } from './semconv';
 
 export interface ToolErrorAttributes {
   readonly attributes: Attributes;
-  /** The span status description: the JSON-RPC message without the SDK's "MCP error <code>: " prefixes (a server on the SDK adds one, the client another), redacted. */
+  /** The span status description: the JSON-RPC message without the SDK's "MCP error <code>: " prefixes (a server on the SDK adds one, the client another), redacted and truncated. */
   readonly message: string;
 }
 
@@ -28,23 +29,47 @@ function messageOf(error: unknown): string {
   return String(error);
 }
 
-export function toolErrorAttributes(error: unknown): ToolErrorAttributes {
+export interface ToolErrorOptions {
+  /** UTF-8 byte limit of the message. */
+  readonly textLimitBytes: number;
+  /** The host's `AbortSignal` had fired when the call failed: a cancellation, whatever error the SDK made of it. */
+  readonly aborted: boolean;
+  /** That signal's reason. */
+  readonly abortReason?: unknown;
+}
+
+/** A cancelled call is named by its signal's reason (`AbortError`, `TimeoutError` for `AbortSignal.timeout`). */
+function cancellationType(reason: unknown): string {
+  const name = isRecord(reason) ? reason['name'] : undefined;
+  return typeof name === 'string' && name !== '' && name !== 'Error' ? name : 'AbortError';
+}
+
+export function toolErrorAttributes(error: unknown, options: ToolErrorOptions): ToolErrorAttributes {
   const message = messageOf(error);
+  const stored = (text: string): string => storedText(text, options.textLimitBytes) ?? '';
   const code = isRecord(error) && Number.isInteger(error['code']) ? (error['code'] as number) : null;
   const isMcpError = code !== null && MCP_ERROR_PREFIX.test(message);
+  if (options.aborted) {
+    // SDK 1.2x wraps the reason in an McpError -32001, the code of its own timeout: without the prefix, the
+    // message does not read as one either (libs/domain outcome.ts).
+    return {
+      attributes: { [ATTR_ERROR_TYPE]: cancellationType(options.abortReason) },
+      message: stored(message.replace(MCP_ERROR_PREFIX, '')),
+    };
+  }
   if (isMcpError && code === JSONRPC_REQUEST_TIMEOUT) {
-    return { attributes: { [ATTR_ERROR_TYPE]: 'timeout' }, message: redact(message) };
+    return { attributes: { [ATTR_ERROR_TYPE]: 'timeout' }, message: stored(message) };
   }
   if (isMcpError && code === JSONRPC_CONNECTION_CLOSED) {
     // An SDK-local code, not a server response: no rpc.response.status_code.
-    return { attributes: { [ATTR_ERROR_TYPE]: String(code) }, message: redact(message) };
+    return { attributes: { [ATTR_ERROR_TYPE]: String(code) }, message: stored(message) };
   }
   if (isMcpError) {
     return {
       attributes: { [ATTR_ERROR_TYPE]: String(code), [ATTR_RPC_RESPONSE_STATUS_CODE]: String(code) },
-      message: redact(message.replace(MCP_ERROR_PREFIX, '')),
+      message: stored(message.replace(MCP_ERROR_PREFIX, '')),
     };
   }
   const type = isRecord(error) ? exceptionType(error) : '_OTHER';
-  return { attributes: { [ATTR_ERROR_TYPE]: type }, message: redact(message) };
+  return { attributes: { [ATTR_ERROR_TYPE]: type }, message: stored(message) };
 }

@@ -55,9 +55,10 @@ describe('toolResultAttributes', () => {
       });
     });
 
-    it('an empty JSON list in the only text block is empty (server-memory search_nodes)', () => {
+    it('an empty JSON list in the only text block is empty, with no items (server-memory search_nodes)', () => {
       expect(attributesOf({ content: [text('{\n  "entities": [],\n  "relations": []\n}')] })).toMatchObject({
         'errata.result.empty': true,
+        'errata.result.item_count': 0,
       });
     });
 

@@ -138,8 +138,10 @@ export function toolResultAttributes(
   const nothing =
     (!hasStructured && content.meaningfulBlocks === 0) ||
     (listCount === null && content.singleText !== null && saysNoResults(content.singleText, toolName));
-  const itemCount = listCount ?? (nothing ? 0 : null);
-  const empty = !isError && (nothing || isEmptyListPayload(listJson));
+  const emptyLists = isEmptyListPayload(listJson);
+  // Several lists, all empty (`{"entities":[],"relations":[]}`): no items, though which list counts is unknowable.
+  const itemCount = listCount ?? (nothing || emptyLists ? 0 : null);
+  const empty = !isError && (nothing || emptyLists);
 
   // What the server will read: the structured JSON and the text, unless the text only repeats it.
   const payloads: Payload[] = [];

@@ -1,0 +1,90 @@
+/**
+ * The capture settings given to `startErrata` reach every way a runtime uses the SDK: clients wrapped with
+ * `instrumentMcpClient` (without settings of their own) and the agent API. A real MCP server (the seed fixture
+ * server, over the SDK's in-memory transport) answers the calls; the spans are the ones Errata's exporter gets.
+ */
+import { utf8ByteLength } from '@errata/domain';
+import { instrumentMcpClient, recordEscalation, startErrata, type ErrataHandle } from '@errata/sdk';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectSeedServer } from './support/seed-mcp-server';
+
+const LIMIT = 64;
+const TRUNCATED = /…\[truncated \d+ bytes\]$/;
+const LONG_REASON = `the refund tool keeps failing for order #10482 ${'and again '.repeat(20)}`;
+
+let handle: ErrataHandle | undefined;
+afterEach(async () => {
+  await handle?.shutdown();
+  handle = undefined;
+});
+
+async function spansOf(exporter: InMemorySpanExporter, play: () => Promise<void>): Promise<ReadableSpan[]> {
+  await play();
+  await handle!.forceFlush();
+  return exporter.getFinishedSpans();
+}
+
+describe('startErrata’s capture settings', () => {
+  it('apply to a client wrapped with instrumentMcpClient and to the agent API', async () => {
+    const exporter = new InMemorySpanExporter();
+    const hooked: string[] = [];
+    handle = startErrata({
+      exporter,
+      instrumentMcpSdk: false,
+      flushOnExit: false,
+      captureResults: true,
+      captureArguments: true,
+      textLimitBytes: LIMIT,
+      responseHook: (_span, info) => hooked.push(info.toolName),
+    });
+    const server = await connectSeedServer();
+    const client = instrumentMcpClient(server.client);
+    const spans = await spansOf(exporter, async () => {
+      await client.callTool({ name: 'echo_meta', arguments: { example: 1 } });
+      recordEscalation({ target: 'human', reason: LONG_REASON });
+      await server.close();
+    });
+
+    const [call, escalation] = spans;
+    expect(call!.name).toBe('tools/call echo_meta');
+    expect(call!.attributes['gen_ai.tool.call.arguments']).toBe('{"example":1}');
+    // The result's text (the request's _meta, with its traceparent) is sent although the call succeeded, cut.
+    const text = call!.attributes['errata.result.text'] as string;
+    expect(text).toMatch(/^\{"traceparent":"00-[0-9a-f]+/);
+    expect(text).toMatch(TRUNCATED);
+    expect(utf8ByteLength(text)).toBeLessThanOrEqual(LIMIT);
+    expect(hooked).toEqual(['echo_meta']);
+
+    expect(escalation!.name).toBe('errata.escalation');
+    const reason = escalation!.attributes['errata.escalation.reason'] as string;
+    expect(reason).toMatch(/^the refund tool keeps failing/);
+    expect(reason).toMatch(TRUNCATED);
+  });
+
+  it('a client given settings of its own keeps them; after shutdown the privacy defaults apply again', async () => {
+    const exporter = new InMemorySpanExporter();
+    handle = startErrata({ exporter, instrumentMcpSdk: false, flushOnExit: false, captureResults: true });
+    const own = await connectSeedServer();
+    const ownClient = instrumentMcpClient(own.client, { captureResults: false });
+    const spans = await spansOf(exporter, async () => {
+      await ownClient.callTool({ name: 'echo_meta', arguments: { example: 1 } });
+      await own.close();
+    });
+    expect(spans.map((span) => span.attributes['errata.result.text'])).toEqual([undefined]);
+    await handle.shutdown();
+
+    const afterExporter = new InMemorySpanExporter();
+    handle = startErrata({ exporter: afterExporter, instrumentMcpSdk: false, flushOnExit: false });
+    const later = await connectSeedServer();
+    const laterClient = instrumentMcpClient(later.client);
+    const laterSpans = await spansOf(afterExporter, async () => {
+      await laterClient.callTool({ name: 'echo_meta', arguments: { example: 1 } });
+      recordEscalation({ target: 'human', reason: LONG_REASON });
+      await later.close();
+    });
+    expect(laterSpans[0]!.attributes['errata.result.text']).toBeUndefined();
+    expect(laterSpans[0]!.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
+    expect(laterSpans[1]!.attributes['errata.escalation.reason']).toBe(LONG_REASON);
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * @errata/sdk as a user installs it (libs/sdk/README.md, "Install"): `npm pack` of the built packages, installed
+ * into a fresh TypeScript project with npm (from the cache `npm ci` filled), then the README's quick start,
+ * copied from the README itself, compiled with tsc and run against a real Errata.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './support/server';
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, '..');
+const README_ENDPOINT = "'http://localhost:4318'";
+
+/** The installed version of a package the root installed, so that npm finds it in its cache. */
+async function versionOf(name: string): Promise<string> {
+  const manifest = JSON.parse(await readFile(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return `${name}@${manifest.version}`;
+}
+
+/** The first TypeScript block under "## Quick start" in libs/sdk/README.md. */
+async function readmeQuickStart(): Promise<string> {
+  const readme = await readFile(join(ROOT, 'libs/sdk/README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Quick start'));
+  const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  if (block === undefined) throw new Error('libs/sdk/README.md has no quick start block');
+  return block;
+}
+
+let server: TestServer;
+let project: string;
+beforeAll(async () => {
+  server = await startTestServer('postgres');
+  project = await mkdtemp(join(tmpdir(), 'errata-sdk-user-'));
+}, 60_000);
+afterAll(async () => {
+  await server?.close();
+  await rm(project, { recursive: true, force: true });
+});
+
+it('the packed SDK installs into a new project, and the README quick start compiles, runs, exits and reaches Errata', async () => {
+  await run('npm', ['pack', './libs/domain', './libs/sdk', '--pack-destination', project], { cwd: ROOT });
+  await writeFile(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'quick-start-agent', private: true, type: 'module' }),
+  );
+  const dependencies = await Promise.all(
+    [
+      '@opentelemetry/api',
+      '@modelcontextprotocol/sdk',
+      '@modelcontextprotocol/server-everything',
+      '@types/node',
+    ].map(versionOf),
+  );
+  await run(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      './errata-domain-0.1.0.tgz',
+      './errata-sdk-0.1.0.tgz',
+      ...dependencies,
+    ],
+    { cwd: project, timeout: 120_000 },
+  );
+
+  const quickStart = await readmeQuickStart();
+  expect(quickStart).toContain(README_ENDPOINT);
+  await writeFile(join(project, 'agent.ts'), quickStart.replace(README_ENDPOINT, `'${server.url}'`));
+  await writeFile(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        skipLibCheck: true,
+        types: ['node'],
+        outDir: 'out',
+      },
+      files: ['agent.ts'],
+    }),
+  );
+  await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project]);
+  // It must exit by itself: a quick start that leaves the server's process running never ends.
+  await run(process.execPath, [join(project, 'out/agent.js')], {
+    cwd: project,
+    env: { ...process.env, ERRATA_API_KEY: server.ingestKey },
+    timeout: 60_000,
+  });
+
+  await server.catchUp();
+  const { rows } = await sql<{ type: string; tool: string | null; outcome: string | null }>`
+    SELECT type, tool_name AS tool, outcome FROM event ORDER BY start_time`.execute(server.db);
+  expect(rows).toEqual([
+    { type: 'AgentRunObserved', tool: null, outcome: null },
+    { type: 'ToolCallObserved', tool: 'echo', outcome: 'ok' },
+  ]);
+}, 180_000);
