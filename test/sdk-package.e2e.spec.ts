@@ -38,13 +38,6 @@ let project: string;
 beforeAll(async () => {
   server = await startTestServer('postgres');
   project = await mkdtemp(join(tmpdir(), 'errata-sdk-user-'));
-}, 60_000);
-afterAll(async () => {
-  await server?.close();
-  await rm(project, { recursive: true, force: true });
-});
-
-it('the packed SDK installs into a new project, and the README quick start compiles, runs, exits and reaches Errata', async () => {
   await run('npm', ['pack', './libs/domain', './libs/sdk', '--pack-destination', project], { cwd: ROOT });
   await writeFile(
     join(project, 'package.json'),
@@ -71,7 +64,22 @@ it('the packed SDK installs into a new project, and the README quick start compi
     ],
     { cwd: project, timeout: 120_000 },
   );
+}, 180_000);
+afterAll(async () => {
+  await server?.close();
+  await rm(project, { recursive: true, force: true });
+});
 
+async function storedToolCalls(): Promise<{ tool: string | null; outcome: string | null }[]> {
+  await server.catchUp();
+  const { rows } = await sql<{ tool: string | null; outcome: string | null }>`
+    SELECT tool_name AS tool, outcome FROM event WHERE type = 'ToolCallObserved' ORDER BY start_time`.execute(
+    server.db,
+  );
+  return rows;
+}
+
+it('in a project that installed the packed SDK, the README quick start compiles, runs, exits and reaches Errata', async () => {
   const quickStart = await readmeQuickStart();
   expect(quickStart).toContain(README_ENDPOINT);
   await writeFile(join(project, 'agent.ts'), quickStart.replace(README_ENDPOINT, `'${server.url}'`));
@@ -100,9 +108,40 @@ it('the packed SDK installs into a new project, and the README quick start compi
 
   await server.catchUp();
   const { rows } = await sql<{ type: string; tool: string | null; outcome: string | null }>`
-    SELECT type, tool_name AS tool, outcome FROM event ORDER BY start_time`.execute(server.db);
+    SELECT type, tool_name AS tool, outcome FROM event
+     WHERE tool_name IS DISTINCT FROM 'get-sum' ORDER BY start_time`.execute(server.db);
   expect(rows).toEqual([
     { type: 'AgentRunObserved', tool: null, outcome: null },
     { type: 'ToolCallObserved', tool: 'echo', outcome: 'ok' },
   ]);
 }, 180_000);
+
+it('`--require @errata/sdk/register` from another directory patches the MCP SDK the script itself loads', async () => {
+  // A plain CommonJS MCP client that knows nothing of Errata, and an @errata/sdk that is not in its tree.
+  await writeFile(
+    join(project, 'plain-client.cjs'),
+    `const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+(async () => {
+  const client = new Client({ name: 'plain', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({
+    command: process.execPath,
+    args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+    stderr: 'ignore',
+  }));
+  await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } });
+  await client.close();
+})();
+`,
+  );
+  await run(
+    process.execPath,
+    ['--require', join(ROOT, 'libs/sdk/dist/register.js'), join(project, 'plain-client.cjs')],
+    {
+      cwd: tmpdir(),
+      env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: server.url, ERRATA_API_KEY: server.ingestKey },
+      timeout: 60_000,
+    },
+  );
+  expect(await storedToolCalls()).toContainEqual({ tool: 'get-sum', outcome: 'ok' });
+}, 120_000);

@@ -6,7 +6,7 @@
  * (import-in-the-middle) matches by its path inside the package.
  * CommonJS: require-in-the-middle matches a package's internal files only when the package's main entry
  * resolves, and the SDK has no CommonJS main (`exports["."].require` points at a file it does not ship). So the
- * client entry is resolved here, from the working directory, the main module and this package, and hooked by
+ * client entry is resolved here, from the working directory, the main script and this package, and hooked by
  * absolute path; a copy loaded before `enable()` is patched at once.
  */
 import { diag } from '@opentelemetry/api';
@@ -16,7 +16,7 @@ import {
   InstrumentationNodeModuleFile,
   isWrapped,
 } from '@opentelemetry/instrumentation';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Hook } from 'require-in-the-middle';
 import { ToolCallTracer } from './tool-call-tracer';
 import type { McpClientInstrumentationConfig } from './types';
@@ -33,9 +33,13 @@ interface ClientModule {
   Client?: { prototype: Record<string, unknown> };
 }
 
-/** Where the CommonJS client entry resolves from the places a host's `require` would look. */
+/**
+ * Where the CommonJS client entry resolves from the places a host's `require` would look. Under `--require`,
+ * `require.main` is not set yet, but the script about to run is `process.argv[1]`.
+ */
 function commonJsClientPaths(): string[] {
-  const from = [process.cwd(), require.main === undefined ? null : dirname(require.main.filename), __dirname];
+  const script = require.main?.filename ?? process.argv[1];
+  const from = [process.cwd(), script === undefined ? null : dirname(resolve(script)), __dirname];
   const paths = new Set<string>();
   for (const dir of from) {
     if (dir === null) continue;
