@@ -181,6 +181,26 @@ describe('OTLP/HTTP ingest refuses bad input with the documented status, stores 
     expect(events.at(-1)!.spanId).toBe('eee19b7ec3c1b174');
   });
 
+  it('200 with partial_success for a span Errata cannot read (arguments nested 20,000 deep); the rest of the request is stored', async () => {
+    const good = jsonSpan('6c9f0f0798038103d269b633813fc60c', 'aaa19b7ec3c1b174');
+    const deep = jsonSpan('6c9f0f0798038103d269b633813fc60c', 'aaa19b7ec3c1b175');
+    deep.attributes.push({
+      key: 'gen_ai.tool.call.arguments',
+      value: { stringValue: `${'['.repeat(20_000)}${']'.repeat(20_000)}` },
+    });
+    const before = await eventCount();
+    const response = await post(jsonRequest([good, deep]), jsonHeaders);
+    expect(response.status).toBe(200);
+    const answer = JSON.parse(response.body.toString('utf8')) as {
+      partialSuccess: { rejectedSpans: string; errorMessage: string };
+    };
+    expect(Number(answer.partialSuccess.rejectedSpans)).toBe(1);
+    expect(answer.partialSuccess.errorMessage).toMatch(/aaa19b7ec3c1b175.*could not be read/);
+    const events = await listEvents(server.db);
+    expect(events.length - before).toBe(1);
+    expect(events.at(-1)!.spanId).toBe('aaa19b7ec3c1b174');
+  });
+
   it('stores strings holding NUL characters (which Postgres text cannot hold) with U+FFFD in their place', async () => {
     const span = jsonSpan('7b8efff798038103d269b633813fc60c', 'bee19b7ec3c1b174');
     span.attributes[1] = { key: 'gen_ai.tool.name', value: { stringValue: 'sea\u0000rch' } };

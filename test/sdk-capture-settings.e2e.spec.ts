@@ -62,7 +62,7 @@ describe('startErrata’s capture settings', () => {
     expect(reason).toMatch(TRUNCATED);
   });
 
-  it('a client given settings of its own keeps them; after shutdown the privacy defaults apply again', async () => {
+  it('a client given settings of its own keeps them; a later startErrata without capture options sends no texts', async () => {
     const exporter = new InMemorySpanExporter();
     handle = startErrata({ exporter, instrumentMcpSdk: false, flushOnExit: false, captureResults: true });
     const own = await connectSeedServer();

@@ -4,7 +4,7 @@
  * copied from the README itself, compiled with tsc and run against a real Errata.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -116,7 +116,7 @@ it('in a project that installed the packed SDK, the README quick start compiles,
   ]);
 }, 180_000);
 
-it('`--require @errata/sdk/register` from another directory patches the MCP SDK the script itself loads', async () => {
+it('`--require @errata/sdk/register` patches the MCP SDK the script itself loads, started from another directory through a symlink', async () => {
   // A plain CommonJS MCP client that knows nothing of Errata, and an @errata/sdk that is not in its tree.
   await writeFile(
     join(project, 'plain-client.cjs'),
@@ -134,14 +134,18 @@ const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio
 })();
 `,
   );
+  // As an npm bin link starts it: the symlink's own directory has no node_modules.
+  const elsewhere = await mkdtemp(join(tmpdir(), 'errata-bin-'));
+  await symlink(join(project, 'plain-client.cjs'), join(elsewhere, 'plain-client'));
   await run(
     process.execPath,
-    ['--require', join(ROOT, 'libs/sdk/dist/register.js'), join(project, 'plain-client.cjs')],
+    ['--require', join(ROOT, 'libs/sdk/dist/register.js'), join(elsewhere, 'plain-client')],
     {
-      cwd: tmpdir(),
+      cwd: elsewhere,
       env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: server.url, ERRATA_API_KEY: server.ingestKey },
       timeout: 60_000,
     },
   );
+  await rm(elsewhere, { recursive: true, force: true });
   expect(await storedToolCalls()).toContainEqual({ tool: 'get-sum', outcome: 'ok' });
 }, 120_000);

@@ -118,6 +118,14 @@ describe('normalizeSpan: tool calls (Errata SDK)', () => {
     );
   });
 
+  it('given an error text of JSON nested thousands deep, then it is stored without overflowing the stack', () => {
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const span = errataToolSpan('t', { isError: true, content: [{ type: 'text', text: deep }] });
+    const call = toolCallOf(span);
+    expect(call.outcome).toBe('tool_error');
+    expect(call.result.text).toContain('[REDACTED:nested]');
+  });
+
   it('given the structured payload, then it stays valid JSON after redaction', () => {
     const span = errataToolSpan('t', {
       isError: true,

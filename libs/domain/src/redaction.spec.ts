@@ -118,6 +118,15 @@ describe('redactPayload', () => {
     });
   });
 
+  it('given JSON nested thousands deep, when redacted, then the deep part is replaced instead of overflowing the stack', () => {
+    const deep = `{"error":{"code":"E_DEEP","detail":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`;
+    expect(() => JSON.parse(deep)).not.toThrow();
+    const out = JSON.parse(redactPayload(deep)) as { error: { code: string; detail: unknown } };
+    expect(out.error.code).toBe('E_DEEP');
+    expect(JSON.stringify(out.error.detail)).toContain('[REDACTED:nested]');
+    expect(storedText(deep, 2048)).toContain('E_DEEP');
+  });
+
   it('given text that is not JSON, when redacted, then it is redacted as plain text', () => {
     expect(redactPayload('{"broken": "jane@example.com"')).toBe('{"broken": "[REDACTED:email]"');
   });

@@ -4,7 +4,16 @@
  */
 
 export type RedactionKind =
-  'private_key' | 'jwt' | 'bearer' | 'authorization' | 'api_key' | 'password' | 'secret' | 'email' | 'number';
+  | 'private_key'
+  | 'jwt'
+  | 'bearer'
+  | 'authorization'
+  | 'api_key'
+  | 'password'
+  | 'secret'
+  | 'email'
+  | 'number'
+  | 'nested';
 
 /** The stable placeholder that replaces a secret of the given kind, e.g. `[REDACTED:email]`. */
 export const redactionPlaceholder = (kind: RedactionKind): string => `[REDACTED:${kind}]`;
@@ -19,7 +28,14 @@ const PLACEHOLDER = {
   secret: redactionPlaceholder('secret'),
   email: redactionPlaceholder('email'),
   number: redactionPlaceholder('number'),
+  nested: redactionPlaceholder('nested'),
 };
+
+/**
+ * JSON nested deeper than this is replaced, not walked: a payload of thousands of nested arrays parses, yet
+ * walking it recursively would overflow the stack. Error payloads carry their fields a few levels deep.
+ */
+const MAX_REDACTED_JSON_DEPTH = 64;
 
 /** Nothing shorter than this can hold a secret we look for (`a@b.co` is 6). */
 const MIN_REDACTABLE_LENGTH = 6;
@@ -148,8 +164,9 @@ function redactEmails(text: string): string {
  * Redacts a text that may be JSON (a `structuredContent` serialization or its text mirror) without
  * breaking it: when it parses, every string (keys included) is redacted, the string or number value of a
  * secret-named key (`password`, `api_key`, `*_token`, …) is replaced whatever it looks like, and every number
- * holding a run of 8+ digits becomes the `[REDACTED:number]` string; the result is re-serialized compactly. Anything
- * else (plain text, or JSON already cut by truncation) goes through `redact`.
+ * holding a run of 8+ digits becomes the `[REDACTED:number]` string, and whatever is nested deeper than
+ * MAX_REDACTED_JSON_DEPTH becomes `[REDACTED:nested]`; the result is re-serialized compactly. Anything else (plain
+ * text, or JSON already cut by truncation) goes through `redact`.
  */
 export function redactPayload(text: string): string {
   if (text.length < MIN_REDACTABLE_LENGTH) return text;
@@ -161,26 +178,25 @@ export function redactPayload(text: string): string {
   } catch {
     return redact(text);
   }
-  return JSON.stringify(redactJsonValue(parsed));
+  return JSON.stringify(redactJsonValue(parsed, 0));
 }
 
-function redactJsonValue(value: unknown): unknown {
+function redactJsonValue(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return redact(value);
   if (typeof value === 'number') return /\d{8,}/.test(String(value)) ? PLACEHOLDER.number : value;
-  if (Array.isArray(value)) return value.map(redactJsonValue);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(value)) {
-      const secret = (typeof inner === 'string' || typeof inner === 'number') && SECRET_JSON_KEY.test(key);
-      out[redact(key)] = secret
-        ? isPassword(key)
-          ? PLACEHOLDER.password
-          : PLACEHOLDER.secret
-        : redactJsonValue(inner);
-    }
-    return out;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_REDACTED_JSON_DEPTH) return PLACEHOLDER.nested;
+  if (Array.isArray(value)) return value.map((item) => redactJsonValue(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    const secret = (typeof inner === 'string' || typeof inner === 'number') && SECRET_JSON_KEY.test(key);
+    out[redact(key)] = secret
+      ? isPassword(key)
+        ? PLACEHOLDER.password
+        : PLACEHOLDER.secret
+      : redactJsonValue(inner, depth + 1);
   }
-  return value;
+  return out;
 }
 
 /** UTF-8 byte length of a string (a lone surrogate counts 3, as the U+FFFD it encodes to). */

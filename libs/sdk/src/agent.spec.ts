@@ -156,4 +156,18 @@ describe('never throws into the host', () => {
     }
     expect(trace.getTracerProvider()).toBeDefined();
   });
+
+  it('a report whose partial results cannot be serialized (a BigInt, a cycle) goes to diag, not to the host', () => {
+    const { errors } = captureDiag();
+    const cycle: Record<string, unknown> = { found: 2 };
+    cycle['self'] = cycle;
+    try {
+      expect(() => recordSubagentReport({ status: 'partial', partialResults: { total: 10n } })).not.toThrow();
+      expect(() => recordSubagentReport({ status: 'partial', partialResults: cycle })).not.toThrow();
+      expect(errors).toHaveLength(2);
+      expect(tracing.spans()).toEqual([]);
+    } finally {
+      diag.disable();
+    }
+  });
 });

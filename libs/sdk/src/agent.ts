@@ -124,8 +124,14 @@ export function withAgentRun<T>(options: AgentRunOptions, fn: (run: AgentRun) =>
   return result;
 }
 
-function recordInstant(name: string, attributes: Attributes): void {
+/**
+ * Records an instant span in the active run. Nothing reaches the host: a failure, in building the attributes
+ * from what the host passed (a BigInt, a cycle) or in recording, goes to `diag`. A null from `attributesOf`: skip.
+ */
+function recordInstant(name: string, attributesOf: () => Attributes | null): void {
   try {
+    const attributes = attributesOf();
+    if (attributes === null) return;
     const now = hrTime();
     errataTracer()
       .startSpan(name, { kind: SpanKind.INTERNAL, attributes, startTime: now }, context.active())
@@ -137,17 +143,19 @@ function recordInstant(name: string, attributes: Attributes): void {
 
 /** The agent hands off to a human, the user or its coordinator (an `errata.escalation` span in the active run). */
 export function recordEscalation(escalation: Escalation): void {
-  if (!ESCALATION_TARGETS.has(escalation?.target)) {
-    diag.warn(
-      `@errata/sdk: escalation target must be human, user or coordinator; got ${String(escalation?.target)}`,
-    );
-    return;
-  }
-  const attributes: Attributes = { [ATTR_ERRATA_ESCALATION_TARGET]: escalation.target };
-  if (typeof escalation.reason === 'string' && escalation.reason !== '') {
-    attributes[ATTR_ERRATA_ESCALATION_REASON] = text(escalation.reason);
-  }
-  recordInstant(ESCALATION_SPAN, attributes);
+  recordInstant(ESCALATION_SPAN, () => {
+    if (!ESCALATION_TARGETS.has(escalation?.target)) {
+      diag.warn(
+        `@errata/sdk: escalation target must be human, user or coordinator; got ${String(escalation?.target)}`,
+      );
+      return null;
+    }
+    const attributes: Attributes = { [ATTR_ERRATA_ESCALATION_TARGET]: escalation.target };
+    if (typeof escalation.reason === 'string' && escalation.reason !== '') {
+      attributes[ATTR_ERRATA_ESCALATION_REASON] = text(escalation.reason);
+    }
+    return attributes;
+  });
 }
 
 const cleanList = (items: readonly string[] | undefined): string[] | undefined =>
@@ -158,12 +166,18 @@ const countOrUndefined = (value: unknown): number | undefined =>
 
 /** A subagent hands back to its coordinator (an `errata.subagent_report` span in the active, subagent, run). */
 export function recordSubagentReport(report: SubagentReport): void {
-  if (!SUBAGENT_STATUSES.has(report?.status)) {
-    diag.warn(
-      `@errata/sdk: subagent report status must be complete, partial or failed; got ${String(report?.status)}`,
-    );
-    return;
-  }
+  recordInstant(SUBAGENT_REPORT_SPAN, () => {
+    if (!SUBAGENT_STATUSES.has(report?.status)) {
+      diag.warn(
+        `@errata/sdk: subagent report status must be complete, partial or failed; got ${String(report?.status)}`,
+      );
+      return null;
+    }
+    return subagentReportAttributes(report);
+  });
+}
+
+function subagentReportAttributes(report: SubagentReport): Attributes {
   const attributes: Attributes = { [ATTR_ERRATA_SUBAGENT_STATUS]: report.status };
   const completed = countOrUndefined(report.completed);
   const total = countOrUndefined(report.total);
@@ -182,5 +196,5 @@ export function recordSubagentReport(report: SubagentReport): void {
   }
   if (typeof report.errorCategory === 'string') attributes[ATTR_ERRATA_ERROR_CATEGORY] = report.errorCategory;
   if (typeof report.retryable === 'boolean') attributes[ATTR_ERRATA_ERROR_RETRYABLE] = report.retryable;
-  recordInstant(SUBAGENT_REPORT_SPAN, attributes);
+  return attributes;
 }

@@ -189,6 +189,24 @@ describe('ErrataSpanProcessor: parents it does not keep or cannot see', () => {
     expect(call!.parentSpanContext?.spanId).toBe(stepSpanId);
   });
 
+  it('given another instrumentation’s tool-call span inside a call Errata records itself, only Errata’s is sent', async () => {
+    const own = toolCall();
+    tracer()
+      .startSpan(
+        'tools/call lookup_order',
+        {
+          kind: SpanKind.CLIENT,
+          attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'lookup_order' },
+        },
+        trace.setSpan(context.active(), own),
+      )
+      .end();
+    own.end();
+    await processor.forceFlush();
+    const sent = exporter.getFinishedSpans();
+    expect(sent.map((span) => span.spanContext().spanId)).toEqual([own.spanContext().spanId]);
+  });
+
   it('given no agent run in the context, a parent it cannot see is left as it is', async () => {
     const step = new BasicTracerProvider().getTracer('host').startSpan('plan step');
     toolCall(trace.setSpan(context.active(), step)).end();

@@ -4,8 +4,9 @@
  * ancestor, so that Errata still sees which agent run a call belongs to. A parent this processor never saw (a
  * span of the host's own provider) or no longer knows (one that ended) gives way to the innermost agent run of
  * the span's context. A span is judged at its start, and once more at its end, since some instrumentations set
- * the attributes that make it a tool call only then. Memory is bounded: at most `maxQueueSize` spans wait for
- * export, later ones are dropped and counted, and at most one export is in flight.
+ * the attributes that make it a tool call only then; another instrumentation's span inside a tool call Errata
+ * records itself is never sent. Memory is bounded: at most `maxQueueSize` spans wait for export, later ones are
+ * dropped and counted, and at most one export is in flight.
  */
 import { context, diag, trace, TraceFlags, type Context, type SpanContext } from '@opentelemetry/api';
 import { ExportResultCode, suppressTracing, type ExportResult } from '@opentelemetry/core';
@@ -53,15 +54,27 @@ const MAX_TRACKED_SPANS = 65_536;
 /** OTel API SpanKind (INTERNAL = 0) → OTLP numbering (INTERNAL = 1), which the domain uses. */
 const otlpKind = (apiKind: number): number => apiKind + 1;
 
-/** Whether Errata reads this span, judged by the domain's own rules on what a span looks like at its start. */
-export function isErrataSpan(span: Pick<ReadableSpan, 'name' | 'kind' | 'attributes'>): boolean {
-  if (span.name === ESCALATION_SPAN || span.name === SUBAGENT_REPORT_SPAN) return true;
+type JudgedSpan = Pick<ReadableSpan, 'name' | 'kind' | 'attributes'>;
+
+/**
+ * How Errata reads a span, by the domain's own rules: a tool call of Errata's instrumentation (`own-call`), one
+ * of another instrumentation (`other-call`), another span it stores (`kept`), or none (null).
+ */
+function readingOf(span: JudgedSpan): 'own-call' | 'other-call' | 'kept' | null {
+  if (span.name === ESCALATION_SPAN || span.name === SUBAGENT_REPORT_SPAN) return 'kept';
   const record = {
     name: span.name,
     kind: otlpKind(span.kind),
     attributes: span.attributes as DomainAttributes,
   } as SpanRecord;
-  return isAgentSpan(record) || toolCallSource(record) !== null;
+  if (isAgentSpan(record)) return 'kept';
+  const source = toolCallSource(record);
+  return source === null ? null : source === 'errata' ? 'own-call' : 'other-call';
+}
+
+/** Whether Errata reads this span, judged by the domain's own rules on what the span looks like now. */
+export function isErrataSpan(span: JudgedSpan): boolean {
+  return readingOf(span) !== null;
 }
 
 function withParent(span: ReadableSpan, parent: SpanContext | undefined): ReadableSpan {
@@ -99,8 +112,11 @@ export class ErrataSpanProcessor implements SpanProcessor {
 
   /** Filtered-out live spans → their nearest kept ancestor (undefined: none, the kept span becomes a root). */
   private readonly filteredAncestors = new Map<string, SpanContext | undefined>();
-  /** Kept live spans (the value is unused): a local parent in neither map is a span this processor does not know. */
-  private readonly keptSpans = new Map<string, SpanContext | undefined>();
+  /** Kept live spans → whether it is a tool call of Errata's own instrumentation. A local parent in neither map is
+   * a span this processor does not know. */
+  private readonly keptSpans = new Map<string, boolean>();
+  /** Live spans of other instrumentations inside one of Errata's own tool calls: never sent, whatever they become. */
+  private readonly duplicates = new Map<string, boolean>();
   /** Kept live spans whose parent was filtered out → the parent to export instead. */
   private readonly newParents = new Map<string, SpanContext | undefined>();
 
@@ -137,11 +153,18 @@ export class ErrataSpanProcessor implements SpanProcessor {
           ? run
           : parent;
     }
-    if (isErrataSpan(span)) {
-      this.track(this.keptSpans, spanId, undefined);
+    const reading = readingOf(span);
+    // Another instrumentation's span for a call Errata's own instrumentation records (Traceloop's `{tool}.tool`
+    // starts inside it) would count that call twice.
+    const duplicate =
+      (reading === null || reading === 'other-call') &&
+      (this.insideOwnCall(parentContext) || this.insideOwnCall(context.active()));
+    if (reading !== null && !duplicate) {
+      this.track(this.keptSpans, spanId, reading === 'own-call');
       if (keptAncestor?.spanId !== parent?.spanId) this.track(this.newParents, spanId, keptAncestor);
     } else {
       this.track(this.filteredAncestors, spanId, keptAncestor);
+      if (duplicate) this.track(this.duplicates, spanId, true);
     }
   }
 
@@ -152,7 +175,8 @@ export class ErrataSpanProcessor implements SpanProcessor {
       if (this.filteredAncestors.has(spanId)) {
         const keptAncestor = this.filteredAncestors.get(spanId);
         this.filteredAncestors.delete(spanId);
-        if (isErrataSpan(span)) {
+        const duplicate = this.duplicates.delete(spanId);
+        if (!duplicate && isErrataSpan(span)) {
           this.enqueue(withParent(span, keptAncestor));
         } else {
           this.counts.filtered++;
@@ -186,11 +210,12 @@ export class ErrataSpanProcessor implements SpanProcessor {
     await this.exporter.shutdown();
   }
 
-  private track(
-    map: Map<string, SpanContext | undefined>,
-    spanId: string,
-    value: SpanContext | undefined,
-  ): void {
+  private insideOwnCall(spanContext: Context): boolean {
+    const active = trace.getSpanContext(spanContext);
+    return active !== undefined && this.keptSpans.get(active.spanId) === true;
+  }
+
+  private track<V>(map: Map<string, V>, spanId: string, value: V): void {
     if (map.size >= MAX_TRACKED_SPANS) {
       const oldest = map.keys().next();
       if (!oldest.done) map.delete(oldest.value);

@@ -16,6 +16,7 @@ import {
   InstrumentationNodeModuleFile,
   isWrapped,
 } from '@opentelemetry/instrumentation';
+import { realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Hook } from 'require-in-the-middle';
 import { ToolCallTracer } from './tool-call-tracer';
@@ -34,12 +35,22 @@ interface ClientModule {
 }
 
 /**
- * Where the CommonJS client entry resolves from the places a host's `require` would look. Under `--require`,
- * `require.main` is not set yet, but the script about to run is `process.argv[1]`.
+ * The main script's directory. Under `--require`, `require.main` is not set yet, but the script about to run is
+ * `process.argv[1]`, which Node resolves through symlinks (an npm bin link) before loading it.
  */
-function commonJsClientPaths(): string[] {
+function mainScriptDir(): string | null {
   const script = require.main?.filename ?? process.argv[1];
-  const from = [process.cwd(), script === undefined ? null : dirname(resolve(script)), __dirname];
+  if (script === undefined) return null;
+  try {
+    return dirname(realpathSync(script));
+  } catch {
+    return dirname(resolve(script));
+  }
+}
+
+/** Where the CommonJS client entry resolves from the places a host's `require` would look. */
+function commonJsClientPaths(): string[] {
+  const from = [process.cwd(), mainScriptDir(), __dirname];
   const paths = new Set<string>();
   for (const dir of from) {
     if (dir === null) continue;

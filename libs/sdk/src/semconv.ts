@@ -18,6 +18,8 @@ export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
 export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
 export const ATTR_RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code';
 export const ATTR_ERROR_TYPE = 'error.type';
+/** `error.type` of a result with `isError: true` (DOMAIN.md §5). */
+export const ERROR_TYPE_TOOL_ERROR = 'tool_error';
 export const ATTR_NETWORK_TRANSPORT = 'network.transport';
 export const ATTR_NETWORK_PROTOCOL_NAME = 'network.protocol.name';
 export const ATTR_SERVER_ADDRESS = 'server.address';

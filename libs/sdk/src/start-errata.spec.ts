@@ -1,7 +1,9 @@
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { expect, it } from 'vitest';
 import { recordEscalation } from './agent';
+import { runningCaptureConfig } from './capture-config';
 import { startErrata } from './start-errata';
+import { errataTracer } from './tracer';
 
 it('startErrata runs once per process: a second call returns the running handle; after shutdown it starts anew', async () => {
   const exporter = new InMemorySpanExporter();
@@ -18,5 +20,24 @@ it('startErrata runs once per process: a second call returns the running handle;
   await first.shutdown();
   const second = startErrata({ ...options, exporter: new InMemorySpanExporter() });
   expect(second).not.toBe(first);
+  await second.shutdown();
+});
+
+it('shutdown restores the privacy defaults; shutting down an old handle again leaves the running one alone', async () => {
+  const options = { instrumentMcpSdk: false, flushOnExit: false };
+  const first = startErrata({ ...options, exporter: new InMemorySpanExporter(), captureResults: true });
+  expect(runningCaptureConfig().captureResults).toBe(true);
+  await first.shutdown();
+  expect(runningCaptureConfig()).toEqual({});
+
+  const secondExporter = new InMemorySpanExporter();
+  const second = startErrata({ ...options, exporter: secondExporter, captureArguments: true });
+  await first.shutdown();
+  expect(runningCaptureConfig().captureArguments).toBe(true);
+  errataTracer()
+    .startSpan('errata.escalation', { attributes: { 'errata.escalation.target': 'user' } })
+    .end();
+  await second.forceFlush();
+  expect(secondExporter.getFinishedSpans()).toHaveLength(1);
   await second.shutdown();
 });

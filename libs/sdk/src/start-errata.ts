@@ -148,11 +148,14 @@ export function startErrata(given: ErrataOptions = {}): ErrataHandle {
     stats: () => processor.stats(),
     forceFlush: () => processor.forceFlush(),
     async shutdown() {
-      if (running === handle) running = undefined;
+      // A handle shut down again after a newer startErrata must not unset the newer one's provider and settings.
+      if (running === handle) {
+        running = undefined;
+        setErrataTracerProvider(undefined);
+        setRunningCaptureConfig({});
+      }
       process.removeListener('beforeExit', flushOnExit);
       unregister?.();
-      setErrataTracerProvider(undefined);
-      setRunningCaptureConfig({});
       await provider.shutdown();
     },
   };

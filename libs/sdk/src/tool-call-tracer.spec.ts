@@ -1,4 +1,4 @@
-import { diag, trace } from '@opentelemetry/api';
+import { diag, SpanStatusCode, trace } from '@opentelemetry/api';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { ToolCallTracer } from './tool-call-tracer';
 import { captureDiag, registerTestTracing, type TestTracing } from './tracing.spec-helper';
@@ -29,4 +29,40 @@ it('when reading a result throws, the error goes to diag, the span still ends an
   expect(span?.name).toBe('tools/call lookup');
   expect(span?.ended).toBe(true);
   expect(errors).toHaveLength(1);
+});
+
+const tracedCallTool = (callTool: () => Promise<unknown>) => {
+  const client = { callTool };
+  const wrapped = new ToolCallTracer(
+    () => trace.getTracer('test'),
+    () => ({}),
+  ).wrapCallTool(client.callTool);
+  return () => wrapped.call(client, { name: 'lookup', arguments: {} });
+};
+
+it('when reading an isError result throws, the span still records a failed tool call', async () => {
+  captureDiag();
+  const hostile = {
+    isError: true,
+    get content(): unknown {
+      throw new Error('a getter that throws');
+    },
+  };
+  expect(await tracedCallTool(async () => hostile)()).toBe(hostile);
+  const [span] = tracing.spans();
+  expect(span?.status.code).toBe(SpanStatusCode.ERROR);
+  expect(span?.attributes['error.type']).toBe('tool_error');
+});
+
+it('when reading a thrown error throws, the span still records the call as failed and the host gets its error', async () => {
+  captureDiag();
+  const hostile = {
+    get message(): string {
+      throw new Error('a getter that throws');
+    },
+  };
+  await expect(tracedCallTool(() => Promise.reject(hostile))()).rejects.toBe(hostile);
+  const [span] = tracing.spans();
+  expect(span?.ended).toBe(true);
+  expect(span?.status.code).toBe(SpanStatusCode.ERROR);
 });

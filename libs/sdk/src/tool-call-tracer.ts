@@ -24,12 +24,14 @@ import {
   ATTR_ERRATA_ARGS_SIZE,
   ATTR_ERRATA_RETRY_ATTEMPT,
   ATTR_ERRATA_RETRY_OF,
+  ATTR_ERROR_TYPE,
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_JSONRPC_REQUEST_ID,
   ATTR_MCP_METHOD_NAME,
+  ERROR_TYPE_TOOL_ERROR,
   GEN_AI_OPERATION_EXECUTE_TOOL,
   MCP_METHOD_TOOLS_CALL,
 } from './semconv';
@@ -203,20 +205,27 @@ export class ToolCallTracer {
       span.setAttribute(ATTR_JSONRPC_REQUEST_ID, String(before));
   }
 
+  // Both record that the call failed before reading the result or error in detail: should that reading throw,
+  // Errata still sees a failed call, not an `ok` one.
+
   private succeed(call: StartedCall, result: unknown): void {
     fenced('recording a tools/call result', () => {
-      const { attributes, isError } = toolResultAttributes(result, call.toolName, {
+      if (isRecord(result) && result['isError'] === true) {
+        call.span.setAttribute(ATTR_ERROR_TYPE, ERROR_TYPE_TOOL_ERROR);
+        call.span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      const attributes = toolResultAttributes(result, call.toolName, {
         captureResults: this.config().captureResults === true,
         textLimitBytes: this.textLimit(),
       });
       call.span.setAttributes(attributes);
-      if (isError) call.span.setStatus({ code: SpanStatusCode.ERROR });
     });
     this.finish(call, { toolName: call.toolName, result }, result);
   }
 
   private fail(call: StartedCall, error: unknown): void {
     fenced('recording a tools/call error', () => {
+      call.span.setStatus({ code: SpanStatusCode.ERROR });
       const { attributes, message } = toolErrorAttributes(error, {
         textLimitBytes: this.textLimit(),
         aborted: call.signal?.aborted === true,

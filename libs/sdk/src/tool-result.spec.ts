@@ -14,7 +14,7 @@ function frozen<T>(value: T): T {
 }
 
 const attributesOf = (result: unknown, options: Partial<ResultCaptureOptions> = {}) =>
-  toolResultAttributes(frozen(result), 'search_tickets', { ...OPTIONS, ...options }).attributes;
+  toolResultAttributes(frozen(result), 'search_tickets', { ...OPTIONS, ...options });
 
 describe('toolResultAttributes', () => {
   it('a plain success sends its outcome only, no text', () => {

@@ -30,6 +30,7 @@ import {
   ATTR_ERRATA_RESULT_TEXT,
   ATTR_ERRATA_RESULT_TEXT_MIRROR,
   ATTR_ERROR_TYPE,
+  ERROR_TYPE_TOOL_ERROR,
 } from './semconv';
 
 export interface ResultCaptureOptions {
@@ -37,12 +38,6 @@ export interface ResultCaptureOptions {
   readonly captureResults: boolean;
   /** UTF-8 byte limit of each text sent. */
   readonly textLimitBytes: number;
-}
-
-/** What the attributes say about the call, for the span status. */
-export interface ToolResultAttributes {
-  readonly attributes: Attributes;
-  readonly isError: boolean;
 }
 
 interface ContentSummary {
@@ -102,7 +97,7 @@ export function toolResultAttributes(
   result: unknown,
   toolName: string,
   options: ResultCaptureOptions,
-): ToolResultAttributes {
+): Attributes {
   const record = isRecord(result) ? result : {};
   const isError = record['isError'] === true;
   const structured = record['structuredContent'];
@@ -160,7 +155,7 @@ export function toolResultAttributes(
   };
   if (itemCount !== null) attributes[ATTR_ERRATA_RESULT_ITEM_COUNT] = itemCount;
   if (hasStructured) attributes[ATTR_ERRATA_RESULT_TEXT_MIRROR] = mirrored;
-  if (isError) attributes[ATTR_ERROR_TYPE] = 'tool_error';
+  if (isError) attributes[ATTR_ERROR_TYPE] = ERROR_TYPE_TOOL_ERROR;
 
   if (failed || empty || options.captureResults) {
     const text = storedText(content.text, limit);
@@ -175,7 +170,7 @@ export function toolResultAttributes(
     if (declared.code !== null) attributes[ATTR_ERRATA_ERROR_CODE] = declared.code;
     if (declared.retryAfterMs !== null) attributes[ATTR_ERRATA_ERROR_RETRY_AFTER_MS] = declared.retryAfterMs;
   }
-  return { attributes, isError };
+  return attributes;
 }
 
 /** Several text blocks joined: JSON only when the whole join is. */

@@ -44,25 +44,45 @@ export class IngestService {
       });
       const events: NewEvent[] = [];
       const edges: NewSpanEdge[] = [];
+      const rejected = [...decoded.rejected];
       for (const span of decoded.spans) {
-        const event = normalizeSpan(span, { textLimitBytes: this.config.textLimitBytes });
+        const event = this.normalized(span, rejected);
+        if (event === undefined) continue;
         if (event) events.push(toNewEvent(span, event));
         else if (span.parentSpanId) edges.push(toEdge(span, span.parentSpanId));
       }
       const received = decoded.spans.length + decoded.rejected.length;
-      const dropped = decoded.spans.length - events.length;
+      const dropped = received - rejected.length - events.length;
       let appended = 0;
       if (decoded.spans.length > 0) {
         ({ appended } = await this.events.append(projectId, events, edges, {
           received,
           dropped,
-          rejected: decoded.rejected.length,
+          rejected: rejected.length,
         }));
         if (appended > 0) this.projector.wake();
       }
-      return { received, appended, dropped, rejected: decoded.rejected };
+      return { received, appended, dropped, rejected };
     } finally {
       this.activity.end();
+    }
+  }
+
+  /**
+   * The span's event (null: not one Errata stores); undefined when reading it failed, recorded in `rejected`. A
+   * span the domain cannot read costs that span, not the request: the other spans are stored.
+   */
+  private normalized(span: SpanRecord, rejected: RejectedSpan[]): ErrataEvent | null | undefined {
+    try {
+      return normalizeSpan(span, { textLimitBytes: this.config.textLimitBytes });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      rejected.push({
+        traceId: span.traceId,
+        spanId: span.spanId,
+        reason: `the span could not be read: ${reason}`,
+      });
+      return undefined;
     }
   }
 }
