@@ -1,6 +1,7 @@
 /**
  * Redaction and truncation of every text Errata stores (DOMAIN.md §6). Runs on each stored text at ingest
- * rate, so every pattern is compiled once and gated by a cheap substring test.
+ * rate, so every pattern is compiled once, and gated by a cheap test where one is cheaper than the pattern (the
+ * API-key pattern's alternatives are each anchored on a literal prefix: it is its own gate).
  */
 
 export type RedactionKind =
@@ -75,6 +76,7 @@ const KV_EQUALS = new RegExp(String.raw`(${SECRET_KEYWORD})(\s*=\s*)(["']?)([^\s
 const KV_COLON = new RegExp(String.raw`(${SECRET_KEYWORD})(:[ \t]*)(["']?)([^\s"',;]+)`, 'gi');
 const SECRET_KEY_GATE = /pass|pwd|secret|token|key/i;
 const AUTHORIZATION_GATE = /authorization/i;
+const BEARER_GATE = /bearer/i;
 /** A JSON key whose value is a secret whatever it looks like (`api_key`, `db_password`, not `max_tokens`). */
 const SECRET_JSON_KEY = new RegExp(String.raw`^[A-Za-z0-9_.-]*?${SECRET_KEYWORD}$`, 'i');
 /** The part of an e-mail address after `@`, matched from there (sticky). */
@@ -107,9 +109,11 @@ export function redact(text: string): string {
   let out = text;
   if (out.includes('PRIVATE KEY-----')) out = out.replace(PRIVATE_KEY, PLACEHOLDER.privateKey);
   if (out.includes('eyJ')) out = out.replace(JWT, PLACEHOLDER.jwt);
-  out = out.replace(BEARER, (match, prefix: string, token: string) =>
-    token.length >= 8 && /[^A-Za-z]/.test(token) ? prefix + PLACEHOLDER.bearer : match,
-  );
+  if (BEARER_GATE.test(out)) {
+    out = out.replace(BEARER, (match, prefix: string, token: string) =>
+      token.length >= 8 && /[^A-Za-z]/.test(token) ? prefix + PLACEHOLDER.bearer : match,
+    );
+  }
   if (AUTHORIZATION_GATE.test(out)) {
     out = out.replace(AUTHORIZATION, (match, prefix: string, scheme: string | undefined, value: string) =>
       scheme !== undefined || value.length >= 16 || /[^A-Za-z]/.test(value)
