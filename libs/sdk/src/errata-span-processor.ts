@@ -144,15 +144,7 @@ export class ErrataSpanProcessor implements SpanProcessor {
     if (this.exportAll) return;
     const spanId = span.spanContext().spanId;
     const parent = trace.getSpanContext(parentContext);
-    let keptAncestor = parent;
-    if (parent !== undefined && !parent.isRemote && !this.keptSpans.has(parent.spanId)) {
-      const run = agentRunSpanContext(parentContext);
-      keptAncestor = this.filteredAncestors.has(parent.spanId)
-        ? this.filteredAncestors.get(parent.spanId)
-        : run !== undefined && run.traceId === parent.traceId
-          ? run
-          : parent;
-    }
+    const keptAncestor = this.keptAncestorOf(parent, parentContext);
     const reading = readingOf(span);
     // Another instrumentation's span for a call Errata's own instrumentation records (Traceloop's `{tool}.tool`
     // starts inside it) would count that call twice.
@@ -208,6 +200,15 @@ export class ErrataSpanProcessor implements SpanProcessor {
     this.stopped = true;
     await this.forceFlush();
     await this.exporter.shutdown();
+  }
+
+  /** The span to name as parent in Errata's place of `parent`: itself when Errata receives it. */
+  private keptAncestorOf(parent: SpanContext | undefined, parentContext: Context): SpanContext | undefined {
+    if (parent === undefined || parent.isRemote || this.keptSpans.has(parent.spanId)) return parent;
+    if (this.filteredAncestors.has(parent.spanId)) return this.filteredAncestors.get(parent.spanId);
+    // A span this processor never saw or no longer knows: the context's agent run, if in the same trace.
+    const run = agentRunSpanContext(parentContext);
+    return run !== undefined && run.traceId === parent.traceId ? run : parent;
   }
 
   private insideOwnCall(spanContext: Context): boolean {

@@ -205,9 +205,10 @@ export class ToolCallTracer {
       span.setAttribute(ATTR_JSONRPC_REQUEST_ID, String(before));
   }
 
-  // Both record that the call failed before reading the result or error in detail: should that reading throw,
-  // Errata still sees a failed call, not an `ok` one.
-
+  /**
+   * Records an `isError` result as failed before reading it in detail (as `fail` does an error): should that
+   * reading throw, Errata still sees a failed call, not an `ok` one.
+   */
   private succeed(call: StartedCall, result: unknown): void {
     fenced('recording a tools/call result', () => {
       if (isRecord(result) && result['isError'] === true) {
