@@ -40,7 +40,7 @@ type EventCount = [
 
 /** What one episode stores: both policies, every scenario. */
 const EVENTS_PER_EPISODE: EventCount[] = [
-  ['AgentRunObserved', null, null, null, 26],
+  ['AgentRunObserved', null, null, null, 28],
   ['EscalationObserved', null, null, null, 22],
   ['SubagentReportObserved', null, null, null, 6],
   ['ToolCallObserved', 'mcp-servers/everything', 'echo', 'ok', 2],
@@ -54,6 +54,7 @@ const EVENTS_PER_EPISODE: EventCount[] = [
   ['ToolCallObserved', 'secure-filesystem-server', 'read_text_file', 'ok', 4],
   ['ToolCallObserved', 'secure-filesystem-server', 'read_text_file', 'tool_error', 5],
   ['ToolCallObserved', 'support-desk', 'create_shipping_label', 'tool_error', 5],
+  ['ToolCallObserved', 'support-desk', 'get_account_notes', 'ok', 2],
   ['ToolCallObserved', 'support-desk', 'get_customer_records', 'tool_error', 4],
   ['ToolCallObserved', 'support-desk', 'lookup_order', 'ok', 3],
   ['ToolCallObserved', 'support-desk', 'lookup_order', 'ok_empty', 4],
@@ -160,9 +161,9 @@ describe('npm run demo', () => {
     const expected = [
       "Errata's reports on this run:",
       '  Retry waste',
-      `    all agents             ${n(99)} calls, ${n(41)} retries, ${n(34)} wasted (… ms), ${n(17)} unrecovered chains`,
-      `    agent=naive            ${n(59)} calls, ${n(30)} retries, ${n(30)} wasted (… ms), ${n(11)} unrecovered chains`,
-      `    agent=contract-aware   ${n(40)} calls, ${n(11)} retries, ${n(4)} wasted (… ms), ${n(6)} unrecovered chains`,
+      `    all agents             ${n(101)} calls, ${n(41)} retries, ${n(34)} wasted (… ms), ${n(17)} unrecovered chains`,
+      `    agent=naive            ${n(60)} calls, ${n(30)} retries, ${n(30)} wasted (… ms), ${n(11)} unrecovered chains`,
+      `    agent=contract-aware   ${n(41)} calls, ${n(11)} retries, ${n(4)} wasted (… ms), ${n(6)} unrecovered chains`,
       '    by category of the retried call:',
       ...Object.entries(RETRY_WASTE_PER_EPISODE).map(
         ([category, group]) =>
@@ -186,12 +187,13 @@ describe('npm run demo', () => {
           `empty ${n(1)} of ${n(4)} (25%)`,
         ].join(', '),
       '  Misclassified results',
-      `    ${n(4)} empty-as-error and 0 failure-as-empty results in ${n(99)} calls`,
+      `    ${n(4)} empty-as-error and ${n(2)} failure-as-empty results in ${n(101)} calls`,
       `    support-desk search_tickets, of ${n(6)} calls: ${n(4)} empty-as-error, 0 failure-as-empty; they triggered ${n(2)} retries, ${n(1)} hand-offs`,
+      `    support-desk get_account_notes, of ${n(2)} calls: 0 empty-as-error, ${n(2)} failure-as-empty; they triggered 0 retries, 0 hand-offs`,
       '  Subagent coverage',
       `    ${n(6)} reports (complete ${n(4)}, partial ${n(2)}, failed 0), mean coverage 92%`,
       `    propagation completeness 100% (most often missing: nothing), local absorption 14% (${n(2)} of ${n(14)} transient failures), ${n(2)} silent partials`,
-      '  Findings: 7 (untyped-error 4, leaky-error 2, empty-as-error 1)',
+      '  Findings: 8 (untyped-error 4, leaky-error 2, empty-as-error 1, failure-as-empty 1)',
       ...[
         ['mcp-servers/everything get-sum', 'untyped-error', 5, '71%', 3],
         ['secure-filesystem-server get_file_info', 'untyped-error', 5, '100%', 3],
@@ -200,6 +202,7 @@ describe('npm run demo', () => {
         ['secure-filesystem-server get_file_info', 'leaky-error', 5, '100%', 3],
         ['secure-filesystem-server read_text_file', 'leaky-error', 5, '56%', 3],
         ['support-desk search_tickets', 'empty-as-error', 4, '67%', 2],
+        ['support-desk get_account_notes', 'failure-as-empty', 2, '100%', 0],
       ].map(
         ([tool, rule, calls, rate, wasted]) =>
           `    ${String(tool).padEnd(40)} ${String(rule).padEnd(20)} ${n(Number(calls))} calls (${rate}), ${n(Number(wasted))} wasted retries`,
@@ -276,13 +279,13 @@ describe('npm run demo', () => {
     const naive = await retryWaste('groupBy=category&agent=naive');
     const contractAware = await retryWaste('groupBy=category&agent=contract-aware');
     expect(naive.totals).toMatchObject({
-      calls: 59 * EPISODES,
+      calls: 60 * EPISODES,
       retries: 30 * EPISODES,
       wastedRetries: 30 * EPISODES,
       unrecoveredChains: 11 * EPISODES,
     });
     expect(contractAware.totals).toMatchObject({
-      calls: 40 * EPISODES,
+      calls: 41 * EPISODES,
       retries: 11 * EPISODES,
       wastedRetries: 4 * EPISODES,
       unrecoveredChains: 6 * EPISODES,
@@ -330,5 +333,22 @@ describe('npm run demo', () => {
     const misclassified = await report('reports/misclassified-results');
     const groups = misclassified['groups'] as { tool: string; emptyAsError: number }[];
     expect(groups.find((group) => group.tool === 'search_tickets')?.emptyAsError).toBe(rows[0]!.n);
+  });
+
+  it('misclassified results: get_account_notes\' "ERROR: Permission denied" with isError false is failure-as-empty', async () => {
+    const misclassified = await report('reports/misclassified-results');
+    const groups = misclassified['groups'] as {
+      tool: string;
+      calls: number;
+      failureAsEmpty: number;
+      samples?: unknown;
+    }[];
+    expect(groups.find((group) => group.tool === 'get_account_notes')).toMatchObject({
+      calls: 2 * EPISODES,
+      failureAsEmpty: 2 * EPISODES,
+    });
+    expect(JSON.stringify(groups.find((group) => group.tool === 'get_account_notes'))).toContain(
+      'ERROR: Permission denied',
+    );
   });
 });

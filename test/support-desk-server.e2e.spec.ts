@@ -30,6 +30,7 @@ describe('support-desk MCP server', () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'create_shipping_label',
+      'get_account_notes',
       'get_customer_records',
       'lookup_order',
       'process_refund',
@@ -204,6 +205,41 @@ describe('support-desk MCP server', () => {
           },
         }),
       );
+    });
+  });
+
+  describe('get_account_notes (seed 000 practice question 4, failure-as-empty on purpose)', () => {
+    it("hides the denial of a restricted account's notes in a successful result", async () => {
+      expect(await call('get_account_notes', { customer_id: 'CUS-1009' })).toEqual({
+        isError: false,
+        content: [{ type: 'text', text: 'ERROR: Permission denied' }],
+      });
+    });
+
+    it('returns the notes of other accounts, an empty list included', async () => {
+      expect(await call('get_account_notes', { customer_id: 'CUS-2210' })).toEqual(
+        mirrored(false, {
+          customerId: 'CUS-2210',
+          notes: ['Prefers e-mail over phone.', 'Asked about bulk discounts in October.'],
+        }),
+      );
+      expect(await call('get_account_notes', { customer_id: 'CUS-4471' })).toEqual(
+        mirrored(false, { customerId: 'CUS-4471', notes: [] }),
+      );
+    });
+
+    it('answers an unknown or malformed customer id with the same contract errors as get_customer_records', async () => {
+      for (const [customer_id, code] of [
+        ['CUS-0000', 'CUSTOMER_NOT_FOUND'],
+        ['customer 7', 'INVALID_CUSTOMER_ID'],
+      ]) {
+        const notes = await call('get_account_notes', { customer_id });
+        expect(notes).toMatchObject({
+          isError: true,
+          structuredContent: { errorCategory: 'validation', code },
+        });
+        expect(notes).toEqual(await call('get_customer_records', { customer_id, record_type: 'profile' }));
+      }
     });
   });
 

@@ -1,7 +1,8 @@
 /**
  * The customer-support conversations of seeds 000 and 003, one agent run each, against the support-desk server:
  * a malformed order id, an order service timeout, a customer without orders, refunds the policy refuses, records
- * the agent may not see, a search that finds nothing, and a tool that only says "Operation failed".
+ * the agent may not see, account notes whose denial comes back as a successful result, a search that finds
+ * nothing, and a tool that only says "Operation failed".
  */
 import { withAgentRun } from '@errata/sdk';
 import type { ToolCallRecord } from '../agent/tool-call';
@@ -81,6 +82,10 @@ export const SUPPORT_SCENARIOS: readonly SupportScenario[] = [
         },
       ],
     ],
+  },
+  {
+    id: 'account-notes',
+    tasks: (desk) => [[{ session: desk, tool: 'get_account_notes', args: { customer_id: 'CUS-1009' } }]],
   },
   {
     id: 'ticket-search',
