@@ -27,7 +27,11 @@ const HINTS_KEY = createContextKey('@errata/sdk tool call hints');
 const SPAN_ID = /^[0-9a-f]{16}$/i;
 const NO_HINTS: ResolvedHints = { retryOf: null, attempt: null, toolCallId: null };
 
-const finishedCalls = new WeakMap<object, FinishedCall>();
+/**
+ * null: several calls ended with this object. The MCP SDK rejects every pending request with one McpError when the
+ * connection closes, so that error names none of them.
+ */
+const finishedCalls = new WeakMap<object, FinishedCall | null>();
 
 /** Runs `fn` with hints for the first tool call it starts. */
 export function withToolCall<T>(hints: ToolCallHints, fn: () => T): T {
@@ -41,9 +45,10 @@ export function toolCallSpanId(resultOrError: object): string | undefined {
 }
 
 export function rememberFinishedCall(resultOrError: unknown, spanId: string, attempt: number | null): void {
-  if (typeof resultOrError === 'object' && resultOrError !== null) {
-    finishedCalls.set(resultOrError, { spanId, attempt: attempt ?? 1 });
-  }
+  if (typeof resultOrError !== 'object' || resultOrError === null) return;
+  const earlier = finishedCalls.get(resultOrError);
+  const call = earlier === undefined ? { spanId, attempt: attempt ?? 1 } : null;
+  finishedCalls.set(resultOrError, call);
 }
 
 /** The hints waiting in the active context, taken so that later calls in the same callback do not reuse them. */
@@ -58,9 +63,12 @@ export function takeHints(): ResolvedHints {
     if (SPAN_ID.test(retryOf)) retryOfId = retryOf.toLowerCase();
     else diag.warn(`@errata/sdk: retryOf "${retryOf}" is not a 16-hex-digit span id; hint ignored`);
   } else if (typeof retryOf === 'object' && retryOf !== null) {
-    previous = finishedCalls.get(retryOf);
-    if (previous === undefined)
+    const finished = finishedCalls.get(retryOf);
+    if (finished === undefined)
       diag.warn('@errata/sdk: retryOf is not a result or error of an instrumented call');
+    else if (finished === null)
+      diag.warn('@errata/sdk: retryOf was the outcome of several calls (a closed connection); hint ignored');
+    previous = finished ?? undefined;
     retryOfId = previous?.spanId ?? null;
   }
   const explicitAttempt = Number.isInteger(attempt) && (attempt as number) >= 1 ? (attempt as number) : null;

@@ -1,5 +1,6 @@
 import { diag, SpanStatusCode, trace } from '@opentelemetry/api';
 import { afterEach, beforeAll, expect, it } from 'vitest';
+import { toolCallSpanId, withToolCall } from './tool-call-hints';
 import { ToolCallTracer } from './tool-call-tracer';
 import { captureDiag, registerTestTracing, type TestTracing } from './tracing.spec-helper';
 
@@ -65,4 +66,48 @@ it('when reading a thrown error throws, the span still records the call as faile
   const [span] = tracing.spans();
   expect(span?.ended).toBe(true);
   expect(span?.status.code).toBe(SpanStatusCode.ERROR);
+});
+
+it('an async responseHook that rejects goes to diag, not to the host as an unhandled rejection', async () => {
+  const { errors } = captureDiag();
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const client = { callTool: async () => ({ content: [] }) };
+    const callTool = new ToolCallTracer(
+      () => trace.getTracer('test'),
+      () => ({ responseHook: async () => Promise.reject(new Error('hook failed')) }),
+    ).wrapCallTool(client.callTool);
+    await callTool.call(client, { name: 'lookup', arguments: {} });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(unhandled).toEqual([]);
+    expect(errors.map(([message]) => message)).toEqual(['@errata/sdk: responseHook failed']);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
+
+it('an error several calls rejected with (a closed connection) names none of them', async () => {
+  const { warnings } = captureDiag();
+  const closed = new Error('Connection closed');
+  const failing = tracedCallTool(() => Promise.reject(closed));
+  await Promise.allSettled([failing(), failing()]);
+  expect(toolCallSpanId(closed)).toBeUndefined();
+  const retried = tracedCallTool(async () => ({ content: [] }));
+  await withToolCall({ retryOf: closed }, retried);
+  const spans = tracing.spans();
+  expect(spans).toHaveLength(3);
+  expect(spans[2]?.attributes['errata.retry.of']).toBeUndefined();
+  expect(warnings.map(([message]) => message)).toContain(
+    '@errata/sdk: retryOf was the outcome of several calls (a closed connection); hint ignored',
+  );
+});
+
+it('an error one call rejected with names that call', async () => {
+  captureDiag();
+  const refused = new Error('connect ECONNREFUSED');
+  await tracedCallTool(() => Promise.reject(refused))().catch(() => undefined);
+  const [span] = tracing.spans();
+  expect(toolCallSpanId(refused)).toBe(span?.spanContext().spanId);
 });

@@ -67,11 +67,14 @@ const carrierSetter = {
   },
 };
 
-function fenced(what: string, fn: () => void): void {
+/** Runs `fn` so that nothing it throws, or rejects with when it returns a promise (an async hook), reaches the host. */
+function fenced(what: string, fn: () => unknown): void {
+  const report = (error: unknown) => diag.error(`@errata/sdk: ${what} failed`, error);
   try {
-    fn();
+    const returned = fn();
+    if (returned instanceof Promise) returned.catch(report);
   } catch (error) {
-    diag.error(`@errata/sdk: ${what} failed`, error);
+    report(error);
   }
 }
 

@@ -20,7 +20,7 @@ export interface ToolCallCaptureConfig {
   captureArguments?: boolean;
   /** UTF-8 byte limit of every text sent. Default 2048. */
   textLimitBytes?: number;
-  /** Called before each tool-call span ends; an exception it throws is logged to `diag`, never to the host. */
+  /** Called before each tool-call span ends; what it throws, or its promise rejects with, goes to `diag`, never to the host. */
   responseHook?: (span: Span, info: ToolCallInfo) => void;
 }
 
