@@ -87,20 +87,46 @@ describe('a CommonJS runtime with startErrata', () => {
   });
 });
 
+interface FixtureReport {
+  stats: Record<string, number>;
+  registeredGlobally: boolean;
+  hostSpans: string[] | null;
+}
+
+async function runWithHostProvider(mode: string, conversation: string): Promise<FixtureReport> {
+  const { stdout } = await run(process.execPath, [join(FIXTURES, 'cjs-agent.cjs')], {
+    env: { ...exporterEnv(), FIXTURE_CONVERSATION: conversation, FIXTURE_HOST_PROVIDER: mode },
+    timeout: 60_000,
+  });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as FixtureReport;
+}
+
 describe('startErrata when the host already registered a global provider', () => {
   it('does not replace it, and still exports its own spans', async () => {
-    const { stdout } = await run(process.execPath, [join(FIXTURES, 'cjs-agent.cjs')], {
-      env: { ...exporterEnv(), FIXTURE_CONVERSATION: 'second-provider', FIXTURE_HOST_PROVIDER: '1' },
-      timeout: 60_000,
-    });
-    const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
-      stats: Record<string, number>;
-      registeredGlobally: boolean;
-    };
+    const report = await runWithHostProvider('before', 'second-provider');
     expect(report.registeredGlobally).toBe(false);
     expect(report.stats).toMatchObject({ exported: 4, dropped: 0, failed: 0 });
     // The host's "plan step" span went to the host's provider, never to Errata's: the call still hangs off the run.
+    expect(report.hostSpans).toEqual(['plan step']);
     expectScenario(await scenarioEvents('second-provider'));
+  });
+
+  it('installs a context manager when the host registered only a provider, so runs keep their calls', async () => {
+    const report = await runWithHostProvider('basic', 'basic-provider');
+    expect(report.registeredGlobally).toBe(false);
+    expect(report.stats).toMatchObject({ exported: 4, dropped: 0, failed: 0 });
+    expect(report.hostSpans).toEqual(['plan step']);
+    expectScenario(await scenarioEvents('basic-provider'));
+  });
+});
+
+describe('a host provider registered after startErrata (NodeSDK started later)', () => {
+  it('registers and keeps its spans; Errata keeps exporting its own', async () => {
+    const report = await runWithHostProvider('after', 'provider-after');
+    expect(report.registeredGlobally).toBe(true);
+    expect(report.hostSpans).toEqual(['plan step']);
+    expect(report.stats).toMatchObject({ exported: 4, filtered: 0, dropped: 0, failed: 0 });
+    expectScenario(await scenarioEvents('provider-after'));
   });
 });
 
@@ -148,6 +174,6 @@ describe('ingest counts', () => {
     const { rows } = await sql<{ received: number; appended: number; dropped: number }>`
       SELECT sum(spans_received)::int AS received, sum(events_appended)::int AS appended, sum(spans_dropped)::int AS dropped
         FROM ingest_batch`.execute(server.db);
-    expect(rows[0]).toEqual({ received: 20, appended: 20, dropped: 0 });
+    expect(rows[0]).toEqual({ received: 28, appended: 28, dropped: 0 });
   });
 });

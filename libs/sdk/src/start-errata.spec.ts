@@ -1,3 +1,4 @@
+import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { expect, it } from 'vitest';
 import { recordEscalation } from './agent';
@@ -18,9 +19,17 @@ it('startErrata runs once per process: a second call returns the running handle;
   expect(first.stats()).toMatchObject({ exported: 1, queued: 0 });
 
   await first.shutdown();
-  const second = startErrata({ ...options, exporter: new InMemorySpanExporter() });
+  const secondExporter = new InMemorySpanExporter();
+  const second = startErrata({ ...options, exporter: secondExporter });
   expect(second).not.toBe(first);
+  // The first handle gave the API's tracers back: the second serves them, and gets what they record.
+  expect(second.registeredGlobally).toBe(true);
+  trace.getTracer('another-instrumentation').startSpan('errata.escalation').end();
+  await second.forceFlush();
+  expect(secondExporter.getFinishedSpans()).toHaveLength(1);
   await second.shutdown();
+  expect(trace.getTracerProvider()).toBeInstanceOf(ProxyTracerProvider);
+  expect((trace.getTracerProvider() as ProxyTracerProvider).getDelegateTracer('any')).toBeUndefined();
 });
 
 it('shutdown restores the privacy defaults; shutting down an old handle again leaves the running one alone', async () => {

@@ -1,10 +1,19 @@
 /**
  * Export in one call. `startErrata` sets up an OpenTelemetry Node tracer provider whose only processor sends
- * Errata's spans with the OTLP/HTTP protobuf exporter, registers it (and the context manager and W3C propagator)
- * globally unless the host already has a provider, and enables the MCP client instrumentation. Hosts that keep
- * their own provider add `createErrataSpanProcessor(...)` to its span processors instead.
+ * Errata's spans with the OTLP/HTTP protobuf exporter and enables the MCP client instrumentation. Without a host
+ * provider, Errata's provider also serves the OpenTelemetry API's tracers, without taking the API's global slot:
+ * a host SDK started later still registers. Hosts that keep their own provider add `createErrataSpanProcessor(...)`
+ * to its span processors instead.
  */
-import { diag, ProxyTracerProvider, trace, type TracerProvider } from '@opentelemetry/api';
+import {
+  context,
+  createContextKey,
+  diag,
+  ProxyTracerProvider,
+  trace,
+  type TracerProvider,
+} from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import {
@@ -58,7 +67,10 @@ export interface ErrataHandle {
   readonly tracerProvider: TracerProvider;
   readonly processor: ErrataSpanProcessor;
   readonly instrumentation: McpClientInstrumentation | null;
-  /** Whether the provider became the global one (false when the host already had a provider). */
+  /**
+   * Whether Errata's provider serves the OpenTelemetry API's tracers (false when the host already had a provider;
+   * a host provider registered later takes over).
+   */
   readonly registeredGlobally: boolean;
   stats(): ErrataExportStats;
   forceFlush(): Promise<void>;
@@ -79,10 +91,41 @@ export function createErrataSpanProcessor(options: ErrataExportOptions = {}): Er
   return new ErrataSpanProcessor({ ...options, exporter: exporterFor(options) });
 }
 
-/** A global provider is registered when the API's proxy has a delegate to hand out tracers. */
-function hostHasProvider(): boolean {
+/** The API's proxy provider while no provider is registered globally (its delegate then serves the API's tracers). */
+function unregisteredApiProxy(): ProxyTracerProvider | null {
   const global = trace.getTracerProvider();
-  return global instanceof ProxyTracerProvider ? global.getDelegateTracer(PACKAGE_NAME) !== undefined : true;
+  return global instanceof ProxyTracerProvider && global.getDelegateTracer(PACKAGE_NAME) === undefined
+    ? global
+    : null;
+}
+
+/**
+ * Errata's provider hands out the API's tracers (so other instrumentations' MCP spans reach it), yet the global
+ * slot stays free: `NodeSDK.start()` or `NodeTracerProvider.register()` after startErrata still registers the
+ * host's provider, which then serves the API, and the host keeps its spans. Registering Errata's provider instead
+ * would make the host's registration fail with only a `diag` error, and every host span would be lost.
+ */
+function serveApiTracers(provider: TracerProvider): (() => void) | null {
+  const proxy = unregisteredApiProxy();
+  if (proxy === null) return null;
+  proxy.setDelegate(provider);
+  return () => {
+    // Back to "no provider" (the API has no unset), unless a host provider has taken over since.
+    if (proxy.getDelegate() === provider) proxy.setDelegate(undefined as unknown as TracerProvider);
+  };
+}
+
+const CONTEXT_PROBE = createContextKey('@errata/sdk context probe');
+
+/**
+ * Runs, subagents and tool calls find their parents in the active context. A host that registered only a tracer
+ * provider (`trace.setGlobalTracerProvider(new BasicTracerProvider(...))`) left the API's no-op context manager,
+ * under which every span would be a root of its own trace.
+ */
+function ensureContextManager(): void {
+  const marked = context.active().setValue(CONTEXT_PROBE, true);
+  const propagates = context.with(marked, () => context.active().getValue(CONTEXT_PROBE) === true);
+  if (!propagates) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 }
 
 const optedIn = (name: string): boolean => process.env[name]?.trim().toLowerCase() === 'true';
@@ -115,10 +158,9 @@ export function startErrata(given: ErrataOptions = {}): ErrataHandle {
     resource = resource.merge(resourceFromAttributes({ 'service.name': options.serviceName }));
   }
   const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
-  const registeredGlobally = !hostHasProvider();
-  if (registeredGlobally) {
-    provider.register();
-  } else {
+  ensureContextManager();
+  const stopServingApiTracers = serveApiTracers(provider);
+  if (stopServingApiTracers === null) {
     diag.info('@errata/sdk: a global tracer provider exists already; Errata exports its own spans only');
   }
   setErrataTracerProvider(provider);
@@ -144,7 +186,7 @@ export function startErrata(given: ErrataOptions = {}): ErrataHandle {
     tracerProvider: provider,
     processor,
     instrumentation,
-    registeredGlobally,
+    registeredGlobally: stopServingApiTracers !== null,
     stats: () => processor.stats(),
     forceFlush: () => processor.forceFlush(),
     async shutdown() {
@@ -156,6 +198,7 @@ export function startErrata(given: ErrataOptions = {}): ErrataHandle {
       }
       process.removeListener('beforeExit', flushOnExit);
       unregister?.();
+      stopServingApiTracers?.();
       await provider.shutdown();
     },
   };

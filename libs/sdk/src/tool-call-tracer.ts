@@ -16,7 +16,12 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { hrTime, W3CTraceContextPropagator } from '@opentelemetry/core';
+import {
+  CompositePropagator,
+  hrTime,
+  W3CBaggagePropagator,
+  W3CTraceContextPropagator,
+} from '@opentelemetry/core';
 import { argsFingerprint, isRecord, storedText } from '@errata/domain';
 import { connectionAttributes, rememberProtocolVersion } from './mcp-connection';
 import {
@@ -60,7 +65,10 @@ interface StartedCall {
   readonly signal: AbortSignal | undefined;
 }
 
-const w3c = new W3CTraceContextPropagator();
+/** What NodeTracerProvider.register() installs, for when no host registered a propagator. */
+const w3c = new CompositePropagator({
+  propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
+});
 const carrierSetter = {
   set(carrier: Record<string, unknown>, key: string, value: string) {
     carrier[key] = value;
@@ -271,7 +279,8 @@ function withTraceContext(params: Record<string, unknown>, spanContext: Context)
   const meta: Record<string, unknown> = isRecord(existing) ? { ...existing } : {};
   const before = meta['traceparent'];
   propagation.inject(spanContext, meta, carrierSetter);
-  // The host's propagator (W3C by default in the OpenTelemetry SDK) usually wrote this span's traceparent already.
+  // The host's propagator (W3C by default in the OpenTelemetry SDK) usually wrote this span's traceparent already;
+  // without one (Errata registers none, so as not to take the host's place), the fallback writes it.
   if (meta['traceparent'] === before) w3c.inject(spanContext, meta, carrierSetter);
   return { ...params, _meta: meta };
 }
