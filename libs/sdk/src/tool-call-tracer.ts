@@ -5,6 +5,7 @@
  */
 import {
   context,
+  createContextKey,
   diag,
   isSpanContextValid,
   propagation,
@@ -55,7 +56,39 @@ export const ERRATA_WRAPPED = Symbol.for('@errata/sdk.wrapped');
 
 type AnyFunction = (this: object, ...args: unknown[]) => unknown;
 
+/** A tools/call an Errata wrapper records, as the call's context carries it down to the client's `request`. */
+interface CallInProgress {
+  readonly client: object;
+  /** The client's `request` was called for it: a later tools/call in this context is a call of its own. */
+  requestSent: boolean;
+  /** That request resolved: an error callTool throws afterwards was raised by the MCP SDK, not by the server. */
+  resultReceived: boolean;
+}
+
+const CALL_IN_PROGRESS = createContextKey('@errata/sdk tools/call in progress');
+
+/** The call an outer Errata wrapper records for this client, whose request has not been sent yet. */
+function callInProgress(client: object): CallInProgress | null {
+  const call = context.active().getValue(CALL_IN_PROGRESS) as CallInProgress | undefined;
+  return call !== undefined && call.client === client && !call.requestSent ? call : null;
+}
+
+const ignore = (): undefined => undefined;
+
+/** A tools/call that creates a task (`options.task`, or `params.task` as Protocol.request writes it). */
+function isTaskAugmented(message: Record<string, unknown>, options: unknown): boolean {
+  const params = message['params'];
+  return (
+    (isRecord(options) && options['task'] !== undefined) || (isRecord(params) && params['task'] !== undefined)
+  );
+}
+
+/** The client sends through an Errata `request` wrapper, which sees every tools/call it sends. */
+const sendsThroughErrata = (client: object): boolean =>
+  isErrataWrapper((client as Record<string, unknown>)['request']);
+
 interface StartedCall {
+  readonly progress: CallInProgress;
   readonly span: Span;
   readonly context: Context;
   readonly params: Record<string, unknown>;
@@ -116,58 +149,100 @@ export class ToolCallTracer {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const tracer = this;
     return markWrapped(function callTool(this: object, ...args: unknown[]): unknown {
-      let call: StartedCall | null = null;
-      try {
-        call = tracer.start(this, args[0], args[2]);
-      } catch (error) {
-        diag.error('@errata/sdk: could not start a tools/call span', error);
-      }
-      if (call === null) return original.apply(this, args);
-      const started = call;
-      const tracedArgs = [...args];
-      tracedArgs[0] = started.params;
-      const idBefore = nextRequestId(this);
-      let pending: unknown;
-      try {
-        pending = context.with(started.context, () => original.apply(this, tracedArgs));
-      } catch (error) {
-        tracer.fail(started, error);
-        throw error;
-      }
-      fenced('reading the request id', () =>
-        tracer.noteRequestId(started.span, idBefore, nextRequestId(this)),
-      );
-      if (!(pending instanceof Promise)) {
-        tracer.succeed(started, pending);
-        return pending;
-      }
-      return pending.then(
-        (result: unknown) => {
-          tracer.succeed(started, result);
-          return result;
-        },
-        (error: unknown) => {
-          tracer.fail(started, error);
-          throw error;
-        },
-      );
+      // A host subclass's callTool calling super.callTool, both wrapped: the outer wrapper records the call.
+      if (callInProgress(this) !== null) return original.apply(this, args);
+      return tracer.trace(this, args[0], args[2], (params) => {
+        const tracedArgs = [...args];
+        tracedArgs[0] = params;
+        return original.apply(this, tracedArgs);
+      });
     });
   }
 
-  /** Wraps `Client.prototype.request` only to learn the protocol version `initialize` negotiates. */
+  /**
+   * Wraps `Client.prototype.request`: a `tools/call` sent with `request()` directly gets its span here; the one
+   * `callTool` sends is only watched, to tell the server's errors from those the SDK raises after a result came
+   * back. `initialize` is read for the negotiated protocol version.
+   */
   wrapRequest(original: AnyFunction): AnyFunction {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const tracer = this;
     return markWrapped(function request(this: object, ...args: unknown[]): unknown {
+      const message = isRecord(args[0]) ? args[0] : undefined;
+      const method = message?.['method'];
+      if (message !== undefined && method === MCP_METHOD_TOOLS_CALL) {
+        const call = callInProgress(this);
+        // Task-augmented (experimental tasks API): this request only creates the task; its result comes later.
+        if (call === null && isTaskAugmented(message, args[2])) return original.apply(this, args);
+        if (call === null) {
+          return tracer.trace(this, message['params'], args[2], (params, progress) => {
+            progress.requestSent = true;
+            const tracedArgs = [...args];
+            tracedArgs[0] = { ...message, params };
+            return original.apply(this, tracedArgs);
+          });
+        }
+        call.requestSent = true;
+        const pending = original.apply(this, args);
+        // Registered before callTool awaits the promise, so this runs before callTool goes on.
+        if (pending instanceof Promise) pending.then(() => (call.resultReceived = true), ignore);
+        return pending;
+      }
       const pending = original.apply(this, args);
-      const method = isRecord(args[0]) ? args[0]['method'] : undefined;
       if (method === 'initialize' && pending instanceof Promise) {
         pending.then(
           (result: unknown) =>
             fenced('reading the initialize result', () => rememberProtocolVersion(this, result)),
-          () => undefined,
+          ignore,
         );
       }
       return pending;
     });
+  }
+
+  /** Sends one tools/call with `send(params)` (the params with trace context) and records it as a span. */
+  private trace(
+    client: object,
+    params: unknown,
+    options: unknown,
+    send: (params: Record<string, unknown>, progress: CallInProgress) => unknown,
+  ): unknown {
+    let call: StartedCall | null = null;
+    try {
+      call = this.start(client, params, options);
+    } catch (error) {
+      diag.error('@errata/sdk: could not start a tools/call span', error);
+    }
+    if (call === null) {
+      // Uninstrumented, once: the client's request for this call must not try again.
+      const untraced: CallInProgress = { client, requestSent: false, resultReceived: false };
+      const marked = context.active().setValue(CALL_IN_PROGRESS, untraced);
+      return context.with(marked, () => send(params as Record<string, unknown>, untraced));
+    }
+    const started = call;
+    const idBefore = nextRequestId(client);
+    let pending: unknown;
+    try {
+      pending = context.with(started.context, () => send(started.params, started.progress));
+    } catch (error) {
+      this.fail(started, error);
+      throw error;
+    }
+    fenced('reading the request id', () => this.noteRequestId(started.span, idBefore, nextRequestId(client)));
+    if (!(pending instanceof Promise)) {
+      this.succeed(started, pending);
+      return pending;
+    }
+    return pending.then(
+      (result: unknown) => {
+        this.succeed(started, result);
+        return result;
+      },
+      (error: unknown) => {
+        this.fail(started, error);
+        throw error;
+      },
+    );
   }
 
   private start(client: object, params: unknown, options: unknown): StartedCall | null {
@@ -201,9 +276,11 @@ export class ToolCallTracer {
       parent,
     );
     const spanContext = trace.setSpan(parent, span);
+    const progress: CallInProgress = { client, requestSent: false, resultReceived: false };
     return {
+      progress,
       span,
-      context: spanContext,
+      context: spanContext.setValue(CALL_IN_PROGRESS, progress),
       params: withTraceContext(params, spanContext),
       toolName,
       attempt: hints.attempt,
@@ -242,6 +319,10 @@ export class ToolCallTracer {
         textLimitBytes: this.textLimit(),
         aborted: call.signal?.aborted === true,
         abortReason: call.signal?.reason,
+        // Nothing sent (a task-required tool called with callTool), or a result came back: not the server's error.
+        raisedByClient:
+          call.progress.resultReceived ||
+          (!call.progress.requestSent && sendsThroughErrata(call.progress.client)),
       });
       call.span.setAttributes(attributes);
       call.span.setStatus({ code: SpanStatusCode.ERROR, message });

@@ -1,7 +1,7 @@
 /**
  * A `tools/call` that threw instead of returning a result (research/otel_mcp_spec.md §1.3, §6): a JSON-RPC error
- * response, the SDK's own timeout (-32001) or closed connection (-32000), a cancellation by the host, or a
- * transport exception. The message leaves the process as every text does: redacted, cut to the text limit.
+ * response, the SDK's own timeout (-32001) or closed connection (-32000), an McpError the SDK raised over a result
+ * it got, a cancellation by the host, or a transport exception. The message leaves the process as every text does: redacted, cut to the text limit.
  */
 import type { Attributes } from '@opentelemetry/api';
 import { isRecord, JSONRPC_CONNECTION_CLOSED, JSONRPC_REQUEST_TIMEOUT, storedText } from '@errata/domain';
@@ -14,6 +14,8 @@ export interface ToolErrorAttributes {
 }
 
 const MCP_ERROR_PREFIX = /^(?:MCP error -?\d+:\s*)+/;
+/** `error.type` of an McpError the client SDK raised itself (its class name). */
+const MCP_ERROR_TYPE = 'McpError';
 
 /** A low-cardinality name for a non-MCP exception: its code (ECONNREFUSED, UND_ERR_…), its cause's, or its name. */
 function exceptionType(error: Record<string, unknown>): string {
@@ -36,6 +38,11 @@ export interface ToolErrorOptions {
   readonly aborted: boolean;
   /** That signal's reason. */
   readonly abortReason?: unknown;
+  /**
+   * The MCP SDK threw without a JSON-RPC error response, whatever code its McpError carries: after the result came
+   * back (structuredContent that breaks the tool's output schema), or before sending anything.
+   */
+  readonly raisedByClient?: boolean;
 }
 
 /** A cancelled call is named by its signal's reason (`AbortError`, `TimeoutError` for `AbortSignal.timeout`). */
@@ -54,6 +61,13 @@ export function toolErrorAttributes(error: unknown, options: ToolErrorOptions): 
     // message does not read as one either (libs/domain outcome.ts).
     return {
       attributes: { [ATTR_ERROR_TYPE]: cancellationType(options.abortReason) },
+      message: stored(message.replace(MCP_ERROR_PREFIX, '')),
+    };
+  }
+  if (isMcpError && options.raisedByClient === true) {
+    // Named by the exception: a numeric error.type, like rpc.response.status_code, would say the server sent it.
+    return {
+      attributes: { [ATTR_ERROR_TYPE]: MCP_ERROR_TYPE },
       message: stored(message.replace(MCP_ERROR_PREFIX, '')),
     };
   }

@@ -1,0 +1,192 @@
+/**
+ * @errata/sdk on the MCP SDK's other ways to a tools/call: `client.request()` directly, a host subclass whose
+ * `callTool` calls `super.callTool` on a patched class, errors the client SDK raises itself (a result that breaks
+ * the tool's output schema, a task-required tool called with `callTool`), and the experimental tasks API. Real
+ * MCP servers: the SDK's own `Server` in process, and server-everything over stdio.
+ */
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { instrumentMcpClient } from '@errata/sdk';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ToolCallTracer } from '../libs/sdk/src/tool-call-tracer';
+import { registerTestTracing, toEvents, type TestTracing } from '../libs/sdk/src/tracing.spec-helper';
+import { connectStdio, type StdioServer } from './support/npm-mcp-servers';
+
+let tracing: TestTracing;
+beforeAll(() => {
+  tracing = registerTestTracing();
+});
+beforeEach(() => tracing.reset());
+
+function onlySpan(): ReadableSpan {
+  const spans = tracing.spans();
+  expect(spans.map((span) => span.name)).toHaveLength(1);
+  return spans[0]!;
+}
+
+/**
+ * A weather server whose `forecast` tool declares `{ temp: number }` as its output and answers with a string
+ * temperature when asked for `city: "Atlantis"`, and with a JSON-RPC error for an empty city; it keeps the
+ * `_meta` of every tools/call it gets.
+ */
+async function weatherServer(): Promise<{ client: Client; metas: unknown[] }> {
+  const server = new Server({ name: 'weather', version: '2.0.0' }, { capabilities: { tools: {} } });
+  const metas: unknown[] = [];
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [
+      {
+        name: 'forecast',
+        inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+        outputSchema: { type: 'object', properties: { temp: { type: 'number' } }, required: ['temp'] },
+      },
+    ],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    metas.push(request.params._meta);
+    if (request.params.arguments?.['city'] === '')
+      throw new McpError(ErrorCode.InvalidParams, 'city is required');
+    const temp = request.params.arguments?.['city'] === 'Atlantis' ? 'warm' : 21;
+    return { content: [{ type: 'text', text: JSON.stringify({ temp }) }], structuredContent: { temp } };
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = instrumentMcpClient(new Client({ name: 'paths-test', version: '1.0.0' }));
+  await client.connect(clientSide);
+  await client.listTools();
+  return { client, metas };
+}
+
+describe('client.request() with method tools/call', () => {
+  it('gets the span callTool would get, and the trace context in _meta', async () => {
+    const { client, metas } = await weatherServer();
+    const params = { name: 'forecast', arguments: { city: 'Oslo' }, _meta: { progressToken: 7 } };
+    const result = await client.request({ method: 'tools/call', params }, CallToolResultSchema);
+    expect(result.structuredContent).toEqual({ temp: 21 });
+    expect(params).toEqual({ name: 'forecast', arguments: { city: 'Oslo' }, _meta: { progressToken: 7 } });
+
+    const span = onlySpan();
+    expect(span.name).toBe('tools/call forecast');
+    expect(span.attributes).toMatchObject({
+      'gen_ai.tool.name': 'forecast',
+      'errata.server.name': 'weather',
+      'errata.result.is_error': false,
+      'jsonrpc.request.id': expect.any(String),
+    });
+    const { traceId, spanId } = span.spanContext();
+    expect(metas).toEqual([{ progressToken: 7, traceparent: `00-${traceId}-${spanId}-01` }]);
+    await client.close();
+  });
+
+  it('is recorded once when callTool sends it', async () => {
+    const { client } = await weatherServer();
+    await client.callTool({ name: 'forecast', arguments: { city: 'Oslo' } });
+    expect(onlySpan().name).toBe('tools/call forecast');
+    await client.close();
+  });
+});
+
+describe('a host subclass of a patched Client that overrides callTool', () => {
+  it('gets one span per call when the instance is instrumented too', async () => {
+    // What module patching does to Client.prototype, on a class of this test's own.
+    class PatchedClient extends Client {}
+    const patcher = new ToolCallTracer(
+      () => tracing.provider.getTracer('patch'),
+      () => ({}),
+    );
+    PatchedClient.prototype.callTool = patcher.wrapCallTool(Client.prototype.callTool as never) as never;
+    PatchedClient.prototype.request = patcher.wrapRequest(Client.prototype.request as never) as never;
+    class LoggingClient extends PatchedClient {
+      override async callTool(...args: Parameters<Client['callTool']>) {
+        return super.callTool(...args);
+      }
+    }
+    const server = new Server({ name: 'echo', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(CallToolRequestSchema, async () => ({
+      content: [{ type: 'text', text: 'once' }],
+    }));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = instrumentMcpClient(new LoggingClient({ name: 'paths-test', version: '1.0.0' }));
+    await client.connect(clientSide);
+
+    await client.callTool({ name: 'say', arguments: {} });
+    expect(onlySpan().name).toBe('tools/call say');
+    await client.close();
+  });
+});
+
+describe('errors the client SDK raises itself', () => {
+  let everything: StdioServer;
+  beforeAll(async () => {
+    everything = await connectStdio(
+      'everything',
+      ['stdio'],
+      {},
+      (client) => void instrumentMcpClient(client),
+    );
+    await everything.client.listTools();
+  });
+  afterAll(() => everything?.close());
+
+  it('a result that breaks the output schema: McpError, no JSON-RPC code; Errata sees no wrong channel', async () => {
+    const { client } = await weatherServer();
+    await expect(client.callTool({ name: 'forecast', arguments: { city: 'Atlantis' } })).rejects.toThrow(
+      /MCP error -32602: Structured content does not match the tool's output schema/,
+    );
+    const span = onlySpan();
+    expect(span.attributes['error.type']).toBe('McpError');
+    expect(span.attributes['rpc.response.status_code']).toBeUndefined();
+    expect(span.attributes['jsonrpc.request.id']).toEqual(expect.any(String));
+    expect(span.status.message).toMatch(/^Structured content does not match the tool's output schema/);
+    const [event] = toEvents([span]);
+    expect(event).toMatchObject({
+      type: 'ToolCallObserved',
+      data: { outcome: 'protocol_error', rpcStatusCode: null, errorType: 'McpError' },
+    });
+    await client.close();
+  });
+
+  it("a task-required tool called with callTool: nothing is sent, and it is not the server's error", async () => {
+    await expect(
+      everything.client.callTool({ name: 'simulate-research-query', arguments: { topic: 'otel' } }),
+    ).rejects.toThrow(/requires task-based execution/);
+    const span = onlySpan();
+    expect(span.attributes['error.type']).toBe('McpError');
+    expect(span.attributes['rpc.response.status_code']).toBeUndefined();
+    expect(span.attributes['jsonrpc.request.id']).toBeUndefined();
+  });
+
+  it('a JSON-RPC error the server sends keeps its code', async () => {
+    const { client } = await weatherServer();
+    await expect(client.callTool({ name: 'forecast', arguments: { city: '' } })).rejects.toThrow(
+      /MCP error -32602: city is required/,
+    );
+    expect(onlySpan().attributes).toMatchObject({
+      'error.type': '-32602',
+      'rpc.response.status_code': '-32602',
+    });
+    await client.close();
+  });
+
+  it('the experimental tasks API is not recorded: its tools/call only creates the task', async () => {
+    const messages: string[] = [];
+    const stream = everything.client.experimental.tasks.callToolStream(
+      { name: 'simulate-research-query', arguments: { topic: 'otel' } },
+      CallToolResultSchema,
+      { task: { ttl: 60_000 } },
+    );
+    for await (const message of stream) messages.push(message.type);
+    expect(messages[0]).toBe('taskCreated');
+    expect(messages.at(-1)).toBe('result');
+    expect(tracing.spans().filter((span) => span.name.startsWith('tools/call'))).toEqual([]);
+  });
+});
