@@ -1,8 +1,9 @@
 /**
  * What a connected `@modelcontextprotocol/sdk` 1.x `Client` says about its server and transport: `serverInfo`
  * from the handshake, the session id, the negotiated protocol version and the transport kind. Only public
- * getters are used, except the Streamable HTTP / SSE transports' URL, which they keep in `_url` (read
- * defensively: a missing or odd value is simply left out).
+ * getters are used, except the fields that tell the transport apart: the Streamable HTTP / SSE / WebSocket
+ * transports' URL in `_url` and the stdio transport's server parameters in `_serverParams` (read defensively: a
+ * missing or odd value is simply left out).
  */
 import type { Attributes } from '@opentelemetry/api';
 import { isRecord } from '@errata/domain';
@@ -26,21 +27,45 @@ export function rememberProtocolVersion(client: object, initializeResult: unknow
   }
 }
 
-const HTTP_TRANSPORTS = new Set(['StreamableHTTPClientTransport', 'SSEClientTransport']);
+const HTTP_TRANSPORTS = ['StreamableHTTPClientTransport', 'SSEClientTransport'];
+const NETWORK_PROTOCOLS: Readonly<Record<string, string>> = {
+  'http:': 'http',
+  'https:': 'http',
+  'ws:': 'websocket',
+  'wss:': 'websocket',
+};
 
+/** Whether the transport's class, or one it extends (a host subclass), has one of these names. */
+function isOfClass(transport: object, names: readonly string[]): boolean {
+  for (let proto = Object.getPrototypeOf(transport); proto !== null; proto = Object.getPrototypeOf(proto)) {
+    const name = (proto as { constructor?: { name?: unknown } }).constructor?.name;
+    if (typeof name === 'string' && names.includes(name)) return true;
+  }
+  return false;
+}
+
+/**
+ * Told apart by the fields the SDK's transports keep, which survive a minifier — the URL of the HTTP (and
+ * WebSocket) ones, the server command of stdio — then by class name.
+ */
 function transportAttributes(transport: Record<string, unknown>, attributes: Attributes): void {
-  const kind = transport.constructor?.name;
-  if (kind === 'StdioClientTransport') {
+  const url = transport['_url'];
+  const serverParams = transport['_serverParams'];
+  if (url instanceof URL) {
+    attributes[ATTR_NETWORK_TRANSPORT] = 'tcp';
+    const protocolName = NETWORK_PROTOCOLS[url.protocol];
+    if (protocolName !== undefined) attributes[ATTR_NETWORK_PROTOCOL_NAME] = protocolName;
+    attributes[ATTR_SERVER_ADDRESS] = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const secure = url.protocol === 'https:' || url.protocol === 'wss:';
+    attributes[ATTR_SERVER_PORT] = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
+  } else if (
+    (isRecord(serverParams) && typeof serverParams['command'] === 'string') ||
+    isOfClass(transport, ['StdioClientTransport'])
+  ) {
     attributes[ATTR_NETWORK_TRANSPORT] = 'pipe';
-  } else if (kind !== undefined && HTTP_TRANSPORTS.has(kind)) {
+  } else if (isOfClass(transport, HTTP_TRANSPORTS)) {
     attributes[ATTR_NETWORK_TRANSPORT] = 'tcp';
     attributes[ATTR_NETWORK_PROTOCOL_NAME] = 'http';
-    const url = transport['_url'];
-    if (url instanceof URL) {
-      attributes[ATTR_SERVER_ADDRESS] = url.hostname.replace(/^\[(.*)\]$/, '$1');
-      const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-      attributes[ATTR_SERVER_PORT] = port;
-    }
   }
 }
 

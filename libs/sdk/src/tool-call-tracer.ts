@@ -67,10 +67,29 @@ interface CallInProgress {
 
 const CALL_IN_PROGRESS = createContextKey('@errata/sdk tools/call in progress');
 
+/**
+ * The call whose synchronous part runs now, per client. The SDK's callTool calls `request` before its first
+ * await, so this hands the call over even when no context manager carries the context value.
+ */
+const callsStarting = new WeakMap<object, CallInProgress>();
+
 /** The call an outer Errata wrapper records for this client, whose request has not been sent yet. */
 function callInProgress(client: object): CallInProgress | null {
-  const call = context.active().getValue(CALL_IN_PROGRESS) as CallInProgress | undefined;
-  return call !== undefined && call.client === client && !call.requestSent ? call : null;
+  const inContext = context.active().getValue(CALL_IN_PROGRESS) as CallInProgress | undefined;
+  const call = inContext?.client === client ? inContext : callsStarting.get(client);
+  return call !== undefined && !call.requestSent ? call : null;
+}
+
+/** Runs `fn` (which sends the call) in `context`, with the call handed to the client's own wrappers. */
+function sendingCall<T>(call: CallInProgress, callContext: Context, fn: () => T): T {
+  const outer = callsStarting.get(call.client);
+  callsStarting.set(call.client, call);
+  try {
+    return context.with(callContext.setValue(CALL_IN_PROGRESS, call), fn);
+  } finally {
+    if (outer === undefined) callsStarting.delete(call.client);
+    else callsStarting.set(call.client, outer);
+  }
 }
 
 const ignore = (): undefined => undefined;
@@ -216,14 +235,13 @@ export class ToolCallTracer {
     if (call === null) {
       // Uninstrumented, once: the client's request for this call must not try again.
       const untraced: CallInProgress = { client, requestSent: false, resultReceived: false };
-      const marked = context.active().setValue(CALL_IN_PROGRESS, untraced);
-      return context.with(marked, () => send(params as Record<string, unknown>, untraced));
+      return sendingCall(untraced, context.active(), () => send(params as Record<string, unknown>, untraced));
     }
     const started = call;
     const idBefore = nextRequestId(client);
     let pending: unknown;
     try {
-      pending = context.with(started.context, () => send(started.params, started.progress));
+      pending = sendingCall(started.progress, started.context, () => send(started.params, started.progress));
     } catch (error) {
       this.fail(started, error);
       throw error;
@@ -280,7 +298,7 @@ export class ToolCallTracer {
     return {
       progress,
       span,
-      context: spanContext.setValue(CALL_IN_PROGRESS, progress),
+      context: spanContext,
       params: withTraceContext(params, spanContext),
       toolName,
       attempt: hints.attempt,
