@@ -6,8 +6,10 @@
  * (import-in-the-middle) matches by its path inside the package.
  * CommonJS: require-in-the-middle matches a package's internal files only when the package's main entry
  * resolves, and the SDK has no CommonJS main (`exports["."].require` points at a file it does not ship). So the
- * client entry is resolved here, from the working directory, the main script and this package, and hooked by
- * absolute path; a copy loaded before `enable()` is patched at once.
+ * client is hooked by the ids it is required by — `@modelcontextprotocol/sdk/client/index.js`, and its file inside
+ * the package for the SDK's own requires — which match every copy, a dependency's nested one included; and by
+ * absolute path as resolved from the working directory, the main script and this package, for a copy outside
+ * node_modules. Copies loaded before `enable()` are patched at once.
  */
 import { diag } from '@opentelemetry/api';
 import {
@@ -26,6 +28,12 @@ import { PACKAGE_NAME, PACKAGE_VERSION } from './version';
 /** 1.2.0 split the package into dist/esm and dist/cjs, the files hooked here; 1.0 and 1.1 need instrumentMcpClient. */
 const SUPPORTED_VERSIONS = ['>=1.2.0 <2'];
 const CLIENT_ENTRY = '@modelcontextprotocol/sdk/client/index.js';
+const COMMONJS_CLIENT_FILE = '@modelcontextprotocol/sdk/dist/cjs/client/index.js';
+const COMMONJS_CLIENT_PATH_SUFFIX = `/node_modules/${COMMONJS_CLIENT_FILE}`;
+
+/** A CommonJS client module in `require.cache`: any copy of the SDK, or one of the paths resolved here. */
+const isCommonJsClient = (path: string, resolved: readonly string[]): boolean =>
+  resolved.includes(path) || path.replaceAll('\\', '/').endsWith(COMMONJS_CLIENT_PATH_SUFFIX);
 const PATCHED_METHODS = ['callTool', 'request'] as const;
 
 type ClientMethod = (this: object, ...args: unknown[]) => unknown;
@@ -96,16 +104,15 @@ export class McpClientInstrumentation extends InstrumentationBase<McpClientInstr
     if (this.commonJsHook !== undefined) return;
     const paths = commonJsClientPaths();
     this.commonJsExports = [];
-    for (const path of paths) {
-      const loaded = require.cache[path];
-      if (loaded?.loaded === true) this.patchCommonJs(loaded.exports as ClientModule);
+    for (const [path, loaded] of Object.entries(require.cache)) {
+      if (loaded?.loaded === true && isCommonJsClient(path, paths)) {
+        this.patchCommonJs(loaded.exports as ClientModule);
+      }
     }
-    if (paths.length > 0) {
-      this.commonJsHook = new Hook(paths, (exports) => {
-        this.patchCommonJs(exports as ClientModule);
-        return exports;
-      });
-    }
+    this.commonJsHook = new Hook([CLIENT_ENTRY, COMMONJS_CLIENT_FILE, ...paths], (exports) => {
+      this.patchCommonJs(exports as ClientModule);
+      return exports;
+    });
   }
 
   override disable(): void {
