@@ -270,3 +270,41 @@ describe('ErrataSpanProcessor: bounded memory, real OTLP exporter', () => {
     expect(bounded.stats().dropped).toBe(1);
   });
 });
+
+describe('ErrataSpanProcessor: shutdown when Errata does not answer, real OTLP exporter', () => {
+  const receiver = new Receiver();
+  let url: string;
+
+  beforeAll(async () => {
+    url = await receiver.start();
+    return () => receiver.stop();
+  });
+
+  it('sends the remaining batches together and returns after exportTimeoutMillis, with requests still open', async () => {
+    receiver.hold = true;
+    const sentBefore = receiver.received;
+    const stopping = new ErrataSpanProcessor({
+      // The exporter would wait 60 s for each request; the processor gives each export, and shutdown, 1 s.
+      exporter: new OTLPTraceExporter({ url, timeoutMillis: 60_000 }),
+      maxExportBatchSize: 10,
+      scheduledDelayMillis: 60_000,
+      exportTimeoutMillis: 1000,
+    });
+    const tracer = new BasicTracerProvider({ spanProcessors: [stopping] }).getTracer('stopping');
+    for (let i = 0; i < 35; i++) {
+      tracer.startSpan(`tools/call t${i}`, { kind: SpanKind.CLIENT, attributes: TOOL_CALL_ATTRIBUTES }).end();
+    }
+    // The first full batch went out on its own; 25 spans wait behind it.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(receiver.received - sentBefore).toBe(1);
+
+    const stopped = stopping.shutdown();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The other three batches went out at once, long before the first export times out.
+    expect(receiver.received - sentBefore).toBe(4);
+    // Shutdown returns although no request was answered and the exporter would wait for them.
+    await stopped;
+    expect(stopping.stats()).toMatchObject({ queued: 0, exported: 0, failed: 35, dropped: 0 });
+    receiver.release();
+  });
+});

@@ -6,7 +6,8 @@
  * the span's context. A span is judged at its start, and once more at its end, since some instrumentations set
  * the attributes that make it a tool call only then; another instrumentation's span inside a tool call Errata
  * records itself is never sent. Memory is bounded: at most `maxQueueSize` spans wait for export, later ones are
- * dropped and counted, and at most one export is in flight.
+ * dropped and counted. One export at a time is awaited (one that times out is counted as failed and abandoned to
+ * the exporter's own timeout); at shutdown the remaining batches go out together.
  */
 import { context, diag, trace, TraceFlags, type Context, type SpanContext } from '@opentelemetry/api';
 import { ExportResultCode, suppressTracing, type ExportResult } from '@opentelemetry/core';
@@ -29,7 +30,7 @@ export interface ErrataSpanProcessorOptions {
   readonly maxExportBatchSize?: number;
   /** How long a span may wait for a batch to fill. Default 1000 ms. */
   readonly scheduledDelayMillis?: number;
-  /** An export that has not answered by then counts as failed. Default 30000 ms. */
+  /** An export that has not answered by then counts as failed; also what shutdown takes at most. Default 30000 ms. */
   readonly exportTimeoutMillis?: number;
   /** Send every span, not only Errata's (for a pipeline that exports to Errata alone). Default false. */
   readonly exportAllSpans?: boolean;
@@ -46,6 +47,21 @@ export interface ErrataExportStats {
   readonly failed: number;
   /** Spans not sent because Errata does not read them. */
   readonly filtered: number;
+}
+
+/** Waits for `promise` until `deadline` (epoch ms) at most; a rejection goes to diag. */
+async function settledBefore(promise: Promise<unknown>, deadline: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+    timer.unref();
+  });
+  const settled = promise.then(
+    () => undefined,
+    (error: unknown) => diag.error('@errata/sdk: the exporter failed to shut down', error),
+  );
+  await Promise.race([settled, late]);
+  clearTimeout(timer);
 }
 
 /** Live spans tracked for re-parenting at most, per map; beyond it the oldest are forgotten. */
@@ -195,11 +211,20 @@ export class ErrataSpanProcessor implements SpanProcessor {
     return this.schedule(true);
   }
 
+  /**
+   * Sends what is queued and stops, within about `exportTimeoutMillis` even when Errata does not answer: the
+   * remaining batches go out together, so that shutdown waits for one export, not for one after another, and the
+   * exporter's own shutdown (which waits for requests still open) is not awaited past that time.
+   */
   async shutdown(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    await this.forceFlush();
-    await this.exporter.shutdown();
+    this.clearTimer();
+    const deadline = Date.now() + this.timeoutMs;
+    const exports: Promise<void>[] = [this.chain];
+    while (this.queue.length > 0) exports.push(this.exportBatch());
+    await Promise.all(exports);
+    await settledBefore(this.exporter.shutdown(), deadline);
   }
 
   /** The span to name as parent in Errata's place of `parent`: itself when Errata receives it. */

@@ -50,3 +50,20 @@ it('shutdown restores the privacy defaults; shutting down an old handle again le
   expect(secondExporter.getFinishedSpans()).toHaveLength(1);
   await second.shutdown();
 });
+
+it('with OTEL_SDK_DISABLED=true, startErrata instruments, registers and sends nothing', async () => {
+  process.env['OTEL_SDK_DISABLED'] = 'true';
+  try {
+    const exporter = new InMemorySpanExporter();
+    const disabled = startErrata({ exporter, flushOnExit: false });
+    expect(disabled).toMatchObject({ instrumentation: null, registeredGlobally: false });
+    expect((trace.getTracerProvider() as ProxyTracerProvider).getDelegateTracer('any')).toBeUndefined();
+    recordEscalation({ target: 'human', reason: 'nobody is listening' });
+    await disabled.forceFlush();
+    expect(exporter.getFinishedSpans()).toEqual([]);
+    expect(disabled.stats()).toMatchObject({ exported: 0, queued: 0 });
+    await disabled.shutdown();
+  } finally {
+    delete process.env['OTEL_SDK_DISABLED'];
+  }
+});

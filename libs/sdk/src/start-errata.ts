@@ -140,6 +140,20 @@ function withEnvironment(options: ErrataOptions): ErrataOptions {
   };
 }
 
+/** OpenTelemetry's kill switch (`OTEL_SDK_DISABLED=true`): nothing is instrumented, registered or sent. */
+function disabledHandle(processor: ErrataSpanProcessor): ErrataHandle {
+  diag.info('@errata/sdk: OTEL_SDK_DISABLED=true; Errata records nothing');
+  return {
+    tracerProvider: new NodeTracerProvider(),
+    processor,
+    instrumentation: null,
+    registeredGlobally: false,
+    stats: () => processor.stats(),
+    forceFlush: () => processor.forceFlush(),
+    shutdown: () => processor.shutdown(),
+  };
+}
+
 /** The handle of the running startErrata, so that a second call does not set up a second pipeline. */
 let running: ErrataHandle | undefined;
 
@@ -153,6 +167,7 @@ export function startErrata(given: ErrataOptions = {}): ErrataHandle {
   }
   const options = withEnvironment(given);
   const processor = createErrataSpanProcessor(options);
+  if (process.env['OTEL_SDK_DISABLED']?.trim().toLowerCase() === 'true') return disabledHandle(processor);
   let resource = defaultResource().merge(detectResources({ detectors: [envDetector] }));
   if (options.serviceName !== undefined) {
     resource = resource.merge(resourceFromAttributes({ 'service.name': options.serviceName }));
