@@ -157,6 +157,19 @@ describe('never throws into the host', () => {
     expect(trace.getTracerProvider()).toBeDefined();
   });
 
+  it('options that are not an object (JavaScript callers) go to diag; the callback still runs', () => {
+    const { errors } = captureDiag();
+    try {
+      for (const options of [undefined, null]) {
+        expect(withAgentRun(options as never, (run) => run.name)).toBe('');
+      }
+      expect(errors).toHaveLength(2);
+      expect(tracing.spans()).toEqual([]);
+    } finally {
+      diag.disable();
+    }
+  });
+
   it('a report whose partial results cannot be serialized (a BigInt, a cycle) goes to diag, not to the host', () => {
     const { errors } = captureDiag();
     const cycle: Record<string, unknown> = { found: 2 };

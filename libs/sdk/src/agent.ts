@@ -102,7 +102,7 @@ export function withAgentRun<T>(options: AgentRunOptions, fn: (run: AgentRun) =>
   } catch (error) {
     diag.error('@errata/sdk: could not start an agent run span', error);
   }
-  if (started === undefined) return fn({ traceId: '', spanId: '', name: options.name });
+  if (started === undefined) return fn({ traceId: '', spanId: '', name: String(options?.name ?? '') });
   const { span, scope } = started;
   const runContext = trace.setSpan(context.active(), span).setValue(RUN_KEY, scope);
   const run: AgentRun = { ...span.spanContext(), name: options.name };
