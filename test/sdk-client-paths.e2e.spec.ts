@@ -4,6 +4,8 @@
  * the tool's output schema, a task-required tool called with `callTool`), and the experimental tasks API. Real
  * MCP servers: the SDK's own `Server` in process, and server-everything over stdio.
  */
+import { context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { instrumentMcpClient } from '@errata/sdk';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -94,32 +96,71 @@ describe('client.request() with method tools/call', () => {
   });
 });
 
-describe('a host subclass of a patched Client that overrides callTool', () => {
-  it('gets one span per call when the instance is instrumented too', async () => {
-    // What module patching does to Client.prototype, on a class of this test's own.
-    class PatchedClient extends Client {}
-    const patcher = new ToolCallTracer(
-      () => tracing.provider.getTracer('patch'),
-      () => ({}),
-    );
-    PatchedClient.prototype.callTool = patcher.wrapCallTool(Client.prototype.callTool as never) as never;
-    PatchedClient.prototype.request = patcher.wrapRequest(Client.prototype.request as never) as never;
-    class LoggingClient extends PatchedClient {
-      override async callTool(...args: Parameters<Client['callTool']>) {
-        return super.callTool(...args);
-      }
-    }
-    const server = new Server({ name: 'echo', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(CallToolRequestSchema, async () => ({
-      content: [{ type: 'text', text: 'once' }],
-    }));
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = instrumentMcpClient(new LoggingClient({ name: 'paths-test', version: '1.0.0' }));
-    await client.connect(clientSide);
+type Override = 'passes the call on' | 'awaits before passing it on' | 'calls another tool first';
 
+/**
+ * A host subclass of a patched Client (what module patching does to Client.prototype, on a class of this test's
+ * own) whose callTool does what `override` says before `super.callTool`, instrumented once more with
+ * instrumentMcpClient; connected to a server that answers every tool. Returns the client and the tools the server
+ * was called with.
+ */
+async function hostSubclassClient(override: Override): Promise<{ client: Client; called: string[] }> {
+  class PatchedClient extends Client {}
+  const patcher = new ToolCallTracer(
+    () => tracing.provider.getTracer('patch'),
+    () => ({}),
+  );
+  PatchedClient.prototype.callTool = patcher.wrapCallTool(Client.prototype.callTool as never) as never;
+  PatchedClient.prototype.request = patcher.wrapRequest(Client.prototype.request as never) as never;
+  class HostClient extends PatchedClient {
+    override async callTool(...args: Parameters<Client['callTool']>) {
+      if (override === 'awaits before passing it on') await new Promise((resolve) => setTimeout(resolve, 5));
+      if (override === 'calls another tool first' && args[0].name !== 'login') {
+        await this.callTool({ name: 'login', arguments: {} });
+      }
+      return super.callTool(...args);
+    }
+  }
+  const called: string[] = [];
+  const server = new Server({ name: 'echo', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    called.push(request.params.name);
+    return { content: [{ type: 'text', text: 'done' }] };
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = instrumentMcpClient(new HostClient({ name: 'paths-test', version: '1.0.0' }));
+  await client.connect(clientSide);
+  return { client, called };
+}
+
+describe.each([
+  ['with a context manager', true],
+  ['without a context manager (a host that registered only a provider)', false],
+])('a host subclass of a patched Client that overrides callTool, %s', (_with, contextManager) => {
+  beforeAll(() => {
+    if (!contextManager) context.disable();
+    return () => {
+      if (!contextManager) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    };
+  });
+
+  it.each<Override>(['passes the call on', 'awaits before passing it on'])(
+    'gets one span per call when the instance is instrumented too, when its override %s',
+    async (override) => {
+      const { client, called } = await hostSubclassClient(override);
+      await client.callTool({ name: 'say', arguments: {} });
+      expect(called).toEqual(['say']);
+      expect(onlySpan().name).toBe('tools/call say');
+      await client.close();
+    },
+  );
+
+  it('records a call its override makes first as a call of its own', async () => {
+    const { client, called } = await hostSubclassClient('calls another tool first');
     await client.callTool({ name: 'say', arguments: {} });
-    expect(onlySpan().name).toBe('tools/call say');
+    expect(called).toEqual(['login', 'say']);
+    expect(tracing.spans().map((span) => span.name)).toEqual(['tools/call login', 'tools/call say']);
     await client.close();
   });
 });

@@ -5,7 +5,6 @@
  */
 import {
   context,
-  createContextKey,
   diag,
   isSpanContextValid,
   propagation,
@@ -56,43 +55,35 @@ export const ERRATA_WRAPPED = Symbol.for('@errata/sdk.wrapped');
 
 type AnyFunction = (this: object, ...args: unknown[]) => unknown;
 
-/** A tools/call an Errata wrapper records, as the call's context carries it down to the client's `request`. */
+/**
+ * A tools/call an Errata wrapper records, known by the params object it sends: the SDK's callTool hands that very
+ * object to the client's `request`, also across the awaits of a host override, so the client's other wrappers
+ * (a patched class under an instrumented instance, the `request` wrapper) recognise the call as taken care of.
+ */
 interface CallInProgress {
   readonly client: object;
-  /** The client's `request` was called for it: a later tools/call in this context is a call of its own. */
+  /** The client's `request` was called for it, or the call is over: the params no longer stand for it. */
   requestSent: boolean;
   /** That request resolved: an error callTool throws afterwards was raised by the MCP SDK, not by the server. */
   resultReceived: boolean;
 }
 
-const CALL_IN_PROGRESS = createContextKey('@errata/sdk tools/call in progress');
+const callsByParams = new WeakMap<object, CallInProgress>();
 
-/**
- * The call whose synchronous part runs now, per client. The SDK's callTool calls `request` before its first
- * await, so this hands the call over even when no context manager carries the context value.
- */
-const callsStarting = new WeakMap<object, CallInProgress>();
-
-/** The call an outer Errata wrapper records for this client, whose request has not been sent yet. */
-function callInProgress(client: object): CallInProgress | null {
-  const inContext = context.active().getValue(CALL_IN_PROGRESS) as CallInProgress | undefined;
-  const call = inContext?.client === client ? inContext : callsStarting.get(client);
+/** The call these params are being sent for, whose request has not been sent yet. */
+function callInProgress(params: unknown): CallInProgress | null {
+  const call = isRecord(params) ? callsByParams.get(params) : undefined;
   return call !== undefined && !call.requestSent ? call : null;
 }
 
-/** Runs `fn` (which sends the call) in `context`, with the call handed to the client's own wrappers. */
-function sendingCall<T>(call: CallInProgress, callContext: Context, fn: () => T): T {
-  const outer = callsStarting.get(call.client);
-  callsStarting.set(call.client, call);
-  try {
-    return context.with(callContext.setValue(CALL_IN_PROGRESS, call), fn);
-  } finally {
-    if (outer === undefined) callsStarting.delete(call.client);
-    else callsStarting.set(call.client, outer);
-  }
-}
-
 const ignore = (): undefined => undefined;
+
+/** Runs `done` once `outcome` settles (at once when it is not a promise); hands `outcome` back unchanged. */
+function whenSettled<T>(outcome: T, done: () => void): T {
+  if (outcome instanceof Promise) outcome.then(done, done);
+  else done();
+  return outcome;
+}
 
 /** A tools/call that creates a task (`options.task`, or `params.task` as Protocol.request writes it). */
 function isTaskAugmented(message: Record<string, unknown>, options: unknown): boolean {
@@ -132,7 +123,9 @@ function fenced(what: string, fn: () => unknown): void {
   const report = (error: unknown) => diag.error(`@errata/sdk: ${what} failed`, error);
   try {
     const returned = fn();
-    if (returned instanceof Promise) returned.catch(report);
+    if (typeof (returned as PromiseLike<unknown> | undefined)?.then === 'function') {
+      Promise.resolve(returned).catch(report);
+    }
   } catch (error) {
     report(error);
   }
@@ -169,8 +162,8 @@ export class ToolCallTracer {
     const tracer = this;
     return markWrapped(function callTool(this: object, ...args: unknown[]): unknown {
       // A host subclass's callTool calling super.callTool, both wrapped: the outer wrapper records the call.
-      if (callInProgress(this) !== null) return original.apply(this, args);
-      return tracer.trace(this, args[0], args[2], (params) => {
+      if (callInProgress(args[0]) !== null) return original.apply(this, args);
+      return tracer.record(this, args[0], args[2], (params) => {
         const tracedArgs = [...args];
         tracedArgs[0] = params;
         return original.apply(this, tracedArgs);
@@ -190,11 +183,11 @@ export class ToolCallTracer {
       const message = isRecord(args[0]) ? args[0] : undefined;
       const method = message?.['method'];
       if (message !== undefined && method === MCP_METHOD_TOOLS_CALL) {
-        const call = callInProgress(this);
+        const call = callInProgress(message['params']);
         // Task-augmented (experimental tasks API): this request only creates the task; its result comes later.
         if (call === null && isTaskAugmented(message, args[2])) return original.apply(this, args);
         if (call === null) {
-          return tracer.trace(this, message['params'], args[2], (params, progress) => {
+          return tracer.record(this, message['params'], args[2], (params, progress) => {
             progress.requestSent = true;
             const tracedArgs = [...args];
             tracedArgs[0] = { ...message, params };
@@ -220,7 +213,7 @@ export class ToolCallTracer {
   }
 
   /** Sends one tools/call with `send(params)` (the params with trace context) and records it as a span. */
-  private trace(
+  private record(
     client: object,
     params: unknown,
     options: unknown,
@@ -235,13 +228,21 @@ export class ToolCallTracer {
     if (call === null) {
       // Uninstrumented, once: the client's request for this call must not try again.
       const untraced: CallInProgress = { client, requestSent: false, resultReceived: false };
-      return sendingCall(untraced, context.active(), () => send(params as Record<string, unknown>, untraced));
+      if (isRecord(params)) callsByParams.set(params, untraced);
+      const over = () => (untraced.requestSent = true);
+      try {
+        return whenSettled(send(params as Record<string, unknown>, untraced), over);
+      } catch (error) {
+        over();
+        throw error;
+      }
     }
     const started = call;
+    callsByParams.set(started.params, started.progress);
     const idBefore = nextRequestId(client);
     let pending: unknown;
     try {
-      pending = sendingCall(started.progress, started.context, () => send(started.params, started.progress));
+      pending = context.with(started.context, () => send(started.params, started.progress));
     } catch (error) {
       this.fail(started, error);
       throw error;
@@ -354,6 +355,7 @@ export class ToolCallTracer {
     info: { toolName: string; result?: unknown; error?: unknown },
     outcome: unknown,
   ) {
+    call.progress.requestSent = true;
     const hook = this.config().responseHook;
     if (hook !== undefined) fenced('responseHook', () => hook(call.span, info));
     fenced('ending a tools/call span', () => {
