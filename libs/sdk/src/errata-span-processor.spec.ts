@@ -22,14 +22,18 @@ class Receiver {
   received = 0;
   hold = false;
   status = 200;
+  /** Answers this long after a request arrived. */
+  delayMs = 0;
 
   async start(): Promise<string> {
     this.server = createServer((req: IncomingMessage, res: ServerResponse) => {
       req.resume();
       req.on('end', () => {
         this.received++;
+        const answer = () => res.writeHead(this.status, { 'content-type': 'application/x-protobuf' }).end();
         if (this.hold) this.held.push(res);
-        else res.writeHead(this.status, { 'content-type': 'application/x-protobuf' }).end();
+        else if (this.delayMs > 0) setTimeout(answer, this.delayMs);
+        else answer();
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -290,21 +294,73 @@ describe('ErrataSpanProcessor: shutdown when Errata does not answer, real OTLP e
       scheduledDelayMillis: 60_000,
       exportTimeoutMillis: 1000,
     });
-    const tracer = new BasicTracerProvider({ spanProcessors: [stopping] }).getTracer('stopping');
-    for (let i = 0; i < 35; i++) {
-      tracer.startSpan(`tools/call t${i}`, { kind: SpanKind.CLIENT, attributes: TOOL_CALL_ATTRIBUTES }).end();
-    }
+    toolCallsInto(stopping, 35);
     // The first full batch went out on its own; 25 spans wait behind it.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(receiver.received - sentBefore).toBe(1);
 
     const stopped = stopping.shutdown();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    // The other three batches went out at once, long before the first export times out.
-    expect(receiver.received - sentBefore).toBe(4);
-    // Shutdown returns although no request was answered and the exporter would wait for them.
-    await stopped;
-    expect(stopping.stats()).toMatchObject({ queued: 0, exported: 0, failed: 35, dropped: 0 });
-    receiver.release();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The other three batches went out at once, long before the first export times out.
+      expect(receiver.received - sentBefore).toBe(4);
+      // Shutdown returns although no request was answered and the exporter would wait for them.
+      await stopped;
+      expect(stopping.stats()).toMatchObject({ queued: 0, exported: 0, failed: 35, dropped: 0 });
+    } finally {
+      receiver.release();
+    }
+  });
+
+  it('drops (and counts) what is still queued when exportTimeoutMillis has passed', async () => {
+    receiver.hold = true;
+    const stopping = new ErrataSpanProcessor({
+      exporter: new OTLPTraceExporter({ url, timeoutMillis: 60_000 }),
+      maxExportBatchSize: 10,
+      scheduledDelayMillis: 60_000,
+      maxQueueSize: 1000,
+      exportTimeoutMillis: 300,
+    });
+    try {
+      toolCallsInto(stopping, 100);
+      await stopping.shutdown();
+      // Four batches went out at once and timed out at the deadline; the six still queued were dropped.
+      expect(stopping.stats()).toMatchObject({ queued: 0, exported: 0, failed: 40, dropped: 60 });
+    } finally {
+      receiver.release();
+    }
+  });
+
+  it('sends many batches a few at a time, so that the exporter does not refuse any', async () => {
+    receiver.delayMs = 20;
+    const stopping = new ErrataSpanProcessor({
+      exporter: new OTLPTraceExporter({ url }),
+      maxExportBatchSize: 10,
+      scheduledDelayMillis: 60_000,
+      maxQueueSize: 1000,
+    });
+    try {
+      toolCallsInto(stopping, 1000);
+      await stopping.shutdown();
+      expect(stopping.stats()).toMatchObject({ queued: 0, exported: 1000, failed: 0, dropped: 0 });
+    } finally {
+      receiver.delayMs = 0;
+    }
+  });
+
+  it('an exporter whose shutdown returns nothing does not make shutdown throw', async () => {
+    const exporter = new InMemorySpanExporter();
+    exporter.shutdown = (() => undefined) as never;
+    const stopping = new ErrataSpanProcessor({ exporter, scheduledDelayMillis: 60_000 });
+    toolCallsInto(stopping, 3);
+    await expect(stopping.shutdown()).resolves.toBeUndefined();
+    expect(exporter.getFinishedSpans()).toHaveLength(3);
   });
 });
+
+function toolCallsInto(processor: ErrataSpanProcessor, count: number): void {
+  const tracer = new BasicTracerProvider({ spanProcessors: [processor] }).getTracer('tool-calls');
+  for (let i = 0; i < count; i++) {
+    tracer.startSpan(`tools/call t${i}`, { kind: SpanKind.CLIENT, attributes: TOOL_CALL_ATTRIBUTES }).end();
+  }
+}

@@ -7,7 +7,7 @@
  * the attributes that make it a tool call only then; another instrumentation's span inside a tool call Errata
  * records itself is never sent. Memory is bounded: at most `maxQueueSize` spans wait for export, later ones are
  * dropped and counted. One export at a time is awaited (one that times out is counted as failed and abandoned to
- * the exporter's own timeout); at shutdown the remaining batches go out together.
+ * the exporter's own timeout); at shutdown a few go out at once.
  */
 import { context, diag, trace, TraceFlags, type Context, type SpanContext } from '@opentelemetry/api';
 import { ExportResultCode, suppressTracing, type ExportResult } from '@opentelemetry/core';
@@ -49,14 +49,17 @@ export interface ErrataExportStats {
   readonly filtered: number;
 }
 
-/** Waits for `promise` until `deadline` (epoch ms) at most; a rejection goes to diag. */
-async function settledBefore(promise: Promise<unknown>, deadline: number): Promise<void> {
+/** At shutdown, batches exported at once: within the OTLP exporter's limit of concurrent exports (30). */
+const SHUTDOWN_PARALLEL_EXPORTS = 4;
+
+/** Waits for what `shutDown` returns (a promise or not) until `deadline` (epoch ms) at most; failures go to diag. */
+async function settledBefore(shutDown: () => unknown, deadline: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
     timer.unref();
   });
-  const settled = promise.then(
+  const settled = new Promise((resolve) => resolve(shutDown())).then(
     () => undefined,
     (error: unknown) => diag.error('@errata/sdk: the exporter failed to shut down', error),
   );
@@ -212,19 +215,23 @@ export class ErrataSpanProcessor implements SpanProcessor {
   }
 
   /**
-   * Sends what is queued and stops, within about `exportTimeoutMillis` even when Errata does not answer: the
-   * remaining batches go out together, so that shutdown waits for one export, not for one after another, and the
-   * exporter's own shutdown (which waits for requests still open) is not awaited past that time.
+   * Sends what is queued and stops, within `exportTimeoutMillis` even when Errata does not answer: the remaining
+   * batches go out a few at a time, spans still queued at the deadline are dropped (counted), and the exporter's
+   * own shutdown (which waits for requests still open) is not awaited past it.
    */
   async shutdown(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     this.clearTimer();
     const deadline = Date.now() + this.timeoutMs;
-    const exports: Promise<void>[] = [this.chain];
-    while (this.queue.length > 0) exports.push(this.exportBatch());
-    await Promise.all(exports);
-    await settledBefore(this.exporter.shutdown(), deadline);
+    const drain = async () => {
+      while (this.queue.length > 0 && Date.now() < deadline) await this.exportBatch(deadline);
+    };
+    const drains = Array.from({ length: SHUTDOWN_PARALLEL_EXPORTS }, drain);
+    await Promise.all([this.chain, ...drains]);
+    // What the deadline left unsent.
+    this.counts.dropped += this.queue.splice(0).length;
+    await settledBefore(() => this.exporter.shutdown(), deadline);
   }
 
   /** The span to name as parent in Errata's place of `parent`: itself when Errata receives it. */
@@ -279,13 +286,18 @@ export class ErrataSpanProcessor implements SpanProcessor {
     this.loopScheduled = true;
     this.chain = this.chain.then(async () => {
       this.loopScheduled = false;
-      while (this.queue.length > 0 && (all || this.queue.length >= this.batchSize)) await this.exportBatch();
+      // After shutdown the remaining batches are shutdown's to send.
+      while (!this.stopped && this.queue.length > 0 && (all || this.queue.length >= this.batchSize)) {
+        await this.exportBatch();
+      }
     });
     return this.chain;
   }
 
-  private exportBatch(): Promise<void> {
+  /** Exports the next batch; it counts as failed if the exporter has not answered within the timeout or by `deadline`. */
+  private exportBatch(deadline = Infinity): Promise<void> {
     const batch = this.queue.splice(0, this.batchSize);
+    const timeoutMs = Math.max(0, Math.min(this.timeoutMs, deadline - Date.now()));
     return new Promise<void>((resolve) => {
       let settled = false;
       const settle = (ok: boolean, reason?: unknown) => {
@@ -300,7 +312,7 @@ export class ErrataSpanProcessor implements SpanProcessor {
         }
         resolve();
       };
-      const timeout = setTimeout(() => settle(false, new Error('export timed out')), this.timeoutMs);
+      const timeout = setTimeout(() => settle(false, new Error('export timed out')), timeoutMs);
       timeout.unref();
       try {
         context.with(suppressTracing(context.active()), () =>

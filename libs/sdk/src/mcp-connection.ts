@@ -28,6 +28,12 @@ export function rememberProtocolVersion(client: object, initializeResult: unknow
 }
 
 const HTTP_TRANSPORTS = ['StreamableHTTPClientTransport', 'SSEClientTransport'];
+const DEFAULT_PORTS: Readonly<Record<string, number>> = {
+  'http:': 80,
+  'https:': 443,
+  'ws:': 80,
+  'wss:': 443,
+};
 const NETWORK_PROTOCOLS: Readonly<Record<string, string>> = {
   'http:': 'http',
   'https:': 'http',
@@ -56,8 +62,8 @@ function transportAttributes(transport: Record<string, unknown>, attributes: Att
     const protocolName = NETWORK_PROTOCOLS[url.protocol];
     if (protocolName !== undefined) attributes[ATTR_NETWORK_PROTOCOL_NAME] = protocolName;
     attributes[ATTR_SERVER_ADDRESS] = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const secure = url.protocol === 'https:' || url.protocol === 'wss:';
-    attributes[ATTR_SERVER_PORT] = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
+    const port = url.port !== '' ? Number(url.port) : DEFAULT_PORTS[url.protocol];
+    if (port !== undefined) attributes[ATTR_SERVER_PORT] = port;
   } else if (
     (isRecord(serverParams) && typeof serverParams['command'] === 'string') ||
     isOfClass(transport, ['StdioClientTransport'])

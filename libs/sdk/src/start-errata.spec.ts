@@ -11,7 +11,7 @@ it('startErrata runs once per process: a second call returns the running handle;
   const options = { exporter, instrumentMcpSdk: false, flushOnExit: false };
   const first = startErrata(options);
   expect(startErrata(options)).toBe(first);
-  expect(first.registeredGlobally).toBe(true);
+  expect(first.servesApiTracers).toBe(true);
 
   recordEscalation({ target: 'user', reason: 'needs a decision' });
   await first.forceFlush();
@@ -23,7 +23,7 @@ it('startErrata runs once per process: a second call returns the running handle;
   const second = startErrata({ ...options, exporter: secondExporter });
   expect(second).not.toBe(first);
   // The first handle gave the API's tracers back: the second serves them, and gets what they record.
-  expect(second.registeredGlobally).toBe(true);
+  expect(second.servesApiTracers).toBe(true);
   trace.getTracer('another-instrumentation').startSpan('errata.escalation').end();
   await second.forceFlush();
   expect(secondExporter.getFinishedSpans()).toHaveLength(1);
@@ -56,7 +56,7 @@ it('with OTEL_SDK_DISABLED=true, startErrata instruments, registers and sends no
   try {
     const exporter = new InMemorySpanExporter();
     const disabled = startErrata({ exporter, flushOnExit: false });
-    expect(disabled).toMatchObject({ instrumentation: null, registeredGlobally: false });
+    expect(disabled).toMatchObject({ instrumentation: null, servesApiTracers: false });
     expect((trace.getTracerProvider() as ProxyTracerProvider).getDelegateTracer('any')).toBeUndefined();
     recordEscalation({ target: 'human', reason: 'nobody is listening' });
     await disabled.forceFlush();

@@ -5,15 +5,7 @@
  * a host SDK started later still registers. Hosts that keep their own provider add `createErrataSpanProcessor(...)`
  * to its span processors instead.
  */
-import {
-  context,
-  createContextKey,
-  diag,
-  ProxyTracerProvider,
-  trace,
-  type TracerProvider,
-} from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { diag, type TracerProvider } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import {
@@ -31,8 +23,8 @@ import {
 } from './errata-span-processor';
 import { McpClientInstrumentation } from './mcp-client.instrumentation';
 import { setRunningCaptureConfig } from './capture-config';
+import { ensureContextManager, serveApiTracers } from './api-globals';
 import { setErrataTracerProvider } from './tracer';
-import { PACKAGE_NAME } from './version';
 import type { ToolCallCaptureConfig } from './types';
 
 export interface ErrataExportOptions extends Omit<ErrataSpanProcessorOptions, 'exporter'> {
@@ -68,10 +60,10 @@ export interface ErrataHandle {
   readonly processor: ErrataSpanProcessor;
   readonly instrumentation: McpClientInstrumentation | null;
   /**
-   * Whether Errata's provider serves the OpenTelemetry API's tracers (false when the host already had a provider;
-   * a host provider registered later takes over).
+   * Whether Errata's provider served the OpenTelemetry API's tracers when it started (false when the host already
+   * had a provider; a host provider registered later takes over).
    */
-  readonly registeredGlobally: boolean;
+  readonly servesApiTracers: boolean;
   stats(): ErrataExportStats;
   forceFlush(): Promise<void>;
   /** Flushes what is queued, then stops exporting and unpatches the MCP SDK. */
@@ -89,43 +81,6 @@ function exporterFor(options: ErrataExportOptions): SpanExporter {
 /** A span processor for a host that keeps its own tracer provider: add it to the provider's span processors. */
 export function createErrataSpanProcessor(options: ErrataExportOptions = {}): ErrataSpanProcessor {
   return new ErrataSpanProcessor({ ...options, exporter: exporterFor(options) });
-}
-
-/** The API's proxy provider while no provider is registered globally (its delegate then serves the API's tracers). */
-function unregisteredApiProxy(): ProxyTracerProvider | null {
-  const global = trace.getTracerProvider();
-  return global instanceof ProxyTracerProvider && global.getDelegateTracer(PACKAGE_NAME) === undefined
-    ? global
-    : null;
-}
-
-/**
- * Errata's provider hands out the API's tracers (so other instrumentations' MCP spans reach it), yet the global
- * slot stays free: `NodeSDK.start()` or `NodeTracerProvider.register()` after startErrata still registers the
- * host's provider, which then serves the API, and the host keeps its spans. Registering Errata's provider instead
- * would make the host's registration fail with only a `diag` error, and every host span would be lost.
- */
-function serveApiTracers(provider: TracerProvider): (() => void) | null {
-  const proxy = unregisteredApiProxy();
-  if (proxy === null) return null;
-  proxy.setDelegate(provider);
-  return () => {
-    // Back to "no provider" (the API has no unset), unless a host provider has taken over since.
-    if (proxy.getDelegate() === provider) proxy.setDelegate(undefined as unknown as TracerProvider);
-  };
-}
-
-const CONTEXT_PROBE = createContextKey('@errata/sdk context probe');
-
-/**
- * Runs, subagents and tool calls find their parents in the active context. A host that registered only a tracer
- * provider (`trace.setGlobalTracerProvider(new BasicTracerProvider(...))`) left the API's no-op context manager,
- * under which every span would be a root of its own trace.
- */
-function ensureContextManager(): void {
-  const marked = context.active().setValue(CONTEXT_PROBE, true);
-  const propagates = context.with(marked, () => context.active().getValue(CONTEXT_PROBE) === true);
-  if (!propagates) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 }
 
 const optedIn = (name: string): boolean => process.env[name]?.trim().toLowerCase() === 'true';
@@ -147,7 +102,7 @@ function disabledHandle(processor: ErrataSpanProcessor): ErrataHandle {
     tracerProvider: new NodeTracerProvider(),
     processor,
     instrumentation: null,
-    registeredGlobally: false,
+    servesApiTracers: false,
     stats: () => processor.stats(),
     forceFlush: () => processor.forceFlush(),
     shutdown: () => processor.shutdown(),
@@ -201,7 +156,7 @@ export function startErrata(given: ErrataOptions = {}): ErrataHandle {
     tracerProvider: provider,
     processor,
     instrumentation,
-    registeredGlobally: stopServingApiTracers !== null,
+    servesApiTracers: stopServingApiTracers !== null,
     stats: () => processor.stats(),
     forceFlush: () => processor.forceFlush(),
     async shutdown() {

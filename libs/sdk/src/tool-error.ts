@@ -9,7 +9,10 @@ import { ATTR_ERROR_TYPE, ATTR_RPC_RESPONSE_STATUS_CODE } from './semconv';
 
 export interface ToolErrorAttributes {
   readonly attributes: Attributes;
-  /** The span status description: the JSON-RPC message without the SDK's "MCP error <code>: " prefixes (a server on the SDK adds one, the client another), redacted and truncated. */
+  /**
+   * The span status description: the JSON-RPC message without the SDK's "MCP error <code>: " prefixes (a server on
+   * the SDK adds one, the client another), redacted and truncated.
+   */
   readonly message: string;
 }
 
