@@ -96,7 +96,11 @@ describe('client.request() with method tools/call', () => {
   });
 });
 
-type Override = 'passes the call on' | 'awaits before passing it on' | 'calls another tool first';
+type Override =
+  | 'passes the call on'
+  | 'awaits before passing it on'
+  | 'passes changed params on'
+  | 'calls another tool first';
 
 /**
  * A host subclass of a patched Client (what module patching does to Client.prototype, on a class of this test's
@@ -117,6 +121,10 @@ async function hostSubclassClient(override: Override): Promise<{ client: Client;
       if (override === 'awaits before passing it on') await new Promise((resolve) => setTimeout(resolve, 5));
       if (override === 'calls another tool first' && args[0].name !== 'login') {
         await this.callTool({ name: 'login', arguments: {} });
+      }
+      if (override === 'passes changed params on') {
+        const [params, ...rest] = args;
+        return super.callTool({ ...params, arguments: { ...params.arguments, locale: 'en' } }, ...rest);
       }
       return super.callTool(...args);
     }
@@ -145,7 +153,7 @@ describe.each([
     };
   });
 
-  it.each<Override>(['passes the call on', 'awaits before passing it on'])(
+  it.each<Override>(['passes the call on', 'awaits before passing it on', 'passes changed params on'])(
     'gets one span per call when the instance is instrumented too, when its override %s',
     async (override) => {
       const { client, called } = await hostSubclassClient(override);

@@ -1,7 +1,7 @@
 /**
  * Instruments one MCP `Client` instance, for bundled code where module patching cannot see the SDK being
  * loaded. The client gets its own `callTool` / `request` properties wrapping the class's methods; a client
- * whose class is already patched by `McpClientInstrumentation` is left as it is. Without a `config` of its own,
+ * whose class, or a class it extends, is already patched by `McpClientInstrumentation` is left as it is. Without a `config` of its own,
  * the client follows the capture settings of the running `startErrata` (read at each call).
  */
 import { diag } from '@opentelemetry/api';
@@ -11,6 +11,17 @@ import { isErrataWrapper, ToolCallTracer } from './tool-call-tracer';
 import type { ToolCallCaptureConfig } from './types';
 
 type Method = (this: object, ...args: unknown[]) => unknown;
+
+/**
+ * Whether the method is an Errata wrapper on the client or on a class it extends: a host subclass that overrides
+ * `callTool` and calls `super.callTool` on a patched Client is instrumented already.
+ */
+function wrappedAlongChain(client: object, method: string): boolean {
+  for (let owner: object | null = client; owner !== null; owner = Object.getPrototypeOf(owner)) {
+    if (isErrataWrapper(Object.getOwnPropertyDescriptor(owner, method)?.value)) return true;
+  }
+  return false;
+}
 
 export function instrumentMcpClient<C extends object>(client: C, config?: ToolCallCaptureConfig): C {
   try {
@@ -23,7 +34,7 @@ export function instrumentMcpClient<C extends object>(client: C, config?: ToolCa
       );
       return client;
     }
-    if (isErrataWrapper(callTool)) return client;
+    if (wrappedAlongChain(client, 'callTool')) return client;
     const toolCalls = new ToolCallTracer(
       errataTracer,
       config === undefined ? runningCaptureConfig : () => config,
@@ -33,7 +44,7 @@ export function instrumentMcpClient<C extends object>(client: C, config?: ToolCa
       configurable: true,
       writable: true,
     });
-    if (!isErrataWrapper(request)) {
+    if (!wrappedAlongChain(client, 'request')) {
       Object.defineProperty(client, 'request', {
         value: toolCalls.wrapRequest(request as Method),
         configurable: true,
