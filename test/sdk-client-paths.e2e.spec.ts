@@ -7,7 +7,7 @@
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { instrumentMcpClient } from '@errata/sdk';
+import { instrumentMcpClient, toolCallSpanId } from '@errata/sdk';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -216,9 +216,16 @@ describe('errors the client SDK raises itself', () => {
 
   it('a JSON-RPC error the server sends keeps its code', async () => {
     const { client } = await weatherServer();
-    await expect(client.callTool({ name: 'forecast', arguments: { city: '' } })).rejects.toThrow(
-      /MCP error -32602: city is required/,
-    );
+    let spanIdSeenByHost: string | undefined;
+    const error: unknown = await client
+      .callTool({ name: 'forecast', arguments: { city: '' } })
+      .catch((thrown: object) => {
+        // Recorded (the span ended, the error remembered) before the host's handler runs: a retry can name it.
+        spanIdSeenByHost = toolCallSpanId(thrown);
+        return thrown;
+      });
+    expect(String(error)).toMatch(/MCP error -32602: city is required/);
+    expect(spanIdSeenByHost).toBe(onlySpan().spanContext().spanId);
     expect(onlySpan().attributes).toMatchObject({
       'error.type': '-32602',
       'rpc.response.status_code': '-32602',

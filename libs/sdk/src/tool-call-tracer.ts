@@ -13,6 +13,7 @@ import {
   trace,
   type Attributes,
   type Context,
+  type HrTime,
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
@@ -64,8 +65,11 @@ interface CallInProgress {
   readonly client: object;
   /** The client's `request` was called for it, or the call is over: the params no longer stand for it. */
   requestSent: boolean;
-  /** That request resolved: an error callTool throws afterwards was raised by the MCP SDK, not by the server. */
-  resultReceived: boolean;
+  /**
+   * What that `request` returned. When callTool throws, whether this had resolved tells an error the MCP SDK
+   * raised over a result from the server's own; read only then (a reaction on every call would cost an allocation).
+   */
+  request: Promise<unknown> | undefined;
 }
 
 const callsByParams = new WeakMap<object, CallInProgress>();
@@ -196,8 +200,7 @@ export class ToolCallTracer {
         }
         call.requestSent = true;
         const pending = original.apply(this, args);
-        // Registered before callTool awaits the promise, so this runs before callTool goes on.
-        if (pending instanceof Promise) pending.then(() => (call.resultReceived = true), ignore);
+        if (pending instanceof Promise) call.request = pending;
         return pending;
       }
       const pending = original.apply(this, args);
@@ -227,7 +230,7 @@ export class ToolCallTracer {
     }
     if (call === null) {
       // Uninstrumented, once: the client's request for this call must not try again.
-      const untraced: CallInProgress = { client, requestSent: false, resultReceived: false };
+      const untraced: CallInProgress = { client, requestSent: false, request: undefined };
       if (isRecord(params)) callsByParams.set(params, untraced);
       const over = () => (untraced.requestSent = true);
       try {
@@ -295,7 +298,7 @@ export class ToolCallTracer {
       parent,
     );
     const spanContext = trace.setSpan(parent, span);
-    const progress: CallInProgress = { client, requestSent: false, resultReceived: false };
+    const progress: CallInProgress = { client, requestSent: false, request: undefined };
     return {
       progress,
       span,
@@ -332,21 +335,39 @@ export class ToolCallTracer {
   }
 
   private fail(call: StartedCall, error: unknown): void {
+    const ended = hrTime();
+    const { request } = call.progress;
+    if (request === undefined) {
+      // Nothing sent (a task-required tool called with callTool) is not the server's error either.
+      this.recordFailure(
+        call,
+        error,
+        ended,
+        !call.progress.requestSent && sendsThroughErrata(call.progress.client),
+      );
+      return;
+    }
+    // Settled already (callTool awaited it): this runs before the host's own handlers of the error.
+    request.then(
+      () => this.recordFailure(call, error, ended, true),
+      () => this.recordFailure(call, error, ended, false),
+    );
+  }
+
+  /** `raisedByClient`: the MCP SDK threw without a JSON-RPC error from the server. */
+  private recordFailure(call: StartedCall, error: unknown, ended: HrTime, raisedByClient: boolean): void {
     fenced('recording a tools/call error', () => {
       call.span.setStatus({ code: SpanStatusCode.ERROR });
       const { attributes, message } = toolErrorAttributes(error, {
         textLimitBytes: this.textLimit(),
         aborted: call.signal?.aborted === true,
         abortReason: call.signal?.reason,
-        // Nothing sent (a task-required tool called with callTool), or a result came back: not the server's error.
-        raisedByClient:
-          call.progress.resultReceived ||
-          (!call.progress.requestSent && sendsThroughErrata(call.progress.client)),
+        raisedByClient,
       });
       call.span.setAttributes(attributes);
       call.span.setStatus({ code: SpanStatusCode.ERROR, message });
     });
-    this.finish(call, { toolName: call.toolName, error }, error);
+    this.finish(call, { toolName: call.toolName, error }, error, ended);
   }
 
   /** Runs whatever happened before: the span always ends. */
@@ -354,13 +375,14 @@ export class ToolCallTracer {
     call: StartedCall,
     info: { toolName: string; result?: unknown; error?: unknown },
     outcome: unknown,
+    ended: HrTime = hrTime(),
   ) {
     call.progress.requestSent = true;
     const hook = this.config().responseHook;
     if (hook !== undefined) fenced('responseHook', () => hook(call.span, info));
     fenced('ending a tools/call span', () => {
       rememberFinishedCall(outcome, call.span.spanContext().spanId, call.attempt);
-      call.span.end(hrTime());
+      call.span.end(ended);
     });
   }
 
