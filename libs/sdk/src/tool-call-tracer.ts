@@ -72,11 +72,19 @@ interface CallInProgress {
   request: Promise<unknown> | undefined;
 }
 
-const callsByParams = new WeakMap<object, CallInProgress>();
+/**
+ * On the params copy the wrapper sends (its own object, made to carry the trace context): a symbol key, which
+ * JSON-RPC serialization and schema parsing skip. A WeakMap entry per call made the garbage collector's work grow.
+ */
+const CALL_IN_PROGRESS = Symbol('@errata/sdk tools/call in progress');
+/** Calls sent with the host's own params object (uninstrumented ones), which is never written to. */
+const callsByHostParams = new WeakMap<object, CallInProgress>();
 
 /** The call these params are being sent for, whose request has not been sent yet. */
 function callInProgress(params: unknown): CallInProgress | null {
-  const call = isRecord(params) ? callsByParams.get(params) : undefined;
+  if (!isRecord(params)) return null;
+  const call =
+    (params[CALL_IN_PROGRESS as never] as CallInProgress | undefined) ?? callsByHostParams.get(params);
   return call !== undefined && !call.requestSent ? call : null;
 }
 
@@ -167,11 +175,7 @@ export class ToolCallTracer {
     return markWrapped(function callTool(this: object, ...args: unknown[]): unknown {
       // A host subclass's callTool calling super.callTool, both wrapped: the outer wrapper records the call.
       if (callInProgress(args[0]) !== null) return original.apply(this, args);
-      return tracer.record(this, args[0], args[2], (params) => {
-        const tracedArgs = [...args];
-        tracedArgs[0] = params;
-        return original.apply(this, tracedArgs);
-      });
+      return tracer.record(this, original, args, null);
     });
   }
 
@@ -190,14 +194,7 @@ export class ToolCallTracer {
         const call = callInProgress(message['params']);
         // Task-augmented (experimental tasks API): this request only creates the task; its result comes later.
         if (call === null && isTaskAugmented(message, args[2])) return original.apply(this, args);
-        if (call === null) {
-          return tracer.record(this, message['params'], args[2], (params, progress) => {
-            progress.requestSent = true;
-            const tracedArgs = [...args];
-            tracedArgs[0] = { ...message, params };
-            return original.apply(this, tracedArgs);
-          });
-        }
+        if (call === null) return tracer.record(this, original, args, message);
         call.requestSent = true;
         const pending = original.apply(this, args);
         if (pending instanceof Promise) call.request = pending;
@@ -215,37 +212,33 @@ export class ToolCallTracer {
     });
   }
 
-  /** Sends one tools/call with `send(params)` (the params with trace context) and records it as a span. */
+  /**
+   * Sends one tools/call, `original.apply(client, args)` with the params swapped for a copy that carries the trace
+   * context, and records it as a span. `message`: the request when `original` is `request`, else null (callTool).
+   */
   private record(
     client: object,
-    params: unknown,
-    options: unknown,
-    send: (params: Record<string, unknown>, progress: CallInProgress) => unknown,
+    original: AnyFunction,
+    args: unknown[],
+    message: Record<string, unknown> | null,
   ): unknown {
+    const params = message === null ? args[0] : message['params'];
     let call: StartedCall | null = null;
     try {
-      call = this.start(client, params, options);
+      call = this.start(client, params, args[2]);
     } catch (error) {
       diag.error('@errata/sdk: could not start a tools/call span', error);
     }
-    if (call === null) {
-      // Uninstrumented, once: the client's request for this call must not try again.
-      const untraced: CallInProgress = { client, requestSent: false, request: undefined };
-      if (isRecord(params)) callsByParams.set(params, untraced);
-      const over = () => (untraced.requestSent = true);
-      try {
-        return whenSettled(send(params as Record<string, unknown>, untraced), over);
-      } catch (error) {
-        over();
-        throw error;
-      }
-    }
+    if (call === null) return this.sendUntraced(client, original, args, params);
     const started = call;
-    callsByParams.set(started.params, started.progress);
+    // Sent through `request` itself: the call needs no handing over.
+    if (message !== null) started.progress.requestSent = true;
+    const tracedArgs = [...args];
+    tracedArgs[0] = message === null ? started.params : { ...message, params: started.params };
     const idBefore = nextRequestId(client);
     let pending: unknown;
     try {
-      pending = context.with(started.context, () => send(started.params, started.progress));
+      pending = context.with(started.context, () => original.apply(client, tracedArgs));
     } catch (error) {
       this.fail(started, error);
       throw error;
@@ -265,6 +258,19 @@ export class ToolCallTracer {
         throw error;
       },
     );
+  }
+
+  /** A call not recorded (its span could not start), once: the client's request for it must not try again. */
+  private sendUntraced(client: object, original: AnyFunction, args: unknown[], params: unknown): unknown {
+    const untraced: CallInProgress = { client, requestSent: false, request: undefined };
+    if (isRecord(params)) callsByHostParams.set(params, untraced);
+    const over = () => (untraced.requestSent = true);
+    try {
+      return whenSettled(original.apply(client, args), over);
+    } catch (error) {
+      over();
+      throw error;
+    }
   }
 
   private start(client: object, params: unknown, options: unknown): StartedCall | null {
@@ -299,11 +305,13 @@ export class ToolCallTracer {
     );
     const spanContext = trace.setSpan(parent, span);
     const progress: CallInProgress = { client, requestSent: false, request: undefined };
+    const sentParams = tracedParams(params, spanContext, progress);
+    if (sentParams === params) callsByHostParams.set(params, progress);
     return {
       progress,
       span,
       context: spanContext,
-      params: withTraceContext(params, spanContext),
+      params: sentParams,
       toolName,
       attempt: hints.attempt,
       signal: signalOf(options),
@@ -394,8 +402,13 @@ export class ToolCallTracer {
 /**
  * A copy of the params whose `_meta` carries the span's W3C trace context (and whatever the host's propagator
  * adds, such as baggage), merged with the `_meta` already there: the SDK keeps `progressToken` and task keys in it.
+ * The copy also names the call it is sent for (CALL_IN_PROGRESS). Without a valid span: the params themselves.
  */
-function withTraceContext(params: Record<string, unknown>, spanContext: Context): Record<string, unknown> {
+function tracedParams(
+  params: Record<string, unknown>,
+  spanContext: Context,
+  call: CallInProgress,
+): Record<string, unknown> {
   const span = trace.getSpan(spanContext);
   if (span === undefined || !isSpanContextValid(span.spanContext())) return params;
   const existing = params['_meta'];
@@ -405,5 +418,5 @@ function withTraceContext(params: Record<string, unknown>, spanContext: Context)
   // The host's propagator (W3C by default in the OpenTelemetry SDK) usually wrote this span's traceparent already;
   // without one (Errata registers none, so as not to take the host's place), the fallback writes it.
   if (meta['traceparent'] === before) w3c.inject(spanContext, meta, carrierSetter);
-  return { ...params, _meta: meta };
+  return { ...params, _meta: meta, [CALL_IN_PROGRESS]: call };
 }
