@@ -52,7 +52,7 @@ export const VARIANTS = {
           if (Client.prototype.callTool[ERRATA_WRAPPED] !== true) {
             throw new Error('McpClientInstrumentation did not patch Client.prototype.callTool');
           }
-          return 'require hook (McpClientInstrumentation, absolute-path require-in-the-middle)';
+          return 'require hook (McpClientInstrumentation, require-in-the-middle)';
         },
       };
     },
