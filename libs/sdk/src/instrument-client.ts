@@ -1,8 +1,8 @@
 /**
  * Instruments one MCP `Client` instance, for bundled code where module patching cannot see the SDK being
  * loaded. The client gets its own `callTool` / `request` properties wrapping the class's methods; a client
- * whose class, or a class it extends, is already patched by `McpClientInstrumentation` is left as it is. Without a `config` of its own,
- * the client follows the capture settings of the running `startErrata` (read at each call).
+ * whose class, or a class it extends, is already patched by `McpClientInstrumentation` is left as it is. Without
+ * a `config` of its own, the client follows the capture settings of the running `startErrata` (read at each call).
  */
 import { diag } from '@opentelemetry/api';
 import { runningCaptureConfig } from './capture-config';

@@ -28,17 +28,12 @@ export function rememberProtocolVersion(client: object, initializeResult: unknow
 }
 
 const HTTP_TRANSPORTS = ['StreamableHTTPClientTransport', 'SSEClientTransport'];
-const DEFAULT_PORTS: Readonly<Record<string, number>> = {
-  'http:': 80,
-  'https:': 443,
-  'ws:': 80,
-  'wss:': 443,
-};
-const NETWORK_PROTOCOLS: Readonly<Record<string, string>> = {
-  'http:': 'http',
-  'https:': 'http',
-  'ws:': 'websocket',
-  'wss:': 'websocket',
+/** URL scheme → `network.protocol.name` and the port the URL leaves out. */
+const URL_SCHEMES: Readonly<Record<string, { readonly protocol: string; readonly defaultPort: number }>> = {
+  'http:': { protocol: 'http', defaultPort: 80 },
+  'https:': { protocol: 'http', defaultPort: 443 },
+  'ws:': { protocol: 'websocket', defaultPort: 80 },
+  'wss:': { protocol: 'websocket', defaultPort: 443 },
 };
 
 /** Whether the transport's class, or one it extends (a host subclass), has one of these names. */
@@ -59,10 +54,10 @@ function transportAttributes(transport: Record<string, unknown>, attributes: Att
   const serverParams = transport['_serverParams'];
   if (url instanceof URL) {
     attributes[ATTR_NETWORK_TRANSPORT] = 'tcp';
-    const protocolName = NETWORK_PROTOCOLS[url.protocol];
-    if (protocolName !== undefined) attributes[ATTR_NETWORK_PROTOCOL_NAME] = protocolName;
+    const scheme = URL_SCHEMES[url.protocol];
+    if (scheme !== undefined) attributes[ATTR_NETWORK_PROTOCOL_NAME] = scheme.protocol;
     attributes[ATTR_SERVER_ADDRESS] = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const port = url.port !== '' ? Number(url.port) : DEFAULT_PORTS[url.protocol];
+    const port = url.port !== '' ? Number(url.port) : scheme?.defaultPort;
     if (port !== undefined) attributes[ATTR_SERVER_PORT] = port;
   } else if (
     (isRecord(serverParams) && typeof serverParams['command'] === 'string') ||

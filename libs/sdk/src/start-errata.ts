@@ -122,7 +122,7 @@ export function startErrata(given: ErrataOptions = {}): ErrataHandle {
   }
   const options = withEnvironment(given);
   const processor = createErrataSpanProcessor(options);
-  if (process.env['OTEL_SDK_DISABLED']?.trim().toLowerCase() === 'true') return disabledHandle(processor);
+  if (optedIn('OTEL_SDK_DISABLED')) return disabledHandle(processor);
   let resource = defaultResource().merge(detectResources({ detectors: [envDetector] }));
   if (options.serviceName !== undefined) {
     resource = resource.merge(resourceFromAttributes({ 'service.name': options.serviceName }));

@@ -84,7 +84,7 @@ const callsByHostParams = new WeakMap<object, CallInProgress>();
 function callInProgress(params: unknown): CallInProgress | null {
   if (!isRecord(params)) return null;
   const call =
-    (params[CALL_IN_PROGRESS as never] as CallInProgress | undefined) ?? callsByHostParams.get(params);
+    (params as { [CALL_IN_PROGRESS]?: CallInProgress })[CALL_IN_PROGRESS] ?? callsByHostParams.get(params);
   return call !== undefined && !call.requestSent ? call : null;
 }
 
@@ -121,7 +121,7 @@ interface StartedCall {
 }
 
 /** What NodeTracerProvider.register() installs, for when no host registered a propagator. */
-const w3c = new CompositePropagator({
+const fallbackPropagator = new CompositePropagator({
   propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
 });
 const carrierSetter = {
@@ -417,6 +417,6 @@ function tracedParams(
   propagation.inject(spanContext, meta, carrierSetter);
   // The host's propagator (W3C by default in the OpenTelemetry SDK) usually wrote this span's traceparent already;
   // without one (Errata registers none, so as not to take the host's place), the fallback writes it.
-  if (meta['traceparent'] === before) w3c.inject(spanContext, meta, carrierSetter);
+  if (meta['traceparent'] === before) fallbackPropagator.inject(spanContext, meta, carrierSetter);
   return { ...params, _meta: meta, [CALL_IN_PROGRESS]: call };
 }
