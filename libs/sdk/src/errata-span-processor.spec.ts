@@ -324,8 +324,13 @@ describe('ErrataSpanProcessor: shutdown when Errata does not answer, real OTLP e
     try {
       toolCallsInto(stopping, 100);
       await stopping.shutdown();
-      // Four batches went out at once and timed out at the deadline; the six still queued were dropped.
-      expect(stopping.stats()).toMatchObject({ queued: 0, exported: 0, failed: 40, dropped: 60 });
+      // Four batches went out at once and timed out at the deadline (a drain whose timer fired a hair early may
+      // start one more, which fails at once); what was still queued was dropped. Every span is counted.
+      const { queued, exported, failed, dropped } = stopping.stats();
+      expect({ queued, exported }).toEqual({ queued: 0, exported: 0 });
+      expect(failed).toBeGreaterThanOrEqual(40);
+      expect(dropped).toBeGreaterThan(0);
+      expect(failed + dropped).toBe(100);
     } finally {
       receiver.release();
     }
