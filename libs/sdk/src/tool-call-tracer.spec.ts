@@ -111,3 +111,27 @@ it('an error one call rejected with names that call', async () => {
   const [span] = tracing.spans();
   expect(toolCallSpanId(refused)).toBe(span?.spanContext().spanId);
 });
+
+it('params with an own __proto__ key (parsed from JSON) are sent with that key, beside the trace context', async () => {
+  const sent: unknown[] = [];
+  const client = {
+    callTool: async (params: unknown) => {
+      sent.push(params);
+      return { content: [] };
+    },
+  };
+  const callTool = new ToolCallTracer(
+    () => trace.getTracer('test'),
+    () => ({}),
+  ).wrapCallTool(client.callTool);
+  const params = JSON.parse(
+    '{"name":"lookup","arguments":{},"__proto__":{"x":1},"_meta":{"__proto__":{"y":2}}}',
+  );
+  await callTool.call(client, params);
+  const { traceId, spanId } = tracing.spans()[0]!.spanContext();
+  const traceparent = `00-${traceId}-${spanId}-01`;
+  expect(JSON.stringify(sent[0])).toBe(
+    `{"name":"lookup","arguments":{},"__proto__":{"x":1},"_meta":{"__proto__":{"y":2},"traceparent":"${traceparent}"}}`,
+  );
+  expect(Object.getPrototypeOf(sent[0])).toBe(Object.prototype);
+});
