@@ -152,6 +152,16 @@ describe('an ESM runtime started with --import @errata/sdk/register', () => {
     });
     expectScenario(await scenarioEvents('esm'));
   });
+
+  it('registers no loader hook with OTEL_SDK_DISABLED=true (it would only slow every import down)', async () => {
+    const probe = async (env: NodeJS.ProcessEnv) => {
+      const args = ['--import', '@errata/sdk/register', join(FIXTURES, 'loader-hook-probe.mjs')];
+      const { stdout } = await run(process.execPath, args, { env, timeout: 60_000 });
+      return JSON.parse(stdout.trim()) as { loaderHook: boolean };
+    };
+    expect(await probe(exporterEnv())).toEqual({ loaderHook: true });
+    expect(await probe({ ...exporterEnv(), OTEL_SDK_DISABLED: 'true' })).toEqual({ loaderHook: false });
+  });
 });
 
 describe('a runtime that keeps its own tracer provider', () => {
