@@ -17,6 +17,7 @@ import {
   offenceKey,
   offenceTimelines,
   retryWasteFromSums,
+  RULES_VERSION,
   scorecardFromSums,
   seriesPointFromSums,
   subagentCoverageFromSums,
@@ -172,7 +173,7 @@ function expectedReports(contributions: Contributions) {
     ),
     'reports/subagent-coverage': subagentCoverageFromSums(sums.reports, sums.calls),
     findings: {
-      rulesVersion: 3,
+      rulesVersion: RULES_VERSION,
       total: findings.length,
       limit: 50,
       offset: 0,

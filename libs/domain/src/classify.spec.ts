@@ -170,6 +170,58 @@ describe('classifyToolCall: code source', () => {
     expect(failed(`Request failed with status code ${status}`)).toMatchObject(expected);
   });
 
+  describe('given an HTTP error status answered to an HTTP transport (a transport_error)', () => {
+    const httpFailure = (status: number | null, message: string) =>
+      classifyToolCall(
+        toolCallOf(
+          makeSpan({
+            name: 'tools/call t',
+            status: { code: StatusCode.ERROR, message },
+            attributes: {
+              'mcp.method.name': 'tools/call',
+              'error.type': 'StreamableHTTPError',
+              ...(status === null ? {} : { 'http.response.status_code': status }),
+            },
+          }),
+        ),
+      );
+
+    it('when the status maps to a category, then that category, not the transient one the outcome implies', () => {
+      expect(httpFailure(401, 'Streamable HTTP error: Error POSTing to endpoint: ')).toMatchObject({
+        category: 'permission',
+        source: 'code',
+        evidence: 'http:401',
+      });
+      expect(httpFailure(503, 'Streamable HTTP error: Error POSTing to endpoint: ')).toMatchObject({
+        category: 'transient',
+        evidence: 'http:503',
+      });
+    });
+
+    it('when the MCP SDK could not authorize past a 401 / 403 (UnauthorizedError, no status), then permission', () => {
+      const unauthorized = makeSpan({
+        name: 'tools/call t',
+        status: { code: StatusCode.ERROR, message: 'Unauthorized' },
+        attributes: { 'mcp.method.name': 'tools/call', 'error.type': 'UnauthorizedError' },
+      });
+      expect(classifyToolCall(toolCallOf(unauthorized))).toMatchObject({
+        category: 'permission',
+        source: 'code',
+        evidence: 'error.type:UnauthorizedError',
+      });
+    });
+
+    it('when the status maps to none (404 for a forgotten session, 500), then transient by the implied -32000', () => {
+      expect(
+        httpFailure(404, 'Streamable HTTP error: Error POSTing to endpoint: Session not found'),
+      ).toMatchObject({ category: 'transient', source: 'code', evidence: 'jsonrpc:-32000' });
+      expect(httpFailure(null, 'Streamable HTTP error: Unexpected content type: text/html')).toMatchObject({
+        category: 'transient',
+        evidence: 'jsonrpc:-32000',
+      });
+    });
+  });
+
   it('given an HTTP status with no mapping (400, 404, 500), then the text decides', () => {
     expect(failed('HTTP 500: the database must be restarted')).toMatchObject({
       category: 'validation',

@@ -18,6 +18,7 @@ import {
   type Payload,
 } from './payload';
 import {
+  AUTHORIZATION_ERROR_TYPES,
   CATEGORY_SYNONYMS,
   DECLARED_AMBIGUOUS,
   EMPTY_CODE_ANY_TOOL,
@@ -186,28 +187,34 @@ function categorize(call: ToolCallData, payloads: readonly Payload[], declaredRa
 }
 
 /**
- * `code` source: the JSON-RPC code (rpc status, numeric error.type; a timeout / transport outcome without
- * one counts as the SDK's -32001 / -32000; an `McpError` message in the result text, as SDK 1.x servers turn
- * errors such as an unknown tool into isError results), then HTTP statuses: `http.response.status_code`, a 3-digit
- * declared `errata.error.code`, `statusCode`/`status` in the payload, "status code 503" / "HTTP 429" in the
- * message. The first code that maps to a category wins.
+ * `code` source, the first code that maps to a category: the JSON-RPC code the call carries (rpc status, numeric
+ * error.type); the HTTP status of the exchange (`http.response.status_code`: an HTTP transport's 401 is a
+ * permission failure, not the transient one its transport_error outcome implies); an authorization failure named
+ * by `error.type`; the code a timeout / transport outcome implies (the SDK's -32001 / -32000); an `McpError`
+ * message in the result text (SDK 1.x servers turn errors such as an unknown tool into isError results); then the
+ * other HTTP statuses: a 3-digit declared `errata.error.code`, `statusCode`/`status` in the payload, "status code
+ * 503" / "HTTP 429" in the message.
  */
 function codeDecision(
   call: ToolCallData,
   payloads: readonly Payload[],
   texts: readonly string[],
 ): Decision | null {
-  const rpc =
-    integerCode(call.rpcStatusCode) ??
-    integerCode(call.errorType) ??
-    (call.outcome === 'timeout' ? -32001 : call.outcome === 'transport_error' ? -32000 : null) ??
-    integerCode(firstNonNull(texts.map(rpcCodeFromMessage)));
-  const rpcCategory = rpc === null ? undefined : JSONRPC_CODE_CATEGORIES[String(rpc)];
-  if (rpcCategory !== undefined) return { category: rpcCategory, source: 'code', evidence: `jsonrpc:${rpc}` };
-
+  const carried = integerCode(call.rpcStatusCode) ?? integerCode(call.errorType);
+  const byCarried = rpcCodeDecision(carried);
+  if (byCarried !== null) return byCarried;
+  const byExchange = httpStatusDecision(call.httpStatusCode);
+  if (byExchange !== null) return byExchange;
+  if (call.errorType !== null && AUTHORIZATION_ERROR_TYPES.has(call.errorType)) {
+    return { category: 'permission', source: 'code', evidence: `error.type:${call.errorType}` };
+  }
+  if (carried === null) {
+    const implied = call.outcome === 'timeout' ? -32001 : call.outcome === 'transport_error' ? -32000 : null;
+    const inferred = rpcCodeDecision(implied ?? integerCode(firstNonNull(texts.map(rpcCodeFromMessage))));
+    if (inferred !== null) return inferred;
+  }
   const declaredCode = call.declared.code?.trim() ?? '';
-  const httpCandidates = [
-    call.httpStatusCode,
+  const statuses = [
     /^\d{3}$/.test(declaredCode) ? Number(declaredCode) : null,
     ...payloads.flatMap(declaredHttpStatuses),
     ...texts.map((text) => {
@@ -215,11 +222,21 @@ function codeDecision(
       return match?.[1] === undefined ? null : Number(match[1]);
     }),
   ];
-  for (const status of httpCandidates) {
-    const category = status === null ? undefined : HTTP_CODE_CATEGORIES[String(status)];
-    if (category !== undefined) return { category, source: 'code', evidence: `http:${status}` };
+  for (const status of statuses) {
+    const decision = httpStatusDecision(status);
+    if (decision !== null) return decision;
   }
   return null;
+}
+
+function rpcCodeDecision(code: number | null): Decision | null {
+  const category = code === null ? undefined : JSONRPC_CODE_CATEGORIES[String(code)];
+  return category === undefined ? null : { category, source: 'code', evidence: `jsonrpc:${code}` };
+}
+
+function httpStatusDecision(status: number | null): Decision | null {
+  const category = status === null ? undefined : HTTP_CODE_CATEGORIES[String(status)];
+  return category === undefined ? null : { category, source: 'code', evidence: `http:${status}` };
 }
 
 /** `text` source: the first category in TEXT_PRECEDENCE with a matching rule. `_` reads as a space. */

@@ -60,6 +60,27 @@ describe('deriveOutcome', () => {
     expect(outcome({ errorType: 'Error', statusMessage: 'socket hang up' })).toBe('transport_error');
   });
 
+  it('given an HTTP error status answered to the MCP SDK’s HTTP transports, then transport_error (no JSON-RPC response came)', () => {
+    for (const errorType of ['StreamableHTTPError', 'SseError', 'UnauthorizedError']) {
+      expect(outcome({ errorType, statusError: true })).toBe('transport_error');
+    }
+    // SDK builds that sent error.type Error: the message says it.
+    const sessionGone =
+      'Streamable HTTP error: Error POSTing to endpoint: {"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}';
+    expect(outcome({ errorType: 'Error', statusError: true, statusMessage: sessionGone })).toBe(
+      'transport_error',
+    );
+    expect(outcome({ errorType: 'Error', statusMessage: 'SSE error: Non-200 status code (502)' })).toBe(
+      'transport_error',
+    );
+    expect(
+      outcome({
+        errorType: 'Error',
+        statusMessage: 'Error POSTing to endpoint (HTTP 404): Session not found',
+      }),
+    ).toBe('transport_error');
+  });
+
   it('given isError true or error.type tool_error, then tool_error', () => {
     expect(outcome({ isError: true })).toBe('tool_error');
     expect(outcome({ errorType: 'tool_error' })).toBe('tool_error');

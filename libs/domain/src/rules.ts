@@ -5,7 +5,7 @@
  */
 
 /** Version of the rule set. Every derived record carries it; a bump means a projection rebuild. */
-export const RULES_VERSION = 3;
+export const RULES_VERSION = 4;
 
 /** The four canonical categories plus `unknown` (DOMAIN.md §1). */
 export type Category = 'transient' | 'validation' | 'business' | 'permission' | 'unknown';
@@ -77,6 +77,12 @@ export const JSONRPC_CODE_CATEGORIES: Readonly<Record<string, Exclude<Category, 
   '-32001': 'transient',
   '-32000': 'transient',
 };
+
+/**
+ * `error.type`s that name an authorization failure → permission (`code` source): the MCP SDK's HTTP transports
+ * throw `UnauthorizedError` after a 401 or 403 they could not authorize past, without the status.
+ */
+export const AUTHORIZATION_ERROR_TYPES: ReadonlySet<string> = new Set(['UnauthorizedError']);
 
 /** HTTP status codes → category (`code` source). */
 export const HTTP_CODE_CATEGORIES: Readonly<Record<string, Exclude<Category, 'unknown'>>> = {
