@@ -4,14 +4,19 @@
  * connection — and what Errata makes of it after the OTLP round trip.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SpanKind } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { argsFingerprint, classifyToolCall, type ToolCallData } from '@errata/domain';
 import { instrumentMcpClient } from '@errata/sdk';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { registerTestTracing, toEvents, type TestTracing } from '../libs/sdk/src/tracing.spec-helper';
 import { connectStdio, startEverythingHttp, type StdioServer } from './support/npm-mcp-servers';
@@ -294,5 +299,119 @@ describe('server-everything over Streamable HTTP', () => {
       await client.close();
       server.stop();
     }
+  });
+});
+
+/**
+ * A proxy in front of a Streamable HTTP server (as a load balancer or gateway is), which answers the next POST
+ * with an HTTP error status when told to, and otherwise passes everything through, SSE streams included.
+ */
+async function startFaultyProxy(target: URL) {
+  let fault: { status: number; body: string } | null = null;
+  const proxy = createServer((req, res) => {
+    if (req.method === 'POST' && fault !== null) {
+      const { status, body } = fault;
+      fault = null;
+      req.resume();
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(body);
+      return;
+    }
+    const upstream = httpRequest(target, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    failNextPost: (status: number, body: string) => void (fault = { status, body }),
+    close: () => new Promise<void>((resolve) => proxy.close(() => resolve()) && proxy.closeAllConnections()),
+  };
+}
+
+describe('an HTTP error status answered to a Streamable HTTP client: a transport error, with the status', () => {
+  let server: Awaited<ReturnType<typeof startEverythingHttp>>;
+  let proxy: Awaited<ReturnType<typeof startFaultyProxy>>;
+  beforeAll(async () => {
+    server = await startEverythingHttp();
+    proxy = await startFaultyProxy(server.url);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    server?.stop();
+  });
+
+  async function failedCall(
+    connectTo: URL,
+    beforeCall: (transport: StreamableHTTPClientTransport) => unknown,
+  ) {
+    const client = instrumentMcpClient(new Client({ name: 'errata-sdk-test', version: '1.0.0' }));
+    const transport = new StreamableHTTPClientTransport(connectTo);
+    await client.connect(transport);
+    client.onerror = () => undefined; // the SDK also reports a failed POST there
+    try {
+      await beforeCall(transport);
+      const thrown = await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(thrown).toBeInstanceOf(StreamableHTTPError);
+      return onlySpan();
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('the server ended the session: 400 with the JSON-RPC -32000 it answers unknown sessions, transient', async () => {
+    const span = await failedCall(server.url, (transport) =>
+      fetch(server.url, { method: 'DELETE', headers: { 'mcp-session-id': transport.sessionId! } }),
+    );
+    expect(span.attributes).toMatchObject({
+      'error.type': 'StreamableHTTPError',
+      'http.response.status_code': 400,
+    });
+    expect(span.attributes['rpc.response.status_code']).toBeUndefined();
+    expect(span.status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: expect.stringMatching(
+        /^Streamable HTTP error: Error POSTing to endpoint: .*Bad Request: No valid session ID provided/,
+      ),
+    });
+    const call = toolCallOf(span);
+    expect(call.outcome).toBe('transport_error');
+    expect(classifyToolCall(call)).toMatchObject({ category: 'transient', evidence: 'jsonrpc:-32000' });
+  });
+
+  it('a proxy answers 503: transient, by the status', async () => {
+    const span = await failedCall(proxy.url, () => proxy.failNextPost(503, 'Service Unavailable'));
+    expect(span.attributes).toMatchObject({
+      'error.type': 'StreamableHTTPError',
+      'http.response.status_code': 503,
+    });
+    const call = toolCallOf(span);
+    expect(call.outcome).toBe('transport_error');
+    expect(classifyToolCall(call)).toMatchObject({
+      category: 'transient',
+      source: 'code',
+      evidence: 'http:503',
+    });
+  });
+
+  it('a gateway answers 401 and the client has no auth provider: permission, not transient', async () => {
+    const span = await failedCall(proxy.url, () => proxy.failNextPost(401, ''));
+    expect(span.attributes).toMatchObject({
+      'error.type': 'StreamableHTTPError',
+      'http.response.status_code': 401,
+    });
+    const call = toolCallOf(span);
+    expect(call.outcome).toBe('transport_error');
+    expect(classifyToolCall(call)).toMatchObject({
+      category: 'permission',
+      source: 'code',
+      evidence: 'http:401',
+    });
   });
 });

@@ -24,6 +24,7 @@ export const ATTR_NETWORK_TRANSPORT = 'network.transport';
 export const ATTR_NETWORK_PROTOCOL_NAME = 'network.protocol.name';
 export const ATTR_SERVER_ADDRESS = 'server.address';
 export const ATTR_SERVER_PORT = 'server.port';
+export const ATTR_HTTP_RESPONSE_STATUS_CODE = 'http.response.status_code';
 
 export const ATTR_ERRATA_SERVER_NAME = 'errata.server.name';
 export const ATTR_ERRATA_SERVER_VERSION = 'errata.server.version';

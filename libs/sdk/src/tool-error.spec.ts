@@ -1,3 +1,6 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { toolErrorAttributes as attributesWith, type ToolErrorOptions } from './tool-error';
@@ -31,6 +34,30 @@ describe('toolErrorAttributes', () => {
     const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
     const fetchFailed = new TypeError('fetch failed', { cause });
     expect(toolErrorAttributes(fetchFailed).attributes).toEqual({ 'error.type': 'ECONNREFUSED' });
+  });
+
+  it('an HTTP error status answered to an HTTP transport: its class as error.type, the status as http.response.status_code', () => {
+    const sessionGone = new StreamableHTTPError(404, 'Error POSTing to endpoint: Session not found');
+    expect(toolErrorAttributes(sessionGone)).toEqual({
+      attributes: { 'error.type': 'StreamableHTTPError', 'http.response.status_code': 404 },
+      message: 'Streamable HTTP error: Error POSTing to endpoint: Session not found',
+    });
+    expect(toolErrorAttributes(new SseError(503, 'Service Unavailable', undefined)).attributes).toEqual({
+      'error.type': 'SseError',
+      'http.response.status_code': 503,
+    });
+    // No status to blame (an unexpected content type): -1 is not sent.
+    const contentType = new StreamableHTTPError(-1, 'Unexpected content type: text/html');
+    expect(toolErrorAttributes(contentType).attributes).toEqual({ 'error.type': 'StreamableHTTPError' });
+  });
+
+  it('an error whose name is only "Error" is named by its class, unless that reads like a minified name', () => {
+    expect(toolErrorAttributes(new UnauthorizedError('No auth provider'))).toEqual({
+      attributes: { 'error.type': 'UnauthorizedError' },
+      message: 'No auth provider',
+    });
+    const minified = new (class e extends Error {})('boom');
+    expect(toolErrorAttributes(minified).attributes).toEqual({ 'error.type': 'Error' });
   });
 
   it('other exceptions by name; non-errors as _OTHER', () => {

@@ -1,12 +1,12 @@
 /**
  * A `tools/call` that threw instead of returning a result (research/otel_mcp_spec.md §1.3, §6): a JSON-RPC error
  * response, the SDK's own timeout (-32001) or closed connection (-32000), an McpError the SDK raised over a result
- * it got, a cancellation by the host, or a transport exception. The message leaves the process as every text
+ * it got, a cancellation by the host, an HTTP error status answered to an HTTP transport, or a network exception. The message leaves the process as every text
  * does: redacted, cut to the text limit.
  */
 import type { Attributes } from '@opentelemetry/api';
 import { isRecord, JSONRPC_CONNECTION_CLOSED, JSONRPC_REQUEST_TIMEOUT, storedText } from '@errata/domain';
-import { ATTR_ERROR_TYPE, ATTR_RPC_RESPONSE_STATUS_CODE } from './semconv';
+import { ATTR_ERROR_TYPE, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_RPC_RESPONSE_STATUS_CODE } from './semconv';
 
 export interface ToolErrorAttributes {
   readonly attributes: Attributes;
@@ -21,13 +21,36 @@ const MCP_ERROR_PREFIX = /^(?:MCP error -?\d+:\s*)+/;
 /** `error.type` of an McpError the client SDK raised itself (its class name). */
 const MCP_ERROR_TYPE = 'McpError';
 
-/** A low-cardinality name for a non-MCP exception: its code (ECONNREFUSED, UND_ERR_…), its cause's, or its name. */
+/**
+ * The MCP SDK's HTTP transports throw these when a request gets an HTTP error status, with the status as `code`
+ * (-1 when there is none, as for an unexpected content type). Neither class sets `name`, so they are told apart by
+ * their message, which survives a minifier.
+ */
+const HTTP_TRANSPORT_ERRORS = [
+  { prefix: 'Streamable HTTP error: ', type: 'StreamableHTTPError' },
+  { prefix: 'SSE error: ', type: 'SseError' },
+] as const;
+
+/**
+ * The class of an error whose `name` is the generic "Error" (the MCP SDK's UnauthorizedError sets none), when it
+ * reads as an error class name: a minified one ("e") says less than "Error".
+ */
+function errorClassName(error: Record<string, unknown>): string | null {
+  const name = (error['constructor'] as { name?: unknown } | undefined)?.name;
+  return typeof name === 'string' && name !== 'Error' && /^[A-Za-z]\w*Error$/.test(name) ? name : null;
+}
+
+/**
+ * A low-cardinality name for a non-MCP exception: its code (ECONNREFUSED, UND_ERR_…), its cause's, or its name
+ * (its class's when the name is only "Error").
+ */
 function exceptionType(error: Record<string, unknown>): string {
   const cause = isRecord(error['cause']) ? error['cause'] : null;
   for (const value of [error['code'], cause?.['code']]) {
     if (typeof value === 'string' && value !== '') return value;
   }
-  return typeof error['name'] === 'string' && error['name'] !== '' ? error['name'] : '_OTHER';
+  const name = typeof error['name'] === 'string' && error['name'] !== '' ? error['name'] : null;
+  return (name === 'Error' ? errorClassName(error) : null) ?? name ?? '_OTHER';
 }
 
 function messageOf(error: unknown): string {
@@ -87,6 +110,14 @@ export function toolErrorAttributes(error: unknown, options: ToolErrorOptions): 
       attributes: { [ATTR_ERROR_TYPE]: String(code), [ATTR_RPC_RESPONSE_STATUS_CODE]: String(code) },
       message: stored(message.replace(MCP_ERROR_PREFIX, '')),
     };
+  }
+  const httpError =
+    code === null ? undefined : HTTP_TRANSPORT_ERRORS.find((e) => message.startsWith(e.prefix));
+  if (httpError !== undefined && code !== null) {
+    // Not the status as error.type: a numeric error.type reads as a JSON-RPC code the server sent.
+    const attributes: Attributes = { [ATTR_ERROR_TYPE]: httpError.type };
+    if (code >= 100 && code <= 599) attributes[ATTR_HTTP_RESPONSE_STATUS_CODE] = code;
+    return { attributes, message: stored(message) };
   }
   const type = isRecord(error) ? exceptionType(error) : '_OTHER';
   return { attributes: { [ATTR_ERROR_TYPE]: type }, message: stored(message) };
