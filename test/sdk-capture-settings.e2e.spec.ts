@@ -3,6 +3,9 @@
  * `instrumentMcpClient` (without settings of their own) and the agent API. A real MCP server (the seed fixture
  * server, over the SDK's in-memory transport) answers the calls; the spans are the ones Errata's exporter gets.
  */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { utf8ByteLength } from '@errata/domain';
 import { instrumentMcpClient, recordEscalation, startErrata, type ErrataHandle } from '@errata/sdk';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -86,5 +89,18 @@ describe('startErrata’s capture settings', () => {
     expect(laterSpans[0]!.attributes['errata.result.text']).toBeUndefined();
     expect(laterSpans[0]!.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
     expect(laterSpans[1]!.attributes['errata.escalation.reason']).toBe(LONG_REASON);
+  });
+
+  it('a client given settings of its own keeps them when its class is patched (instrumentMcpClient leaves it be)', async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(__dirname, 'fixtures/sdk/own-settings-agent.cjs')],
+      { timeout: 60_000 },
+    );
+    expect(JSON.parse(stdout.trim())).toEqual({
+      classPatched: true,
+      texts: ["note 1: the customer's private address", null],
+      hooked: { running: 1, own: 1 },
+    });
   });
 });

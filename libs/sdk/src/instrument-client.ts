@@ -2,10 +2,11 @@
  * Instruments one MCP `Client` instance, for bundled code where module patching cannot see the SDK being
  * loaded. The client gets its own `callTool` / `request` properties wrapping the class's methods; a client
  * whose class, or a class it extends, is already patched by `McpClientInstrumentation` is left as it is. Without
- * a `config` of its own, the client follows the capture settings of the running `startErrata` (read at each call).
+ * a `config` of its own, the client follows the capture settings of the running `startErrata` (read at each call);
+ * a `config` holds for the client whichever wrapper records its calls, the patched class's included.
  */
 import { diag } from '@opentelemetry/api';
-import { runningCaptureConfig } from './capture-config';
+import { runningCaptureConfig, setClientCaptureConfig } from './capture-config';
 import { errataTracer } from './tracer';
 import { isErrataWrapper, ToolCallTracer } from './tool-call-tracer';
 import type { ToolCallCaptureConfig } from './types';
@@ -34,11 +35,9 @@ export function instrumentMcpClient<C extends object>(client: C, config?: ToolCa
       );
       return client;
     }
+    if (config !== undefined) setClientCaptureConfig(client, config);
     if (wrappedAlongChain(client, 'callTool')) return client;
-    const toolCalls = new ToolCallTracer(
-      errataTracer,
-      config === undefined ? runningCaptureConfig : () => config,
-    );
+    const toolCalls = new ToolCallTracer(errataTracer, runningCaptureConfig);
     Object.defineProperty(client, 'callTool', {
       value: toolCalls.wrapCallTool(callTool as Method),
       configurable: true,

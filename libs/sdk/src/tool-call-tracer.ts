@@ -44,7 +44,7 @@ import {
 import { rememberFinishedCall, takeHints } from './tool-call-hints';
 import { toolErrorAttributes } from './tool-error';
 import { toolResultAttributes } from './tool-result';
-import { textLimitBytes } from './capture-config';
+import { clientCaptureConfig, textLimitBytes } from './capture-config';
 import type { ToolCallCaptureConfig } from './types';
 
 // Spans start and end on the high-resolution clock (`hrTime()`). OpenTelemetry JS would stamp the start with
@@ -111,6 +111,8 @@ const sendsThroughErrata = (client: object): boolean =>
 
 interface StartedCall {
   readonly progress: CallInProgress;
+  /** The capture settings of the call's client, read once when it starts. */
+  readonly config: ToolCallCaptureConfig;
   readonly span: Span;
   readonly context: Context;
   readonly params: Record<string, unknown>;
@@ -281,7 +283,7 @@ export class ToolCallTracer {
   private start(client: object, params: unknown, options: unknown): StartedCall | null {
     if (!isRecord(params) || typeof params['name'] !== 'string') return null;
     const toolName = params['name'];
-    const config = this.config();
+    const config = clientCaptureConfig(client) ?? this.config();
     const args = params['arguments'] ?? {};
     const fingerprint = argsFingerprint(args);
     const hints = takeHints();
@@ -299,7 +301,7 @@ export class ToolCallTracer {
     if (hints.attempt !== null) attributes[ATTR_ERRATA_RETRY_ATTEMPT] = hints.attempt;
     if (hints.toolCallId !== null) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = hints.toolCallId;
     if (config.captureArguments === true) {
-      const captured = storedText(JSON.stringify(args) ?? null, this.textLimit());
+      const captured = storedText(JSON.stringify(args) ?? null, textLimitBytes(config));
       if (captured !== null) attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = captured;
     }
     const parent = context.active();
@@ -314,6 +316,7 @@ export class ToolCallTracer {
     if (sentParams === params) callsByHostParams.set(params, progress);
     return {
       progress,
+      config,
       span,
       context: spanContext,
       params: sentParams,
@@ -339,8 +342,8 @@ export class ToolCallTracer {
         call.span.setStatus({ code: SpanStatusCode.ERROR });
       }
       const attributes = toolResultAttributes(result, call.toolName, {
-        captureResults: this.config().captureResults === true,
-        textLimitBytes: this.textLimit(),
+        captureResults: call.config.captureResults === true,
+        textLimitBytes: textLimitBytes(call.config),
       });
       call.span.setAttributes(attributes);
     });
@@ -372,7 +375,7 @@ export class ToolCallTracer {
     fenced('recording a tools/call error', () => {
       call.span.setStatus({ code: SpanStatusCode.ERROR });
       const { attributes, message } = toolErrorAttributes(error, {
-        textLimitBytes: this.textLimit(),
+        textLimitBytes: textLimitBytes(call.config),
         aborted: call.signal?.aborted === true,
         abortReason: call.signal?.reason,
         raisedByClient,
@@ -391,16 +394,12 @@ export class ToolCallTracer {
     ended: HrTime = hrTime(),
   ) {
     call.progress.requestSent = true;
-    const hook = this.config().responseHook;
+    const hook = call.config.responseHook;
     if (hook !== undefined) fenced('responseHook', () => hook(call.span, info));
     fenced('ending a tools/call span', () => {
       rememberFinishedCall(outcome, call.span.spanContext().spanId, call.attempt);
       call.span.end(ended);
     });
-  }
-
-  private textLimit(): number {
-    return textLimitBytes(this.config());
   }
 }
 

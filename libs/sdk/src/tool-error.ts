@@ -1,8 +1,8 @@
 /**
  * A `tools/call` that threw instead of returning a result (research/otel_mcp_spec.md §1.3, §6): a JSON-RPC error
  * response, the SDK's own timeout (-32001) or closed connection (-32000), an McpError the SDK raised over a result
- * it got, a cancellation by the host, an HTTP error status answered to an HTTP transport, or a network exception. The message leaves the process as every text
- * does: redacted, cut to the text limit.
+ * it got, a cancellation by the host, an HTTP error status answered to an HTTP transport, or a network exception.
+ * The message leaves the process as every text does: redacted, cut to the text limit.
  */
 import type { Attributes } from '@opentelemetry/api';
 import { isRecord, JSONRPC_CONNECTION_CLOSED, JSONRPC_REQUEST_TIMEOUT, storedText } from '@errata/domain';
