@@ -24,12 +24,13 @@ async function versionOf(name: string): Promise<string> {
   return `${name}@${manifest.version}`;
 }
 
-/** The first TypeScript block under "## Quick start" in libs/sdk/README.md. */
-async function readmeQuickStart(): Promise<string> {
+/** The first TypeScript block under the heading in libs/sdk/README.md. */
+async function readmeBlock(heading: string): Promise<string> {
   const readme = await readFile(join(ROOT, 'libs/sdk/README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Quick start'));
+  const section = readme.slice(readme.indexOf(`${heading}\n`));
   const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (block === undefined) throw new Error('libs/sdk/README.md has no quick start block');
+  if (!readme.includes(`${heading}\n`) || block === undefined)
+    throw new Error(`libs/sdk/README.md has no TypeScript block under "${heading}"`);
   return block;
 }
 
@@ -80,9 +81,11 @@ async function storedToolCalls(): Promise<{ tool: string | null; outcome: string
 }
 
 it('in a project that installed the packed SDK, the README quick start compiles, runs, exits and reaches Errata', async () => {
-  const quickStart = await readmeQuickStart();
+  const quickStart = await readmeBlock('## Quick start (TypeScript agent)');
   expect(quickStart).toContain(README_ENDPOINT);
   await writeFile(join(project, 'agent.ts'), quickStart.replace(README_ENDPOINT, `'${server.url}'`));
+  // Compiled along: its catch variables (unknown) go to withToolCall and toolCallSpanId as they are.
+  await writeFile(join(project, 'retries.ts'), await readmeBlock('### Retries'));
   await writeFile(
     join(project, 'tsconfig.json'),
     JSON.stringify({
@@ -91,11 +94,13 @@ it('in a project that installed the packed SDK, the README quick start compiles,
         module: 'NodeNext',
         moduleResolution: 'NodeNext',
         strict: true,
+        // The strictest setting users pick for optional options: `apiKey: process.env.X` must compile under it.
+        exactOptionalPropertyTypes: true,
         skipLibCheck: true,
         types: ['node'],
         outDir: 'out',
       },
-      files: ['agent.ts'],
+      files: ['agent.ts', 'retries.ts'],
     }),
   );
   await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project]);

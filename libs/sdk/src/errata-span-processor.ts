@@ -25,15 +25,15 @@ import { agentRunSpanContext } from './agent';
 export interface ErrataSpanProcessorOptions {
   readonly exporter: SpanExporter;
   /** Spans waiting for export at most; more are dropped (counted in `stats().dropped`). Default 2048. */
-  readonly maxQueueSize?: number;
+  readonly maxQueueSize?: number | undefined;
   /** Spans per export request. Default 512. */
-  readonly maxExportBatchSize?: number;
+  readonly maxExportBatchSize?: number | undefined;
   /** How long a span may wait for a batch to fill. Default 1000 ms. */
-  readonly scheduledDelayMillis?: number;
+  readonly scheduledDelayMillis?: number | undefined;
   /** An export that has not answered by then counts as failed; also what shutdown takes at most. Default 30000 ms. */
-  readonly exportTimeoutMillis?: number;
+  readonly exportTimeoutMillis?: number | undefined;
   /** Send every span, not only Errata's (for a pipeline that exports to Errata alone). Default false. */
-  readonly exportAllSpans?: boolean;
+  readonly exportAllSpans?: boolean | undefined;
 }
 
 export interface ErrataExportStats {

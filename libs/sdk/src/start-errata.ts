@@ -32,14 +32,14 @@ export interface ErrataExportOptions extends Omit<ErrataSpanProcessorOptions, 'e
    * Errata's base URL, e.g. `http://localhost:4318`; `/v1/traces` is appended. Default: the standard
    * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` / `OTEL_EXPORTER_OTLP_ENDPOINT`, else `http://localhost:4318`.
    */
-  readonly endpoint?: string;
+  readonly endpoint?: string | undefined;
   /**
    * A project ingest key, sent as `Authorization: Bearer …`. Default: `ERRATA_API_KEY` (startErrata), else the
    * `Authorization` header of `OTEL_EXPORTER_OTLP_HEADERS`.
    */
-  readonly apiKey?: string;
+  readonly apiKey?: string | undefined;
   /** Another exporter instead of OTLP/HTTP protobuf (a collector client, or an in-memory one in tests). */
-  readonly exporter?: SpanExporter;
+  readonly exporter?: SpanExporter | undefined;
 }
 
 /**
@@ -48,11 +48,11 @@ export interface ErrataExportOptions extends Omit<ErrataSpanProcessorOptions, 'e
  */
 export interface ErrataOptions extends ErrataExportOptions, ToolCallCaptureConfig {
   /** `service.name` of the agent runtime. Default: `OTEL_SERVICE_NAME`, else OpenTelemetry's default. */
-  readonly serviceName?: string;
+  readonly serviceName?: string | undefined;
   /** Patch `@modelcontextprotocol/sdk` as it loads. Default true; bundled code uses `instrumentMcpClient`. */
-  readonly instrumentMcpSdk?: boolean;
+  readonly instrumentMcpSdk?: boolean | undefined;
   /** Flush once when the event loop empties (`beforeExit`). Default true. Call `shutdown()` on SIGTERM. */
-  readonly flushOnExit?: boolean;
+  readonly flushOnExit?: boolean | undefined;
 }
 
 export interface ErrataHandle {

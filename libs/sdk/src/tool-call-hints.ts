@@ -40,7 +40,8 @@ export function withToolCall<T>(hints: ToolCallHints, fn: () => T): T {
 }
 
 /** The span id of the instrumented tool call that returned this result or threw this error. */
-export function toolCallSpanId(resultOrError: object): string | undefined {
+export function toolCallSpanId(resultOrError: unknown): string | undefined {
+  if (typeof resultOrError !== 'object' || resultOrError === null) return undefined;
   return finishedCalls.get(resultOrError)?.spanId;
 }
 
@@ -70,6 +71,8 @@ export function takeHints(): ResolvedHints {
       diag.warn('@errata/sdk: retryOf was the outcome of several calls (a closed connection); hint ignored');
     previous = finished ?? undefined;
     retryOfId = previous?.spanId ?? null;
+  } else if (retryOf !== undefined && retryOf !== null) {
+    diag.warn(`@errata/sdk: retryOf is a ${typeof retryOf}, not a span id, result or error; hint ignored`);
   }
   const explicitAttempt = Number.isInteger(attempt) && (attempt as number) >= 1 ? (attempt as number) : null;
   return {

@@ -15,13 +15,13 @@ export interface ToolCallCaptureConfig {
    * Send the text and structured content of every result. Off by default: only errors, empty results and
    * results that signal a failure send their (redacted, truncated) text.
    */
-  captureResults?: boolean;
+  captureResults?: boolean | undefined;
   /** Send the arguments, redacted and truncated, as `gen_ai.tool.call.arguments`. Off: only their hash and size. */
-  captureArguments?: boolean;
+  captureArguments?: boolean | undefined;
   /** UTF-8 byte limit of every text sent. Default 2048. */
-  textLimitBytes?: number;
+  textLimitBytes?: number | undefined;
   /** Called before each tool-call span ends; what it throws, or its promise rejects with, goes to `diag`, never to the host. */
-  responseHook?: (span: Span, info: ToolCallInfo) => void;
+  responseHook?: ((span: Span, info: ToolCallInfo) => void) | undefined;
 }
 
 export interface McpClientInstrumentationConfig extends InstrumentationConfig, ToolCallCaptureConfig {}
@@ -33,11 +33,11 @@ export interface AgentRunOptions {
   /** `gen_ai.agent.name`; the span is named `invoke_agent {name}`. */
   readonly name: string;
   /** `gen_ai.agent.id`. */
-  readonly id?: string;
+  readonly id?: string | undefined;
   /** `errata.agent.role`. Default: `subagent` inside another agent run, otherwise not set. */
-  readonly role?: AgentRole;
+  readonly role?: AgentRole | undefined;
   /** `gen_ai.conversation.id`. Default: the enclosing run's. */
-  readonly conversationId?: string;
+  readonly conversationId?: string | undefined;
 }
 
 /** The agent run a callback runs in. */
@@ -52,7 +52,7 @@ export type EscalationTarget = 'human' | 'user' | 'coordinator';
 export interface Escalation {
   readonly target: EscalationTarget;
   /** Why the agent hands off; sent redacted and truncated. */
-  readonly reason?: string;
+  readonly reason?: string | undefined;
 }
 
 export type SubagentStatus = 'complete' | 'partial' | 'failed';
@@ -60,17 +60,17 @@ export type SubagentStatus = 'complete' | 'partial' | 'failed';
 /** A subagent's hand-back to its coordinator (DOMAIN.md §4). */
 export interface SubagentReport {
   readonly status: SubagentStatus;
-  readonly completed?: number;
-  readonly total?: number;
+  readonly completed?: number | undefined;
+  readonly total?: number | undefined;
   /** What the subagent tried. */
-  readonly attempted?: readonly string[];
+  readonly attempted?: readonly string[] | undefined;
   /** What the coordinator could do instead. */
-  readonly alternatives?: readonly string[];
+  readonly alternatives?: readonly string[] | undefined;
   /** How many partial results came back, or the results themselves (sent as redacted JSON). */
   readonly partialResults?: number | unknown;
   /** The category of the failure, when it failed. */
-  readonly errorCategory?: string;
-  readonly retryable?: boolean;
+  readonly errorCategory?: string | undefined;
+  readonly retryable?: boolean | undefined;
 }
 
 /**
@@ -78,10 +78,16 @@ export interface SubagentReport {
  * model's tool-call id.
  */
 export interface ToolCallHints {
-  /** The earlier call: its span id, or the result it returned / the error it threw. */
-  readonly retryOf?: string | object;
-  /** The attempt number of this call (the first call is 1). Default: the earlier call's attempt + 1. */
-  readonly attempt?: number;
+  /**
+   * The earlier call: its span id, or the result it returned / the error it threw (a `catch` variable as it is).
+   * Anything else is ignored, with a `diag` warning.
+   */
+  readonly retryOf?: unknown;
+  /**
+   * The attempt number of this call (the first call is 1). Default, when `retryOf` is a result or error: the earlier
+   * call's attempt + 1; with a span id, none is recorded.
+   */
+  readonly attempt?: number | undefined;
   /** `gen_ai.tool.call.id`: the model's id for this tool call. */
-  readonly toolCallId?: string;
+  readonly toolCallId?: string | undefined;
 }
