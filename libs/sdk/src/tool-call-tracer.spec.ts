@@ -135,3 +135,19 @@ it('params with an own __proto__ key (parsed from JSON) are sent with that key, 
   );
   expect(Object.getPrototypeOf(sent[0])).toBe(Object.prototype);
 });
+
+it('retryOf as a span id names the call without an attempt; of another type it is ignored, with a warning', async () => {
+  const { warnings } = captureDiag();
+  const call = tracedCallTool(async () => ({ content: [] }));
+  await call();
+  const first = tracing.spans()[0]!.spanContext().spanId;
+  await withToolCall({ retryOf: first }, call);
+  await withToolCall({ retryOf: 42 }, call);
+  const [, byId, byNumber] = tracing.spans();
+  expect(byId?.attributes['errata.retry.of']).toBe(first);
+  expect(byId?.attributes['errata.retry.attempt']).toBeUndefined();
+  expect(byNumber?.attributes['errata.retry.of']).toBeUndefined();
+  expect(warnings.map(([message]) => message)).toEqual([
+    '@errata/sdk: retryOf is a number, not a span id, result or error; hint ignored',
+  ]);
+});
