@@ -5,6 +5,7 @@
 import { startErrata, type ErrataExportStats } from '@errata/sdk';
 import { readDemoConfig, type DemoConfig } from './config/demo-config';
 import { DemoError, messageOf } from './demo-error';
+import { DemoInterrupted, listenForInterrupt, type Interruption } from './demo-interrupt';
 import { connectToErrata, type ErrataConnection } from './errata/errata-connection';
 import { waitForRunReports } from './errata/errata-reports';
 import type { ErrataProcess } from './errata/errata-process';
@@ -33,9 +34,15 @@ interface PlayResult {
   readonly tallies: ReadonlyMap<PolicyName, PolicyTally>;
   readonly stats: ErrataExportStats;
   readonly from: string;
+  /** The first research run's trace. */
+  readonly researchTraceId: string | null;
 }
 
-async function playAll(config: DemoConfig, errata: ErrataConnection): Promise<PlayResult> {
+async function playAll(
+  config: DemoConfig,
+  errata: ErrataConnection,
+  interruption: Interruption,
+): Promise<PlayResult> {
   // Before any MCP client exists; each client is also instrumented explicitly (mcp-session.ts).
   const handle = startErrata({
     endpoint: errata.url,
@@ -46,9 +53,11 @@ async function playAll(config: DemoConfig, errata: ErrataConnection): Promise<Pl
   const workspace = await createWorkspace();
   let servers: DemoServers | undefined;
   let from = new Date().toISOString();
+  let researchTraceId: string | null = null;
   try {
     log('Starting the MCP servers (support-desk, server-everything, server-filesystem, server-memory)…');
     servers = await connectDemoServers(workspace);
+    interruption.check();
     log(`Connected to ${allSessions(servers).length} MCP servers over stdio.`);
     log();
     for (const policy of POLICIES) log(`  ${policy.name.padEnd(15)} ${policy.summary}`);
@@ -57,12 +66,14 @@ async function playAll(config: DemoConfig, errata: ErrataConnection): Promise<Pl
       log();
       log(`Episode ${episode}/${config.episodes}`);
       for (const policy of POLICIES) {
+        interruption.check();
         const tally = tallies.get(policy.name)!;
         const before = tally.counts();
         const context = { policy, episode, servers, workspace, tally };
         // Every agent run of the first episode is shown; later episodes repeat it, so one line each.
         await playEpisode(context, (run) => {
           if (episode === 1) log(runLine(policy.name, run));
+          researchTraceId ??= run.traceId;
         });
         const played = difference(tally.counts(), before);
         log(
@@ -75,7 +86,7 @@ async function playAll(config: DemoConfig, errata: ErrataConnection): Promise<Pl
     await workspace.remove();
     await handle.shutdown(); // flushes every span still queued
   }
-  return { tallies, stats: handle.stats(), from };
+  return { tallies, stats: handle.stats(), from, researchTraceId };
 }
 
 /** Errata's reports on this run, once they hold every call, hand-off and subagent report the runtime counted. */
@@ -114,6 +125,7 @@ function printKeys(errata: ErrataConnection): void {
       "  (generated for this run, in the demo's own store; set ERRATA_INGEST_KEY / ERRATA_READ_KEY to choose them)",
     );
   }
+  log(`  Earlier runs' events stay in its store too: ${errata.store}.`);
 }
 
 /** Keeps the Errata the demo started until Ctrl-C (or SIGTERM), or until it exits by itself. */
@@ -128,9 +140,11 @@ function serveUntilStopped(server: ErrataProcess): Promise<void> {
 
 async function main(): Promise<void> {
   const config = readDemoConfig(process.env);
+  const interruption = listenForInterrupt(log);
   const errata = await connectToErrata(config, log);
   try {
-    const result = await playAll(config, errata);
+    interruption.check();
+    const result = await playAll(config, errata, interruption);
     const columns = POLICIES.map(({ name }) => [name, result.tallies.get(name)!.counts()] as const);
     log();
     for (const line of summaryLines(config.episodes, columns)) log(line);
@@ -141,13 +155,18 @@ async function main(): Promise<void> {
       );
     }
     await printErrataReports(errata, result.from, columns);
+    interruption.check();
     printKeys(errata);
     log();
-    for (const line of reportAccessLines({ url: errata.url, readKey: errata.readKey, from: result.from }))
-      log(line);
+    const access = { url: errata.url, readKey: errata.readKey, from: result.from };
+    for (const line of reportAccessLines({ ...access, traceId: result.researchTraceId })) log(line);
   } catch (error) {
     await errata.process?.stop();
+    // A Ctrl-C in a terminal also stops the MCP servers, so the step under way fails: it was the interruption.
+    interruption.check();
     throw error;
+  } finally {
+    interruption.release();
   }
   if (errata.process === null) return;
   log();
@@ -164,6 +183,13 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof DemoInterrupted) {
+    process.stderr.write(
+      'Demo interrupted: the MCP servers, its workspace and any Errata it started are stopped.\n',
+    );
+    process.exitCode = 130;
+    return;
+  }
   process.stderr.write(`Demo failed: ${error instanceof DemoError ? error.message : messageOf(error)}\n`);
   if (!(error instanceof DemoError) && error instanceof Error && error.stack)
     process.stderr.write(`${error.stack}\n`);

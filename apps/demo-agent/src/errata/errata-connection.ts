@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DemoConfig } from '../config/demo-config';
 import { DemoError } from '../demo-error';
-import { answers, checkIngestKey, checkReadKey } from './errata-http';
+import { checkIngestKey, checkReadKey, statusOf } from './errata-http';
 import { startErrataProcess, type ErrataProcess } from './errata-process';
 
 export interface ErrataConnection {
@@ -19,6 +19,8 @@ export interface ErrataConnection {
   readonly process: ErrataProcess | null;
   /** Keys the demo generated (so it can say they replaced earlier ones). */
   readonly generatedKeys: boolean;
+  /** Where an Errata the demo started keeps its events, which earlier runs share; null when Errata was running. */
+  readonly store: string | null;
 }
 
 /** Loopback hosts the demo can start Errata on, and the HOST Errata then listens on. */
@@ -35,18 +37,33 @@ export async function connectToErrata(
   log: (line: string) => void,
 ): Promise<ErrataConnection> {
   const url = config.errataUrl;
-  if (await answers(`${url}/healthz`)) {
+  const health = await statusOf(`${url}/healthz`);
+  if (health !== null && health !== 200) {
+    throw new DemoError(
+      `something that is not Errata answers at ${url} (GET /healthz → ${health}); set ERRATA_URL to Errata's ` +
+        'URL, or to a free port for the demo to start its own Errata',
+    );
+  }
+  if (health === 200) {
     if (config.ingestKey === null) {
       throw new DemoError(
-        `Errata answers at ${url}, but ERRATA_INGEST_KEY is not set. Give the demo an ingest key of that Errata ` +
-          '(printed at its first start, or `npm run errata -- keys create --project default --scope ingest`), ' +
-          'or point ERRATA_URL at a free port and the demo starts its own Errata.',
+        `Errata answers at ${url}, but ERRATA_INGEST_KEY is not set. If an earlier \`npm run demo\` started it, ` +
+          'set ERRATA_INGEST_KEY and ERRATA_READ_KEY to the keys it printed ("Keys of project "default" in the ' +
+          'Errata the demo started"), or stop it (Ctrl-C there) and run the demo again. For an Errata of your ' +
+          'own, use an ingest key of its project. Or point ERRATA_URL at a free port and the demo starts its own.',
       );
     }
     await checkIngestKey(url, config.ingestKey);
     if (config.readKey !== null) await checkReadKey(url, config.readKey);
     log(`Using the Errata running at ${url}.`);
-    return { url, ingestKey: config.ingestKey, readKey: config.readKey, process: null, generatedKeys: false };
+    return {
+      url,
+      ingestKey: config.ingestKey,
+      readKey: config.readKey,
+      process: null,
+      generatedKeys: false,
+      store: null,
+    };
   }
 
   const parsed = new URL(url);
@@ -79,5 +96,9 @@ export async function connectToErrata(
     readKey,
     process: started,
     generatedKeys: config.ingestKey === null || config.readKey === null,
+    store:
+      config.databaseUrl === null
+        ? `the embedded database in ${config.dataDir} (delete that directory to start afresh)`
+        : 'the PostgreSQL database at DEMO_DATABASE_URL',
   };
 }

@@ -32,14 +32,18 @@ export interface ErrataReports {
 
 export type ReportPath = keyof ErrataReports;
 
-export async function answers(url: string): Promise<boolean> {
+/** The status `GET url` answers with; null when nothing answers (refused, or no answer in time). */
+export async function statusOf(url: string): Promise<number | null> {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-    return response.ok;
+    await response.body?.cancel();
+    return response.status;
   } catch {
-    return false;
+    return null;
   }
 }
+
+export const answers = async (url: string): Promise<boolean> => (await statusOf(url)) === 200;
 
 /** Sends an export request without spans: Errata answers 200 only to an ingest (or admin) key it knows. */
 export async function checkIngestKey(baseUrl: string, key: string): Promise<void> {

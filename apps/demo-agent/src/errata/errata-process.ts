@@ -41,8 +41,11 @@ class OutputTail {
     return this.lines.find((line) => line.includes(text)) ?? null;
   }
 
+  /** The lines that report an error (a failed start logs every route first), else all of them. */
   toString(): string {
-    return this.lines.length === 0 ? '(no output)' : this.lines.map((line) => `  | ${line}`).join('\n');
+    const errors = this.lines.filter((line) => /\berror\b|\bE[A-Z]{4,}\b|failed/i.test(line));
+    const shown = errors.length > 0 ? errors : this.lines;
+    return shown.length === 0 ? '(no output)' : shown.map((line) => `  | ${line}`).join('\n');
   }
 }
 

@@ -81,6 +81,8 @@ export interface ReportAccess {
   readonly readKey: string | null;
   /** This run's first call, for `from=`. */
   readonly from: string;
+  /** A trace of this run to show as a timeline (a research run: coordinator and subagents); null when none. */
+  readonly traceId: string | null;
 }
 
 /** The report endpoints under `/api/v1`, each with the queries shown for it. */
@@ -102,7 +104,7 @@ const REPORT_QUERIES: readonly (readonly [path: string, queries: readonly string
   ['servers', ['']],
 ];
 
-export function reportAccessLines({ url, readKey, from }: ReportAccess): string[] {
+export function reportAccessLines({ url, readKey, from, traceId }: ReportAccess): string[] {
   const key = readKey ?? '<read key>';
   const curl = (path: string, query: string) =>
     `  curl -s -H "Authorization: Bearer ${key}" "${url}/api/v1/${path}${query === '' ? '' : `?${query}`}"`;
@@ -115,13 +117,19 @@ export function reportAccessLines({ url, readKey, from }: ReportAccess): string[
     '',
     `  curl -s ${url}/healthz`,
     ...REPORT_QUERIES.flatMap(([path, queries]) => queries.map((query) => curl(path, query))),
-    `  (add from=${from} to a query to see this run only)`,
+    '',
+    '  These cover everything this Errata has stored. This run only, from its first call:',
+    curl('reports/retry-waste', `groupBy=category&from=${from}`),
+    ...(traceId === null
+      ? []
+      : ['  One research run (coordinator and subagents) as a timeline:', curl(`traces/${traceId}`, '')]),
   ];
   if (readKey === null) {
     lines.push(
       '',
-      'ERRATA_READ_KEY was not given, so <read key> above is a placeholder: use the read key printed at',
-      "Errata's first start, or make one with `npm run errata -- keys create --project default --scope read`.",
+      'ERRATA_READ_KEY was not given, so <read key> above is a placeholder: use a read key of the project the',
+      'ingest key belongs to (an Errata an earlier `npm run demo` started printed one under "Keys of project',
+      '"default""), or make one with `npm run errata -- keys create --project <project> --scope read`.',
     );
   }
   return lines;

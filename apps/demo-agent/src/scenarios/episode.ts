@@ -9,17 +9,21 @@ export interface PlayedRun {
   readonly scenario: string;
   /** What this agent run did (subagent runs included). */
   readonly counts: TallyCounts;
+  /** The run's trace, when the scenario says (the research run's, to show as a timeline). */
+  readonly traceId: string | null;
 }
 
 export async function playEpisode(context: EpisodeContext, onRun: (run: PlayedRun) => void): Promise<void> {
-  const measured = async (scenario: string, play: () => Promise<unknown>) => {
+  /** `play` resolves with the trace to show as a timeline, or with null. */
+  const measured = async (scenario: string, play: () => Promise<string | null>) => {
     const before = context.tally.counts();
-    await play();
-    onRun({ scenario, counts: difference(context.tally.counts(), before) });
+    const traceId = await play();
+    onRun({ scenario, counts: difference(context.tally.counts(), before), traceId });
   };
+  const untracked = (played: Promise<unknown>) => played.then(() => null);
   for (const scenario of SUPPORT_SCENARIOS) {
-    await measured(scenario.id, () => playSupportScenario(scenario, context));
+    await measured(scenario.id, () => untracked(playSupportScenario(scenario, context)));
   }
   await measured('research-with-subagents', () => playResearch(context));
-  await measured('npm-reference-servers', () => playWorkspace(context));
+  await measured('npm-reference-servers', () => untracked(playWorkspace(context)));
 }

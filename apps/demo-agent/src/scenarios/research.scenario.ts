@@ -113,7 +113,8 @@ function playSubagent(plan: SubagentPlan, context: EpisodeContext): Promise<Suba
   });
 }
 
-export function playResearch(context: EpisodeContext): Promise<void> {
+/** Plays the research run; resolves with its trace id. */
+export function playResearch(context: EpisodeContext): Promise<string> {
   const { policy, episode, tally } = context;
   return withAgentRun(
     {
@@ -122,11 +123,12 @@ export function playResearch(context: EpisodeContext): Promise<void> {
       role: 'coordinator',
       conversationId: `${policy.name}-${episode}-research`,
     },
-    async () => {
+    async (run) => {
       const reports: SubagentReport[] = [];
       for (const plan of SUBAGENTS) reports.push(await playSubagent(plan, context));
       const handOff = policy.coordinatorHandOff(reports);
       if (handOff !== null) escalate(handOff, { inSubagent: false, tally });
+      return run.traceId;
     },
   );
 }

@@ -1,0 +1,165 @@
+/**
+ * `npm run demo` when it starts its own Errata, and how it ends: kept running until Ctrl-C with working `curl`
+ * lines, stopped by a signal in the middle of the episodes (from a terminal, or through npm by a process manager),
+ * and refusing a port where something else answers. The built demo (`npm run build`) on the embedded store.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from './support/server-process';
+
+const ROOT = join(__dirname, '..');
+const DEMO = join(ROOT, 'apps/demo-agent/dist/main.js');
+
+interface DemoProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** The demo's temporary directories are made in here (TMPDIR). */
+  readonly tmp: string;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once stdout holds the text. */
+  waitFor(text: string | RegExp, ms?: number): Promise<void>;
+  exited(): Promise<number | null>;
+}
+
+const started: { dirs: string[]; children: ChildProcess[] } = { dirs: [], children: [] };
+afterEach(async () => {
+  for (const child of started.children) if (child.exitCode === null) child.kill('SIGKILL');
+  await Promise.all(started.dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  started.children = [];
+  started.dirs = [];
+});
+
+/** Runs the demo (`node main.js`, or `npm run demo` without its build step) on a free port of its own. */
+async function startDemo(
+  how: 'node' | 'npm',
+  env: Record<string, string>,
+  url?: string,
+): Promise<DemoProcess> {
+  const dir = await mkdtemp(join(tmpdir(), 'errata-demo-test-'));
+  started.dirs.push(dir);
+  const tmp = join(dir, 'tmp');
+  await mkdir(tmp);
+  const errataUrl = url ?? `http://127.0.0.1:${await freePort()}`;
+  const [command, args] =
+    how === 'node' ? [process.execPath, [DEMO]] : ['npm', ['run', 'demo', '--silent', '--ignore-scripts']];
+  const { ERRATA_INGEST_KEY: _i, ERRATA_READ_KEY: _r, DATABASE_URL: _d, ...inherited } = process.env;
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: {
+      ...inherited,
+      ERRATA_URL: errataUrl,
+      DEMO_DATA_DIR: join(dir, 'store'),
+      TMPDIR: tmp,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  started.children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exit = once(child, 'exit').then(([code]) => code as number | null);
+  return {
+    child,
+    url: errataUrl,
+    tmp,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited: () => exit,
+    async waitFor(text, ms = 90_000) {
+      const deadline = Date.now() + ms;
+      const seen = () => (typeof text === 'string' ? stdout.includes(text) : text.test(stdout));
+      while (!seen()) {
+        if (child.exitCode !== null) throw new Error(`the demo exited:\n${stdout}\n${stderr}`);
+        if (Date.now() > deadline) throw new Error(`no "${String(text)}" within ${ms} ms:\n${stdout}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+  };
+}
+
+const errataAnswers = (url: string): Promise<boolean> =>
+  fetch(`${url}/healthz`).then(
+    () => true,
+    () => false,
+  );
+
+describe('npm run demo with an Errata of its own', () => {
+  it('keeps it running in a terminal-like run until Ctrl-C; every line it prints works meanwhile', async () => {
+    const demo = await startDemo('node', { DEMO_EPISODES: '1', DEMO_KEEP_SERVER: '1' });
+    await demo.waitFor('Press Ctrl-C to stop it.');
+    const out = demo.stdout();
+    expect(out).toContain(`Nothing answers at ${demo.url}: starting Errata`);
+    expect(out).toContain('Keys of project "default" in the Errata the demo started:');
+    expect(out).toContain("Earlier runs' events stay in its store too: the embedded database in");
+    const curls = [...out.matchAll(/curl -s -H "Authorization: Bearer (\S+)" "(\S+)"/g)];
+    expect(curls.map(([, , url]) => url)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/\/api\/v1\/reports\/retry-waste\?groupBy=category&from=\d{4}-\d\d-\d\dT/),
+        expect.stringMatching(/\/api\/v1\/traces\/[0-9a-f]{32}$/),
+      ]),
+    );
+    for (const [, key, url] of curls) {
+      const response = await fetch(url!, { headers: { authorization: `Bearer ${key}` } });
+      expect({ url, status: response.status }).toEqual({ url, status: 200 });
+    }
+    const trace = curls.find(([, , url]) => url!.includes('/traces/'))!;
+    const timeline = (await (
+      await fetch(trace[2]!, { headers: { authorization: `Bearer ${trace[1]}` } })
+    ).json()) as { runs: { agentName: string }[] };
+    expect(timeline.runs.map((run) => run.agentName)).toEqual(
+      expect.arrayContaining(['research-coordinator', 'kb-researcher', 'web-researcher', 'news-researcher']),
+    );
+
+    demo.child.kill('SIGINT');
+    expect(await demo.exited()).toBe(0);
+    expect(demo.stdout()).toContain('Errata stopped.');
+    expect(await errataAnswers(demo.url)).toBe(false);
+  }, 120_000);
+
+  it.each([
+    ['Ctrl-C in a terminal', 'node', 'SIGINT'],
+    ['a process manager stopping `npm run demo`', 'npm', 'SIGTERM'],
+  ] as const)(
+    'interrupted in the middle of the episodes (%s): stops the MCP servers, its workspace and its Errata',
+    async (_how, how, signal) => {
+      const demo = await startDemo(how, { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' });
+      await demo.waitFor('Episode 2/1000');
+      expect(await readdir(demo.tmp)).toHaveLength(1); // the workspace of server-filesystem and server-memory
+      demo.child.kill(signal);
+      const code = await demo.exited();
+      expect(code).toBe(130);
+      expect(demo.stdout()).toContain(`${signal}: stopping what the demo started…`);
+      expect(demo.stderr()).toContain(
+        'Demo interrupted: the MCP servers, its workspace and any Errata it started are stopped.',
+      );
+      expect(await readdir(demo.tmp)).toEqual([]);
+      expect(await errataAnswers(demo.url)).toBe(false);
+    },
+    120_000,
+  );
+
+  it('refuses a port where something other than Errata answers, and says so', async () => {
+    const other = createServer((_req, res) => res.writeHead(404).end('not here'));
+    other.listen(0, '127.0.0.1');
+    await once(other, 'listening');
+    const { port } = other.address() as { port: number };
+    try {
+      const demo = await startDemo('node', { DEMO_EPISODES: '1' }, `http://127.0.0.1:${port}`);
+      expect(await demo.exited()).toBe(1);
+      expect(demo.stderr()).toBe(
+        `Demo failed: something that is not Errata answers at http://127.0.0.1:${port} (GET /healthz → 404); ` +
+          "set ERRATA_URL to Errata's URL, or to a free port for the demo to start its own Errata\n",
+      );
+    } finally {
+      other.close();
+    }
+  }, 60_000);
+});
