@@ -385,33 +385,22 @@ describe('an HTTP error status answered to a Streamable HTTP client: a transport
     expect(classifyToolCall(call)).toMatchObject({ category: 'transient', evidence: 'jsonrpc:-32000' });
   });
 
-  it('a proxy answers 503: transient, by the status', async () => {
-    const span = await failedCall(proxy.url, () => proxy.failNextPost(503, 'Service Unavailable'));
+  it.each([
+    ['a proxy answers 503: transient, by the status', 503, 'Service Unavailable', 'transient'],
+    [
+      'a gateway answers 401 and the client has no auth provider: permission, not transient',
+      401,
+      '',
+      'permission',
+    ],
+  ])('%s', async (_case, status, body, category) => {
+    const span = await failedCall(proxy.url, () => proxy.failNextPost(status, body));
     expect(span.attributes).toMatchObject({
       'error.type': 'StreamableHTTPError',
-      'http.response.status_code': 503,
+      'http.response.status_code': status,
     });
     const call = toolCallOf(span);
     expect(call.outcome).toBe('transport_error');
-    expect(classifyToolCall(call)).toMatchObject({
-      category: 'transient',
-      source: 'code',
-      evidence: 'http:503',
-    });
-  });
-
-  it('a gateway answers 401 and the client has no auth provider: permission, not transient', async () => {
-    const span = await failedCall(proxy.url, () => proxy.failNextPost(401, ''));
-    expect(span.attributes).toMatchObject({
-      'error.type': 'StreamableHTTPError',
-      'http.response.status_code': 401,
-    });
-    const call = toolCallOf(span);
-    expect(call.outcome).toBe('transport_error');
-    expect(classifyToolCall(call)).toMatchObject({
-      category: 'permission',
-      source: 'code',
-      evidence: 'http:401',
-    });
+    expect(classifyToolCall(call)).toMatchObject({ category, source: 'code', evidence: `http:${status}` });
   });
 });
