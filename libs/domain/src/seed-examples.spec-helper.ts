@@ -8,9 +8,12 @@ export interface SeedExample {
   readonly tool: string;
   readonly result: {
     readonly isError?: boolean;
-    readonly content: readonly { readonly type: 'text'; readonly text: string }[];
+    /** Absent in seed 000's first example, a result made of its fields alone. */
+    readonly content?: readonly { readonly type: 'text'; readonly text: string }[];
     readonly structuredContent?: Record<string, unknown>;
     readonly _meta?: Record<string, unknown>;
+    /** Seed 000's fields written on the result itself, beside `content`. */
+    readonly [field: string]: unknown;
   };
   /** `errata.error.*` the SDK sends; absent keys are not sent. */
   readonly declared: {
@@ -97,6 +100,36 @@ export const SEED_EXAMPLES: readonly SeedExample[] = [
     declared: { category: 'permission', retryable: false },
     outcome: 'tool_error',
     category: 'permission',
+  },
+  {
+    name: 'literal: the fields on the result itself, no content (seed 000’s first example)',
+    seed: '000',
+    tool: 'lookup_order',
+    result: {
+      isError: true,
+      errorCategory: 'transient',
+      isRetryable: true,
+      description:
+        'The order database timed out after 5 seconds. The request is valid and may succeed if retried after a short delay.',
+    },
+    declared: { category: 'transient', retryable: true },
+    outcome: 'tool_error',
+    category: 'transient',
+  },
+  {
+    name: 'exam-shaped: the fields beside content (seed 000)',
+    seed: '000',
+    tool: 'process_refund',
+    result: {
+      isError: true,
+      content: [text('Refund exceeds automatic approval limit.')],
+      errorCategory: 'business',
+      isRetryable: false,
+      description: 'Refund amount exceeds limit. Escalate to a manager.',
+    },
+    declared: { category: 'business', retryable: false },
+    outcome: 'tool_error',
+    category: 'business',
   },
   {
     name: 'richer schema: category + automatic_retry_allowed',

@@ -164,7 +164,9 @@ export function toolResultAttributes(
     if (structuredText !== null) attributes[ATTR_ERRATA_RESULT_STRUCTURED] = structuredText;
   }
   if (failed) {
-    const declared = declaredErrorInPayloads(payloads, record['_meta']);
+    // The result object too, `_meta` included: seed 000 writes `errorCategory` / `isRetryable` on the result
+    // itself, beside `content` or instead of it.
+    const declared = declaredErrorInPayloads([...payloads, { raw: '', json: record }]);
     if (declared.category !== null) attributes[ATTR_ERRATA_ERROR_CATEGORY] = declared.category;
     if (declared.retryable !== null) attributes[ATTR_ERRATA_ERROR_RETRYABLE] = declared.retryable;
     if (declared.code !== null) attributes[ATTR_ERRATA_ERROR_CODE] = declared.code;
