@@ -199,4 +199,22 @@ describe('retry hints', () => {
     expect(c!.attributes['errata.retry.of']).toBeUndefined();
     expect(toolCallOf(b!).retryHint).toEqual({ of: a!.spanContext().spanId, attempt: 2 });
   });
+
+  it('the tokens a runtime reports for a call reach Errata, which counts them for wasted retries', async () => {
+    const transient = SEED_EXAMPLES.findIndex((e) => e.name.startsWith('lookup_order transient'));
+    await withToolCall({ inputTokens: 1200, outputTokens: 85 }, () =>
+      instrumented.callTool({ name: 'lookup_order', arguments: { example: transient } }),
+    );
+    await withToolCall({ inputTokens: -1, outputTokens: 2.5 }, () =>
+      instrumented.callTool({ name: 'lookup_order', arguments: { example: transient } }),
+    );
+    const [reported, invalid] = tracing.spans();
+    expect(reported!.attributes).toMatchObject({
+      'gen_ai.usage.input_tokens': 1200,
+      'gen_ai.usage.output_tokens': 85,
+    });
+    expect(toolCallOf(reported!).tokens).toBe(1285);
+    expect(invalid!.attributes['gen_ai.usage.input_tokens']).toBeUndefined();
+    expect(toolCallOf(invalid!).tokens).toBeNull();
+  });
 });

@@ -132,6 +132,19 @@ describe('escalations and subagent reports', () => {
     });
   });
 
+  it('a report with very long lists keeps as many items as Errata does, so that Errata accepts it', () => {
+    const long = Array.from({ length: 520 }, (_, i) => `source ${i}: ${'x'.repeat(2100)}`);
+    withAgentRun({ name: 'coordinator' }, () =>
+      withAgentRun({ name: 'web-research' }, () =>
+        recordSubagentReport({ status: 'partial', attempted: long, alternatives: long }),
+      ),
+    );
+    const report = byName('errata.subagent_report');
+    expect(report.attributes['errata.subagent.attempted']).toHaveLength(100);
+    const [event] = toEvents([report]); // decoded with Errata's 1 MiB limit per attribute: throws if refused
+    expect(event).toMatchObject({ type: 'SubagentReportObserved', data: { status: 'partial' } });
+  });
+
   it('invalid input is reported to diag and records nothing, without throwing', () => {
     const { warnings } = captureDiag();
     recordEscalation({ target: 'manager' as never });

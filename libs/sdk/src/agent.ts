@@ -16,7 +16,7 @@ import {
   type SpanContext,
 } from '@opentelemetry/api';
 import { hrTime } from '@opentelemetry/core';
-import { ESCALATION_SPAN, storedText, SUBAGENT_REPORT_SPAN } from '@errata/domain';
+import { ESCALATION_SPAN, MAX_REPORT_LIST_ITEMS, storedText, SUBAGENT_REPORT_SPAN } from '@errata/domain';
 import {
   ATTR_ERRATA_AGENT_ROLE,
   ATTR_ERRATA_ERROR_CATEGORY,
@@ -158,8 +158,17 @@ export function recordEscalation(escalation: Escalation): void {
   });
 }
 
+/**
+ * The strings of a list, each cut to the text limit, as many as Errata keeps (MAX_REPORT_LIST_ITEMS): a longer list
+ * could pass the 1 MiB Errata accepts in one attribute, and the whole report would be refused.
+ */
 const cleanList = (items: readonly string[] | undefined): string[] | undefined =>
-  Array.isArray(items) ? items.filter((item) => typeof item === 'string').map(text) : undefined;
+  Array.isArray(items)
+    ? items
+        .filter((item) => typeof item === 'string')
+        .slice(0, MAX_REPORT_LIST_ITEMS)
+        .map(text)
+    : undefined;
 
 const countOrUndefined = (value: unknown): number | undefined =>
   Number.isInteger(value) && (value as number) >= 0 ? (value as number) : undefined;

@@ -21,11 +21,22 @@ export interface ResolvedHints {
   readonly retryOf: string | null;
   readonly attempt: number | null;
   readonly toolCallId: string | null;
+  readonly inputTokens: number | null;
+  readonly outputTokens: number | null;
 }
 
 const HINTS_KEY = createContextKey('@errata/sdk tool call hints');
 const SPAN_ID = /^[0-9a-f]{16}$/i;
-const NO_HINTS: ResolvedHints = { retryOf: null, attempt: null, toolCallId: null };
+const NO_HINTS: ResolvedHints = {
+  retryOf: null,
+  attempt: null,
+  toolCallId: null,
+  inputTokens: null,
+  outputTokens: null,
+};
+
+const tokenCount = (value: unknown): number | null =>
+  Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : null;
 
 /**
  * null: several calls ended with this object. The MCP SDK rejects every pending request with one McpError when the
@@ -57,7 +68,7 @@ export function takeHints(): ResolvedHints {
   const pending = context.active().getValue(HINTS_KEY) as PendingHints | undefined;
   if (pending === undefined || pending.taken) return NO_HINTS;
   pending.taken = true;
-  const { retryOf, attempt, toolCallId } = pending.hints;
+  const { retryOf, attempt, toolCallId, inputTokens, outputTokens } = pending.hints;
   let previous: FinishedCall | undefined;
   let retryOfId: string | null = null;
   if (typeof retryOf === 'string') {
@@ -79,5 +90,7 @@ export function takeHints(): ResolvedHints {
     retryOf: retryOfId,
     attempt: explicitAttempt ?? (previous === undefined ? null : previous.attempt + 1),
     toolCallId: typeof toolCallId === 'string' && toolCallId !== '' ? toolCallId : null,
+    inputTokens: tokenCount(inputTokens),
+    outputTokens: tokenCount(outputTokens),
   };
 }

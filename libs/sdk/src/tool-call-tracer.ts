@@ -35,6 +35,8 @@ import {
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_NAME,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
   ATTR_JSONRPC_REQUEST_ID,
   ATTR_MCP_METHOD_NAME,
   ERROR_TYPE_TOOL_ERROR,
@@ -300,6 +302,8 @@ export class ToolCallTracer {
     if (hints.retryOf !== null) attributes[ATTR_ERRATA_RETRY_OF] = hints.retryOf;
     if (hints.attempt !== null) attributes[ATTR_ERRATA_RETRY_ATTEMPT] = hints.attempt;
     if (hints.toolCallId !== null) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = hints.toolCallId;
+    if (hints.inputTokens !== null) attributes[ATTR_GEN_AI_USAGE_INPUT_TOKENS] = hints.inputTokens;
+    if (hints.outputTokens !== null) attributes[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] = hints.outputTokens;
     if (config.captureArguments === true) {
       const captured = storedText(JSON.stringify(args) ?? null, textLimitBytes(config));
       if (captured !== null) attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = captured;

@@ -90,4 +90,10 @@ export interface ToolCallHints {
   readonly attempt?: number | undefined;
   /** `gen_ai.tool.call.id`: the model's id for this tool call. */
   readonly toolCallId?: string | undefined;
+  /**
+   * Tokens the model spent on this call, as `gen_ai.usage.input_tokens` / `output_tokens`: Errata counts them as
+   * wasted tokens when the call is a wasted retry. Whole numbers from 0.
+   */
+  readonly inputTokens?: number | undefined;
+  readonly outputTokens?: number | undefined;
 }
