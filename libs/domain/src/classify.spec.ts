@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyToolCall, isEmptyListPayload, listPayloadArrays } from './classify';
 import { errataToolSpan, makeSpan, protocolErrorSpan, toolCallOf } from './fixtures.spec-helper';
 import { CATEGORY_SYNONYMS, RULES_VERSION } from './rules';
+import { declaredErrorOf } from './result-signals';
 import { StatusCode } from './span';
 import { isSearchLikeTool, toolNameWords } from './tool-names';
 
@@ -466,5 +467,13 @@ describe('isEmptyListPayload / listPayloadArrays', () => {
   it('lists of a list result, null for data that merely holds a list', () => {
     expect(listPayloadArrays({ orders: [1, 2, 3], total: 3, nextCursor: 'c' })).toEqual([[1, 2, 3]]);
     expect(listPayloadArrays({ orderId: '#1', items: [1, 2] })).toBeNull();
+  });
+});
+
+describe('declaredErrorOf: retry-after', () => {
+  it('reads seconds as milliseconds, and skips a value past the integers it is stored as', () => {
+    expect(declaredErrorOf('{"retryAfterSeconds":2.5}', null).retryAfterMs).toBe(2500);
+    expect(declaredErrorOf('{"retryAfterSeconds":1e20}', null).retryAfterMs).toBeNull();
+    expect(declaredErrorOf('{"retryAfterSeconds":1e20,"retry_after":3}', null).retryAfterMs).toBe(3000);
   });
 });

@@ -150,7 +150,9 @@ export function declaredRetryAfterMs(payload: Payload): number | null {
         : valuesOf(objects, [key]);
     for (const value of values) {
       const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
-      if (Number.isFinite(n) && n >= 0) return Math.round(n * factor);
+      const ms = Math.round(n * factor);
+      // Sent and stored as an integer: a value past that range says nothing a retry could wait for.
+      if (n >= 0 && Number.isSafeInteger(ms)) return ms;
     }
   }
   return null;

@@ -151,3 +151,21 @@ it('retryOf as a span id names the call without an attempt; of another type it i
     '@errata/sdk: retryOf is a number, not a span id, result or error; hint ignored',
   ]);
 });
+
+it('a tracestate the host put in _meta goes with its traceparent, which the span’s replaces', async () => {
+  const sent: { _meta?: Record<string, unknown> }[] = [];
+  const client = {
+    callTool: async (params: { _meta?: Record<string, unknown> }) => {
+      sent.push(params);
+      return { content: [] };
+    },
+  };
+  const callTool = new ToolCallTracer(
+    () => trace.getTracer('test'),
+    () => ({}),
+  ).wrapCallTool(client.callTool as never);
+  const stale = { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`, tracestate: 'vendor=stale' };
+  await callTool.call(client, { name: 'lookup', arguments: {}, _meta: { ...stale, progressToken: 3 } });
+  const { traceId, spanId } = tracing.spans()[0]!.spanContext();
+  expect(sent[0]?._meta).toEqual({ traceparent: `00-${traceId}-${spanId}-01`, progressToken: 3 });
+});

@@ -421,6 +421,8 @@ function tracedParams(
   if (span === undefined || !isSpanContextValid(span.spanContext())) return params;
   const existing = params['_meta'];
   const meta = isRecord(existing) ? copyOf(existing) : {};
+  // A tracestate goes with the traceparent it came with; the one written here replaces the host's.
+  if ('tracestate' in meta && span.spanContext().traceState === undefined) delete meta['tracestate'];
   const before = meta['traceparent'];
   propagation.inject(spanContext, meta, carrierSetter);
   // The host's propagator (W3C by default in the OpenTelemetry SDK) usually wrote this span's traceparent already;
