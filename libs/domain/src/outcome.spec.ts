@@ -39,8 +39,8 @@ describe('deriveOutcome', () => {
     );
   });
 
-  it('given error.type timeout (any usual spelling), then timeout', () => {
-    for (const errorType of ['timeout', 'TimeoutError', 'REQUEST_TIMEOUT']) {
+  it('given error.type timeout (any usual spelling), or a cancellation (AbortError), then timeout', () => {
+    for (const errorType of ['timeout', 'TimeoutError', 'REQUEST_TIMEOUT', 'AbortError']) {
       expect(outcome({ errorType })).toBe('timeout');
     }
   });

@@ -23,8 +23,17 @@ export interface OutcomeSignals {
 export const JSONRPC_REQUEST_TIMEOUT = -32001;
 export const JSONRPC_CONNECTION_CLOSED = -32000;
 
-/** `error.type` values (lowercased, non-alphanumerics dropped) that mean the client gave up waiting. */
-const TIMEOUT_ERROR_TYPES: ReadonlySet<string> = new Set(['timeout', 'requesttimeout', 'timeouterror']);
+/**
+ * `error.type` values (lowercased, non-alphanumerics dropped) that mean the client gave up waiting: on its own
+ * timer, or cancelled by the agent (`AbortError`; DOMAIN.md has no outcome of its own for a cancelled call, and
+ * no JSON-RPC error came back, so it is not a protocol error).
+ */
+const TIMEOUT_ERROR_TYPES: ReadonlySet<string> = new Set([
+  'timeout',
+  'requesttimeout',
+  'timeouterror',
+  'aborterror',
+]);
 
 /**
  * Network / connection failures, as exception names (`error.type`) or inside a message. The MCP SDK's HTTP
@@ -75,7 +84,7 @@ function outcomeOfCode(code: number): Outcome {
  * Derives the outcome. Precedence, first match wins:
  *  1. a JSON-RPC code (rpc status attribute, numeric `error.type`, or an `McpError` message when no result was
  *     seen): -32001 → timeout, -32000 → transport_error, any other → protocol_error;
- *  2. `error.type` = timeout (also `TimeoutError`, `REQUEST_TIMEOUT`) → timeout;
+ *  2. `error.type` = timeout (also `TimeoutError`, `REQUEST_TIMEOUT`, and `AbortError`: cancelled) → timeout;
  *  3. `error.type` is a network exception (ECONNREFUSED, ECONNRESET, EPIPE, UND_ERR_*, …) → transport_error;
  *  4. `isError` true or `error.type` = tool_error → tool_error;
  *  5. a result was seen (`isError` false) → ok / ok_empty;
