@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { context, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
+import { context, diag, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BasicTracerProvider, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -360,6 +360,99 @@ describe('ErrataSpanProcessor: shutdown when Errata does not answer, real OTLP e
     toolCallsInto(stopping, 3);
     await expect(stopping.shutdown()).resolves.toBeUndefined();
     expect(exporter.getFinishedSpans()).toHaveLength(3);
+  });
+});
+
+/** An exporter that answers each export after `delayMs`, with success or failure, and counts the batches. */
+function countingExporter(delayMs: number, ok = true) {
+  const batches: number[] = [];
+  const exporter = new InMemorySpanExporter();
+  exporter.export = (spans, done) => {
+    batches.push(spans.length);
+    setTimeout(() => done({ code: ok ? 0 : 1, error: ok ? undefined : new Error('refused') }), delayMs);
+  };
+  return { exporter, batches };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('ErrataSpanProcessor: steady load, failures, repeated calls', () => {
+  it('under a steady stream of spans, flushes send what was queued and full batches, not batches of a few', async () => {
+    const { exporter, batches } = countingExporter(20);
+    const steady = new ErrataSpanProcessor({ exporter, scheduledDelayMillis: 100, maxExportBatchSize: 200 });
+    for (let tick = 0; tick < 150; tick++) {
+      toolCallsInto(steady, 2); // about 500 spans a second
+      await pause(2);
+    }
+    await steady.forceFlush();
+    const spans = batches.reduce((sum, n) => sum + n, 0);
+    expect(spans).toBe(300);
+    // The flush loop used to chase every span that ended while it exported: batches of what one export's time let in.
+    expect(spans / batches.length).toBeGreaterThan(25);
+    await steady.shutdown();
+  });
+
+  it('a failed export ends the flush: the next batches wait for the timer, not for one timeout after another', async () => {
+    const { exporter, batches } = countingExporter(1, false);
+    const failing = new ErrataSpanProcessor({
+      exporter,
+      scheduledDelayMillis: 60_000,
+      maxExportBatchSize: 10,
+    });
+    toolCallsInto(failing, 9);
+    await failing.forceFlush();
+    toolCallsInto(failing, 31); // a full batch goes out by itself, and fails
+    await failing.forceFlush();
+    expect(batches).toEqual([9, 10, 10]);
+    expect(failing.stats()).toMatchObject({ queued: 11, failed: 29, exporting: 0 });
+  });
+
+  it('counts the spans of an export not answered yet; a second shutdown, and a flush meanwhile, wait for the first', async () => {
+    const { exporter } = countingExporter(200);
+    const stopping = new ErrataSpanProcessor({ exporter, scheduledDelayMillis: 60_000 });
+    toolCallsInto(stopping, 100);
+    const first = stopping.shutdown();
+    await pause(20);
+    expect(stopping.stats()).toMatchObject({ queued: 0, exporting: 100, exported: 0 });
+    const second = stopping.shutdown();
+    const flush = stopping.forceFlush();
+    let done = 0;
+    void second.then(() => done++);
+    void flush.then(() => done++);
+    await pause(50);
+    expect(done).toBe(0);
+    await Promise.all([first, second, flush]);
+    expect(stopping.stats()).toMatchObject({ queued: 0, exporting: 0, exported: 100 });
+  });
+
+  it('a host diag logger that throws does not stop the exports', async () => {
+    const { exporter, batches } = countingExporter(1, false);
+    const failing = new ErrataSpanProcessor({
+      exporter,
+      scheduledDelayMillis: 60_000,
+      maxExportBatchSize: 10,
+    });
+    diag.setLogger({
+      error: () => {
+        throw new Error('logger down');
+      },
+      warn: () => {
+        throw new Error('logger down');
+      },
+      info: () => undefined,
+      debug: () => undefined,
+      verbose: () => undefined,
+    });
+    try {
+      toolCallsInto(failing, 10);
+      await failing.forceFlush();
+      toolCallsInto(failing, 10);
+      await failing.forceFlush();
+      expect(batches).toEqual([10, 10]);
+      expect(failing.stats()).toMatchObject({ queued: 0, failed: 20 });
+    } finally {
+      diag.disable();
+    }
   });
 });
 

@@ -21,6 +21,7 @@ import {
   type SpanRecord,
 } from '@errata/domain';
 import { agentRunSpanContext } from './agent';
+import { safeDiag } from './safe-diag';
 
 export interface ErrataSpanProcessorOptions {
   readonly exporter: SpanExporter;
@@ -39,6 +40,8 @@ export interface ErrataSpanProcessorOptions {
 export interface ErrataExportStats {
   /** Spans waiting for export now. */
   readonly queued: number;
+  /** Spans in an export Errata has not answered yet. */
+  readonly exporting: number;
   /** Spans the exporter confirmed. */
   readonly exported: number;
   /** Spans dropped because the queue was full or the processor was shut down. */
@@ -144,6 +147,8 @@ export class ErrataSpanProcessor implements SpanProcessor {
   private chain: Promise<void> = Promise.resolve();
   private loopScheduled = false;
   private stopped = false;
+  private stopping: Promise<void> | undefined;
+  private exporting = 0;
   private counts = { exported: 0, dropped: 0, failed: 0, filtered: 0 };
 
   constructor(options: ErrataSpanProcessorOptions) {
@@ -156,7 +161,7 @@ export class ErrataSpanProcessor implements SpanProcessor {
   }
 
   stats(): ErrataExportStats {
-    return { queued: this.queue.length, ...this.counts };
+    return { queued: this.queue.length, exporting: this.exporting, ...this.counts };
   }
 
   onStart(span: Span, parentContext: Context): void {
@@ -209,7 +214,12 @@ export class ErrataSpanProcessor implements SpanProcessor {
     this.enqueue(span);
   }
 
+  /**
+   * Exports the spans queued now (not those that end meanwhile, which wait for a full batch or the timer). It stops
+   * at the first failed batch: Errata is down or refuses the key, and the next batches would only wait as long.
+   */
   forceFlush(): Promise<void> {
+    if (this.stopping !== undefined) return this.stopping;
     this.clearTimer();
     return this.schedule(true);
   }
@@ -219,8 +229,12 @@ export class ErrataSpanProcessor implements SpanProcessor {
    * batches go out a few at a time, spans still queued at the deadline are dropped (counted), and the exporter's
    * own shutdown (which waits for requests still open) is not awaited past it.
    */
-  async shutdown(): Promise<void> {
-    if (this.stopped) return;
+  shutdown(): Promise<void> {
+    this.stopping ??= this.stop();
+    return this.stopping;
+  }
+
+  private async stop(): Promise<void> {
     this.stopped = true;
     this.clearTimer();
     const deadline = Date.now() + this.timeoutMs;
@@ -280,37 +294,46 @@ export class ErrataSpanProcessor implements SpanProcessor {
     this.timer = undefined;
   }
 
-  /** Exports after whatever export is in flight: full batches only, or everything queued (`all`). */
+  /**
+   * Exports after whatever export is in flight: full batches, and with `all` also the spans queued now (a steady
+   * stream of new spans would otherwise keep it exporting batches of a few). A failed
+   * batch ends the turn; the next full batch or the timer tries again.
+   */
   private schedule(all: boolean): Promise<void> {
     if (!all && this.loopScheduled) return this.chain;
     this.loopScheduled = true;
+    let owed = all ? this.queue.length : 0;
     this.chain = this.chain.then(async () => {
       this.loopScheduled = false;
       // After shutdown the remaining batches are shutdown's to send.
-      while (!this.stopped && this.queue.length > 0 && (all || this.queue.length >= this.batchSize)) {
-        await this.exportBatch();
+      while (!this.stopped && this.queue.length > 0 && (owed > 0 || this.queue.length >= this.batchSize)) {
+        const { spans, ok } = await this.exportBatch();
+        if (!ok) break;
+        owed -= spans;
       }
     });
     return this.chain;
   }
 
-  /** Exports the next batch; it counts as failed if the exporter has not answered within the timeout or by `deadline`. */
-  private exportBatch(deadline = Infinity): Promise<void> {
+  /**
+   * Exports the next batch; it counts as failed if the exporter has not answered within the timeout or by
+   * `deadline`.
+   */
+  private exportBatch(deadline = Infinity): Promise<{ spans: number; ok: boolean }> {
     const batch = this.queue.splice(0, this.batchSize);
     const timeoutMs = Math.max(0, Math.min(this.timeoutMs, deadline - Date.now()));
-    return new Promise<void>((resolve) => {
+    this.exporting += batch.length;
+    return new Promise((resolve) => {
       let settled = false;
       const settle = (ok: boolean, reason?: unknown) => {
         if (settled) return;
         settled = true;
         clearTimeout(timeout);
-        if (ok) {
-          this.counts.exported += batch.length;
-        } else {
-          this.counts.failed += batch.length;
-          diag.warn(`@errata/sdk: export of ${batch.length} spans failed`, reason);
-        }
-        resolve();
+        this.exporting -= batch.length;
+        this.counts[ok ? 'exported' : 'failed'] += batch.length;
+        // Before logging: a host diag logger that throws must not leave the export unsettled.
+        resolve({ spans: batch.length, ok });
+        if (!ok) safeDiag(() => diag.warn(`@errata/sdk: export of ${batch.length} spans failed`, reason));
       };
       const timeout = setTimeout(() => settle(false, new Error('export timed out')), timeoutMs);
       timeout.unref();

@@ -75,7 +75,11 @@ function exporterFor(options: ErrataExportOptions): SpanExporter {
   const url =
     options.endpoint === undefined ? undefined : `${options.endpoint.replace(/\/+$/, '')}/v1/traces`;
   const headers = options.apiKey === undefined ? undefined : { Authorization: `Bearer ${options.apiKey}` };
-  return new OTLPTraceExporter({ url, headers });
+  // The exporter gives up after its own timeout (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s): exportTimeoutMillis, when
+  // given, is its timeout too, so that an answer it waits for is never one the processor counted as failed.
+  const timeoutMillis = options.exportTimeoutMillis;
+  const given = timeoutMillis !== undefined && Number.isFinite(timeoutMillis) && timeoutMillis > 0;
+  return new OTLPTraceExporter({ url, headers, ...(given ? { timeoutMillis } : {}) });
 }
 
 /** A span processor for a host that keeps its own tracer provider: add it to the provider's span processors. */

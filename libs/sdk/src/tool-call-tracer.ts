@@ -46,6 +46,7 @@ import {
 import { rememberFinishedCall, takeHints } from './tool-call-hints';
 import { toolErrorAttributes } from './tool-error';
 import { toolResultAttributes } from './tool-result';
+import { safeDiag } from './safe-diag';
 import { clientCaptureConfig, textLimitBytes } from './capture-config';
 import type { ToolCallCaptureConfig } from './types';
 
@@ -136,7 +137,7 @@ const carrierSetter = {
 
 /** Runs `fn` so that nothing it throws, or rejects with when it returns a promise (an async hook), reaches the host. */
 function fenced(what: string, fn: () => unknown): void {
-  const report = (error: unknown) => diag.error(`@errata/sdk: ${what} failed`, error);
+  const report = (error: unknown) => safeDiag(() => diag.error(`@errata/sdk: ${what} failed`, error));
   try {
     const returned = fn();
     if (typeof (returned as PromiseLike<unknown> | undefined)?.then === 'function') {
@@ -231,7 +232,7 @@ export class ToolCallTracer {
     try {
       call = this.start(client, params, args[2]);
     } catch (error) {
-      diag.error('@errata/sdk: could not start a tools/call span', error);
+      safeDiag(() => diag.error('@errata/sdk: could not start a tools/call span', error));
     }
     if (call === null) return this.sendUntraced(client, original, args, params);
     const started = call;
@@ -398,6 +399,9 @@ export class ToolCallTracer {
     ended: HrTime = hrTime(),
   ) {
     call.progress.requestSent = true;
+    // The params copy names this call, and a host may keep what references it (an error's stack can reach the
+    // request message): the request's promise would keep the span alive through its context.
+    call.progress.request = undefined;
     const hook = call.config.responseHook;
     if (hook !== undefined) fenced('responseHook', () => hook(call.span, info));
     fenced('ending a tools/call span', () => {
