@@ -103,4 +103,18 @@ describe('startErrata’s capture settings', () => {
       hooked: { running: 1, own: 1 },
     });
   });
+
+  it('after shutdown, a new startErrata keeps the MCP SDK patched by the same instrumentation, with its own settings', async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(__dirname, 'fixtures/sdk/restart-agent.cjs')],
+      { timeout: 60_000 },
+    );
+    // One instrumentation per process: OpenTelemetry's module hooks would keep every earlier one alive.
+    expect(JSON.parse(stdout.trim())).toEqual({
+      sameInstrumentation: true,
+      first: ['tools/call read_note: note 1'],
+      second: ['tools/call read_note: (no text)'],
+    });
+  });
 });
