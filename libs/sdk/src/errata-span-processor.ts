@@ -64,7 +64,7 @@ async function settledBefore(shutDown: () => unknown, deadline: number): Promise
   });
   const settled = new Promise((resolve) => resolve(shutDown())).then(
     () => undefined,
-    (error: unknown) => diag.error('@errata/sdk: the exporter failed to shut down', error),
+    (error: unknown) => safeDiag(() => diag.error('@errata/sdk: the exporter failed to shut down', error)),
   );
   await Promise.race([settled, late]);
   clearTimeout(timer);
@@ -274,7 +274,7 @@ export class ErrataSpanProcessor implements SpanProcessor {
     if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
     if (this.stopped || this.queue.length >= this.maxQueueSize) {
       if (this.counts.dropped++ === 0)
-        diag.warn('@errata/sdk: export queue full or shut down; dropping spans');
+        safeDiag(() => diag.warn('@errata/sdk: export queue full or shut down; dropping spans'));
       return;
     }
     this.queue.push(span);
@@ -296,8 +296,8 @@ export class ErrataSpanProcessor implements SpanProcessor {
 
   /**
    * Exports after whatever export is in flight: full batches, and with `all` also the spans queued now (a steady
-   * stream of new spans would otherwise keep it exporting batches of a few). A failed
-   * batch ends the turn; the next full batch or the timer tries again.
+   * stream of new spans would otherwise keep it exporting batches of a few). A failed batch ends the turn; the
+   * next full batch or the timer tries again.
    */
   private schedule(all: boolean): Promise<void> {
     if (!all && this.loopScheduled) return this.chain;

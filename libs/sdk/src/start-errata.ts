@@ -116,7 +116,7 @@ function disabledHandle(processor: ErrataSpanProcessor): ErrataHandle {
 /**
  * The instrumentation of every startErrata in the process, re-pointed at each one's provider: OpenTelemetry's
  * module hooks outlive `disable()`, and each instrumentation's would keep it, with the provider and processor it
- * served, alive (about 5.6 KB per start and shutdown).
+ * served, alive (4.9 KB of heap per start and shutdown; 0.4 KB with one instance).
  */
 let processInstrumentation: McpClientInstrumentation | undefined;
 
