@@ -22,6 +22,13 @@ afterEach(async () => {
   handle = undefined;
 });
 
+/** What a CommonJS fixture agent (test/fixtures/sdk) prints, run in a process of its own. */
+async function fixtureOutput(fixture: string): Promise<unknown> {
+  const script = join(__dirname, 'fixtures/sdk', fixture);
+  const { stdout } = await promisify(execFile)(process.execPath, [script], { timeout: 60_000 });
+  return JSON.parse(stdout.trim());
+}
+
 async function spansOf(exporter: InMemorySpanExporter, play: () => Promise<void>): Promise<ReadableSpan[]> {
   await play();
   await handle!.forceFlush();
@@ -93,12 +100,7 @@ describe('startErrata’s capture settings', () => {
   });
 
   it('a client given settings of its own keeps them when its class is patched (instrumentMcpClient leaves it be)', async () => {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [join(__dirname, 'fixtures/sdk/own-settings-agent.cjs')],
-      { timeout: 60_000 },
-    );
-    expect(JSON.parse(stdout.trim())).toEqual({
+    expect(await fixtureOutput('own-settings-agent.cjs')).toEqual({
       classPatched: true,
       texts: ["note 1: the customer's private address", null],
       hooked: { running: 1, own: 1 },
@@ -106,13 +108,8 @@ describe('startErrata’s capture settings', () => {
   });
 
   it('after shutdown, a new startErrata keeps the MCP SDK patched by the same instrumentation, with its own settings', async () => {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [join(__dirname, 'fixtures/sdk/restart-agent.cjs')],
-      { timeout: 60_000 },
-    );
     // One instrumentation per process: OpenTelemetry's module hooks would keep every earlier one alive.
-    expect(JSON.parse(stdout.trim())).toEqual({
+    expect(await fixtureOutput('restart-agent.cjs')).toEqual({
       sameInstrumentation: true,
       first: ['tools/call read_note: note 1'],
       second: ['tools/call read_note: (no text)'],

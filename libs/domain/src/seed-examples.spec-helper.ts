@@ -44,17 +44,20 @@ const mirrored = (payload: Record<string, unknown>, isError = true) => ({
 /** Seed 000's flat examples: the fields as a JSON text block. */
 const flat = (payload: Record<string, unknown>) => ({ isError: true, content: [text(payload)] });
 
+/** Seed 000's first example, served as a text block and, literally, as fields of the result itself. */
+const ORDER_DATABASE_TIMEOUT = {
+  errorCategory: 'transient',
+  isRetryable: true,
+  description:
+    'The order database timed out after 5 seconds. The request is valid and may succeed if retried after a short delay.',
+};
+
 export const SEED_EXAMPLES: readonly SeedExample[] = [
   {
     name: 'transient: order database timed out',
     seed: '000',
     tool: 'lookup_order',
-    result: flat({
-      errorCategory: 'transient',
-      isRetryable: true,
-      description:
-        'The order database timed out after 5 seconds. The request is valid and may succeed if retried after a short delay.',
-    }),
+    result: flat(ORDER_DATABASE_TIMEOUT),
     declared: { category: 'transient', retryable: true },
     outcome: 'tool_error',
     category: 'transient',
@@ -105,13 +108,7 @@ export const SEED_EXAMPLES: readonly SeedExample[] = [
     name: 'literal: the fields on the result itself, no content (seed 000’s first example)',
     seed: '000',
     tool: 'lookup_order',
-    result: {
-      isError: true,
-      errorCategory: 'transient',
-      isRetryable: true,
-      description:
-        'The order database timed out after 5 seconds. The request is valid and may succeed if retried after a short delay.',
-    },
+    result: { isError: true, ...ORDER_DATABASE_TIMEOUT },
     declared: { category: 'transient', retryable: true },
     outcome: 'tool_error',
     category: 'transient',
