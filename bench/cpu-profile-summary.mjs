@@ -4,7 +4,7 @@
 //
 //   node bench/cpu-profile-summary.mjs /tmp/errata-prof/CPU.*.cpuprofile [top=25]
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { frameKey, packageOf } from './profile-frames.mjs';
 
 const [file, topArg] = process.argv.slice(2);
 if (!file) {
@@ -12,33 +12,11 @@ if (!file) {
   process.exit(2);
 }
 const TOP = Number(topArg ?? 25);
-const ROOT = resolve(new URL('..', import.meta.url).pathname);
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 const parent = new Map();
 for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-
-function shortUrl(url) {
-  if (!url) return '';
-  let path = url.replace(/^file:\/\//, '');
-  if (path.startsWith(ROOT)) path = path.slice(ROOT.length + 1);
-  return path;
-}
-
-function packageOf(frame) {
-  const url = shortUrl(frame.url);
-  if (!url) return frame.functionName.startsWith('(') ? frame.functionName : '(native / V8 builtins)';
-  if (url.startsWith('node:')) return 'node: core';
-  const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (nm) return nm[1];
-  const ws = /^(libs\/[^/]+|apps\/[^/]+)/.exec(url);
-  return ws ? ws[1] : url;
-}
-
-const key = (frame) =>
-  `${frame.functionName || '(anonymous)'}  ${shortUrl(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
-
 // Sample i lasted timeDeltas[i + 1] (V8 records the delta *before* each sample); close enough either way.
 const self = new Map();
 const total = new Map();
@@ -49,12 +27,12 @@ for (let i = 0; i < samples.length; i++) {
   const dt = (timeDeltas[i + 1] ?? timeDeltas[i] ?? 0) / 1000; // ms
   sampled += dt;
   const leaf = nodes.get(samples[i]);
-  self.set(key(leaf.callFrame), (self.get(key(leaf.callFrame)) ?? 0) + dt);
+  self.set(frameKey(leaf.callFrame), (self.get(frameKey(leaf.callFrame)) ?? 0) + dt);
   const pkg = packageOf(leaf.callFrame);
   byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + dt);
   const seen = new Set();
   for (let id = samples[i]; id !== undefined; id = parent.get(id)) {
-    const k = key(nodes.get(id).callFrame);
+    const k = frameKey(nodes.get(id).callFrame);
     if (seen.has(k)) continue;
     seen.add(k);
     total.set(k, (total.get(k) ?? 0) + dt);

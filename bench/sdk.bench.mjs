@@ -14,8 +14,9 @@
 //                                  bytes per call; 0 = skip)
 //   BENCH_SDK_VARIANTS=…           comma-separated subset of none,otel-only,errata,errata-manual,traceloop
 //                                  (none is always run: the others are measured against it)
-//   BENCH_SDK_PROFILE_DIR=<dir>    each child writes a V8 CPU profile of its timed calls there
-//                                  (summarize with: node bench/cpu-profile-summary.mjs <file>)
+//   BENCH_SDK_PROFILE_DIR=<dir>    each child writes a V8 CPU profile of its timed calls there, and a heap profile
+//                                  of its allocation calls (summarize with: node bench/cpu-profile-summary.mjs <file>;
+//                                  compare two: node bench/sdk/profile-diff.mjs <before> <after>)
 //   BENCH_SDK_NODE_OPTIONS=""      extra node flags for the children
 //   BENCH_SDK_JSON=<path>          also write the results as JSON
 //

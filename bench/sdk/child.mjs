@@ -122,6 +122,12 @@ async function allocatedBytesPerCall(client, from, count) {
   await callTools(client, from, count);
   const { profile } = await session.post('HeapProfiler.stopSampling');
   session.disconnect();
+  if (PROFILE_DIR !== null) {
+    writeFileSync(
+      join(PROFILE_DIR, `sdk-${name}-round${round}-${process.pid}.heapprofile`),
+      JSON.stringify(profile),
+    );
+  }
   let bytes = 0;
   const pending = [profile.head];
   while (pending.length > 0) {

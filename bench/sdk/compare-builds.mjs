@@ -7,7 +7,7 @@
 // client; all share one OpenTelemetry setup (bench/sdk/tracing.mjs). The clients take turns, COMPARE_ROUNDS times
 // COMPARE_CALLS calls each, the order reversed every other round; a build's added CPU per call is the median over
 // the rounds of its CPU per call minus the uninstrumented client's in the same round. Builds of other commits come
-// from `git worktree add /tmp/wt <commit>`, with node_modules linked and `npx tsc -b libs/sdk` run there.
+// from `bash bench/sdk/worktree-build.sh <commit> /tmp/wt` (a worktree whose SDK runs with its own @errata/domain).
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';

@@ -56,6 +56,17 @@ describe('classifyToolCall: declared categories', () => {
     expect(failed(JSON.stringify(payload))).toMatchObject({ category: 'business', source: 'declared' });
   });
 
+  it('reads a namespaced key only after a slash, the first in key order', () => {
+    // `xerrorCategory` only ends like the key; `a/category` comes after `b/errorCategory` in key order but its
+    // key is read later (CATEGORY_KEYS order), so the namespaced errorCategory wins.
+    expect(
+      withStructured({
+        _meta: { xerrorCategory: 'permission', 'b/errorCategory': 'business', 'a/category': 'auth' },
+      }).category,
+    ).toBe('business');
+    expect(withStructured({ _meta: { xerrorCategory: 'permission' } }).source).not.toBe('declared');
+  });
+
   it('prefers errorCategory over a bare category, and a known value over an unknown one', () => {
     expect(withStructured({ category: 'electronics', errorCategory: 'permission' }).category).toBe(
       'permission',

@@ -341,9 +341,14 @@ export function listPayloadArrays(json: unknown): unknown[][] | null {
 
 /** An empty list: a list-shaped payload (`listPayloadArrays`) whose lists are all empty. */
 export function isEmptyListPayload(json: unknown): boolean {
-  const lists = listPayloadArrays(json);
-  return lists !== null && lists.every((list) => list.length === 0);
+  return areEmptyLists(listPayloadArrays(json));
 }
+
+/** `isEmptyListPayload` for the lists `listPayloadArrays` found already. */
+export const areEmptyLists = (lists: readonly unknown[][] | null): boolean =>
+  lists !== null && lists.every((list) => list.length === 0);
+
+const DECLARED_CATEGORY_SIGNAL_KEYS = ['errorCategory', 'error_category'] as const;
 
 /** Structural failure signals of a payload object: ok:false, success:false, status error, an error object… */
 function failureSignal(object: Record<string, unknown>): string | null {
@@ -356,7 +361,7 @@ function failureSignal(object: Record<string, unknown>): string | null {
   if (isRecord(object['error'])) return 'failure:error_object';
   const errors = object['errors'];
   if (Array.isArray(errors) && errors.length > 0) return 'failure:errors';
-  for (const key of ['errorCategory', 'error_category']) {
+  for (const key of DECLARED_CATEGORY_SIGNAL_KEYS) {
     const value = object[key];
     if (typeof value === 'string' && mapDeclaredCategory(value) !== null) return 'failure:error_category';
   }
@@ -384,9 +389,26 @@ export function failureAsEmptyEvidence(payloads: readonly Payload[]): string | n
       if (signal !== null) return signal;
     }
   }
-  for (const text of payloads.flatMap(messageStrings)) {
-    const rule = FAILURE_TEXT_RULES.find((r) => r.pattern.test(text));
-    if (rule !== undefined) return rule.id;
+  // messageStrings' texts in its order, read in place: this runs on every successful call in the SDK.
+  for (const payload of payloads) {
+    if (payload.json === undefined) {
+      const rule = failureTextRule(payload.raw);
+      if (rule !== null) return rule;
+      continue;
+    }
+    for (const object of metadataObjects(payload.json)) {
+      for (const key of MESSAGE_KEYS) {
+        const value = object[key];
+        const rule = typeof value === 'string' ? failureTextRule(value) : null;
+        if (rule !== null) return rule;
+      }
+    }
   }
+  return null;
+}
+
+/** The id of the first FAILURE_TEXT_RULES pattern the text matches. */
+function failureTextRule(text: string): string | null {
+  for (const rule of FAILURE_TEXT_RULES) if (rule.pattern.test(text)) return rule.id;
   return null;
 }

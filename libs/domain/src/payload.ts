@@ -35,22 +35,37 @@ export function resultPayloads(structured: string | null, text: string | null): 
 /** Objects that may carry declared metadata, most specific container last. */
 export function metadataObjects(json: unknown): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  const visit = (value: unknown, depth: number): void => {
-    if (!isRecord(value)) return;
-    out.push(value);
-    if (depth === 0) return;
-    visit(value['error'], depth - 1);
-    visit(value['_meta'], depth - 1);
-    visit(value['structuredContent'], depth - 1);
-  };
-  visit(json, 2);
+  collectMetadataObjects(json, 2, out);
   return out;
 }
 
-/** Value of `key` in `object`, also under a namespaced key ending in `/key`. */
+function collectMetadataObjects(value: unknown, depth: number, out: Record<string, unknown>[]): void {
+  if (!isRecord(value)) return;
+  out.push(value);
+  if (depth === 0) return;
+  collectMetadataObjects(value['error'], depth - 1, out);
+  collectMetadataObjects(value['_meta'], depth - 1, out);
+  collectMetadataObjects(value['structuredContent'], depth - 1, out);
+}
+
+const SLASH = 0x2f;
+
+/**
+ * Value of `key` in `object`, also under a namespaced key ending in `/key`. Most keys looked up are absent, and the
+ * SDK looks up a few dozen on every failed call: the scan allocates neither a key list nor a `/key` string.
+ */
 function lookup(object: Record<string, unknown>, key: string): unknown {
   if (key in object) return object[key];
-  for (const k of Object.keys(object)) if (k.endsWith(`/${key}`)) return object[k];
+  for (const k in object) {
+    if (
+      k.length > key.length &&
+      k.charCodeAt(k.length - key.length - 1) === SLASH &&
+      k.endsWith(key) &&
+      Object.hasOwn(object, k)
+    ) {
+      return object[k];
+    }
+  }
   return undefined;
 }
 

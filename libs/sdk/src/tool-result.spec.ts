@@ -166,6 +166,12 @@ describe('toolResultAttributes', () => {
       });
     });
 
+    it("a namespaced key the host's _meta object only inherits is not declared", () => {
+      const meta = Object.create({ 'com.example/errorCategory': 'permission' }) as object;
+      const attributes = attributesOf({ isError: true, content: [text('Rate limited')], _meta: meta });
+      expect(attributes['errata.error.category']).toBeUndefined();
+    });
+
     it('snake_case spellings: error_category and retryable', () => {
       expect(
         attributesOf({

@@ -5,10 +5,10 @@
  */
 import type { Attributes } from '@opentelemetry/api';
 import {
+  areEmptyLists,
   canonicalJson,
   declaredErrorInPayloads,
   failureAsEmptyEvidence,
-  isEmptyListPayload,
   isRecord,
   listPayloadArrays,
   parseJson,
@@ -50,6 +50,9 @@ interface ContentSummary {
   readonly singleText: string | null;
 }
 
+/** What `text.trim() !== ''` says, without copying the text. */
+const NOT_BLANK = /\S/;
+
 function summarizeContent(content: unknown): ContentSummary {
   if (!Array.isArray(content)) return { text: null, texts: [], meaningfulBlocks: 0, singleText: null };
   const texts: string[] = [];
@@ -58,7 +61,7 @@ function summarizeContent(content: unknown): ContentSummary {
     if (!isRecord(block)) continue;
     if (block['type'] === 'text' && typeof block['text'] === 'string') {
       texts.push(block['text']);
-      if (block['text'].trim() !== '') meaningfulBlocks++;
+      if (NOT_BLANK.test(block['text'])) meaningfulBlocks++;
     } else {
       meaningfulBlocks++;
     }
@@ -77,10 +80,8 @@ const looksLikeJson = (text: string): boolean => {
 };
 
 /** Items of a list result: the length of its one list (several lists: unknowable). */
-function listItemCount(json: unknown): number | null {
-  const lists = listPayloadArrays(json);
-  return lists !== null && lists.length === 1 ? (lists[0]?.length ?? null) : null;
-}
+const listItemCount = (lists: readonly unknown[][] | null): number | null =>
+  lists !== null && lists.length === 1 ? (lists[0]?.length ?? null) : null;
 
 /** A text as Errata would store it, cut to the limit; its JSON only when the whole text fits (as on the server). */
 function payloadOf(raw: string, json: unknown, limit: number): Payload {
@@ -128,12 +129,12 @@ export function toolResultAttributes(
     }
   }
 
-  const listJson = hasStructured ? structured : textJson;
-  const listCount = listItemCount(listJson);
+  const lists = listPayloadArrays(hasStructured ? structured : textJson);
+  const listCount = listItemCount(lists);
   const nothing =
     (!hasStructured && content.meaningfulBlocks === 0) ||
     (listCount === null && content.singleText !== null && saysNoResults(content.singleText, toolName));
-  const emptyLists = isEmptyListPayload(listJson);
+  const emptyLists = areEmptyLists(lists);
   // Several lists, all empty (`{"entities":[],"relations":[]}`): no items, though which list counts is unknowable.
   const itemCount = listCount ?? (nothing || emptyLists ? 0 : null);
   const empty = !isError && (nothing || emptyLists);
