@@ -4,7 +4,6 @@
  * claims success signals a failure (the failure-as-empty detector of §3, run locally so that such a result's
  * text is sent).
  */
-import { firstNonNull } from './attributes';
 import { EMPTY_TEXT_ANY_TOOL, EMPTY_TEXT_SEARCH_TOOL, UNKNOWN_TOOL_TEXT } from './rules';
 import { isSearchLikeTool } from './tool-names';
 import { failureAsEmptyEvidence, isKnownDeclaredCategory } from './classify';
@@ -44,10 +43,19 @@ export function declaredErrorInPayloads(payloads: readonly Payload[], meta?: unk
   const categories = all.flatMap(declaredCategories);
   return {
     category: categories.find(isKnownDeclaredCategory) ?? categories[0] ?? null,
-    retryable: firstNonNull(all.map(declaredRetryable)),
-    code: all.flatMap(declaredCodes)[0] ?? null,
-    retryAfterMs: firstNonNull(all.map(declaredRetryAfterMs)),
+    retryable: firstDeclared(all, declaredRetryable),
+    code: firstDeclared(all, (payload) => declaredCodes(payload)[0] ?? null),
+    retryAfterMs: firstDeclared(all, declaredRetryAfterMs),
   };
+}
+
+/** What the first payload that declares it says; the payloads after it are not read (the SDK runs this per call). */
+function firstDeclared<T>(payloads: readonly Payload[], read: (payload: Payload) => T | null): T | null {
+  for (const payload of payloads) {
+    const value = read(payload);
+    if (value !== null) return value;
+  }
+  return null;
 }
 
 /** The failure-as-empty evidence of a result that claims success (e.g. `failure:ok_false`), or null. */
