@@ -12,6 +12,7 @@ import {
   declaredHttpStatuses,
   declaredRetryAfterMs,
   declaredRetryable,
+  firstDeclared,
   humanStrings,
   metadataObjects,
   resultPayloads,
@@ -97,7 +98,7 @@ export function classifyToolCall(call: ToolCallData): Classification {
   ];
   // The first value the rules understand wins; an unknown spelling is still reported raw.
   const declaredRaw = rawCategories.find(isKnownDeclaredCategory) ?? rawCategories[0] ?? null;
-  const retryAfterMs = call.declared.retryAfterMs ?? firstNonNull(payloads.map(declaredRetryAfterMs));
+  const retryAfterMs = call.declared.retryAfterMs ?? firstDeclared(payloads, declaredRetryAfterMs);
 
   if (!FAILED_OUTCOMES.includes(call.outcome)) {
     const hidden = failureAsEmptyEvidence(payloads);
@@ -118,7 +119,7 @@ export function classifyToolCall(call: ToolCallData): Classification {
   }
 
   const decision = categorize(call, payloads, declaredRaw);
-  const declaredRetry = call.declared.retryable ?? firstNonNull(payloads.map(declaredRetryable));
+  const declaredRetry = call.declared.retryable ?? firstDeclared(payloads, declaredRetryable);
   const implied = impliedRetryability(decision.category);
   return {
     rulesVersion: RULES_VERSION,

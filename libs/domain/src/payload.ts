@@ -112,6 +112,18 @@ function scanValues(raw: string, keys: readonly string[], value: string): string
 
 const STRING_VALUE = '"((?:[^"\\\\]|\\\\.)*)"';
 
+/** What the first payload that declares it says; those after it are not read (the SDK runs this per failed call). */
+export function firstDeclared<T>(
+  payloads: readonly Payload[],
+  read: (payload: Payload) => T | null,
+): T | null {
+  for (const payload of payloads) {
+    const value = read(payload);
+    if (value !== null) return value;
+  }
+  return null;
+}
+
 /** Declared category values (raw), most specific key first. */
 export function declaredCategories(payload: Payload): string[] {
   if (payload.json === undefined) return scanValues(payload.raw, CATEGORY_KEYS, STRING_VALUE);

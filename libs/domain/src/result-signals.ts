@@ -12,6 +12,7 @@ import {
   declaredCodes,
   declaredRetryable,
   declaredRetryAfterMs,
+  firstDeclared,
   resultPayloads,
   type Payload,
 } from './payload';
@@ -47,15 +48,6 @@ export function declaredErrorInPayloads(payloads: readonly Payload[], meta?: unk
     code: firstDeclared(all, (payload) => declaredCodes(payload)[0] ?? null),
     retryAfterMs: firstDeclared(all, declaredRetryAfterMs),
   };
-}
-
-/** What the first payload that declares it says; the payloads after it are not read (the SDK runs this per call). */
-function firstDeclared<T>(payloads: readonly Payload[], read: (payload: Payload) => T | null): T | null {
-  for (const payload of payloads) {
-    const value = read(payload);
-    if (value !== null) return value;
-  }
-  return null;
 }
 
 /** The failure-as-empty evidence of a result that claims success (e.g. `failure:ok_false`), or null. */
