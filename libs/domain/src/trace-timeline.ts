@@ -91,61 +91,69 @@ export function traceTimeline(
   const escalationFacts = new Map(facts.escalations.map((escalation) => [escalation.key, escalation]));
   const reportFacts = new Map(facts.reports.map((report) => [report.key, report]));
 
-  const calls = derivation.calls.map((derived): TimelineCall & { startNs: bigint } => {
-    const call = callFacts.get(derived.key)!;
-    return {
-      kind: 'call',
-      spanId: call.key,
-      runId: call.runId,
-      startNs: call.startNs,
-      startTime: isoFromNs(call.startNs),
-      endTime: isoFromNs(call.endNs),
-      durationMs: call.endNs > call.startNs ? nsToMs(call.endNs - call.startNs) : 0,
-      server: call.server,
-      serverVersion: call.serverVersion,
-      tool: call.tool,
-      outcome: call.outcome,
-      category: call.category,
-      retry:
-        derived.retry === null
-          ? null
-          : { of: derived.retry.of, label: derived.retry.label, wasted: derived.retry.wasted },
-      misclassified: derived.misclassified,
-      chainRecovered: derived.chainRecovered,
-      escalationsCaused: derived.escalationsCaused,
-      findings: [...new Set(derived.findings.map((finding) => finding.rule))],
-      text: sampleTextOf(call.key),
-    };
-  });
-  const escalations = derivation.escalations.map((derived): TimelineEscalation & { startNs: bigint } => {
-    const escalation = escalationFacts.get(derived.key)!;
-    return {
-      kind: 'escalation',
-      spanId: escalation.key,
-      runId: escalation.runId,
-      startNs: escalation.startNs,
-      startTime: isoFromNs(escalation.startNs),
-      target: escalation.target,
-      attributedTo: derived.call,
-      category: derived.category,
-      avoidable: derived.avoidable,
-    };
-  });
-  const reports = derivation.reports.map((derived): TimelineReport & { startNs: bigint } => {
-    const report = reportFacts.get(derived.key)!;
-    return {
-      kind: 'report',
-      spanId: report.key,
-      runId: report.runId,
-      startNs: report.startNs,
-      startTime: isoFromNs(report.startNs),
-      status: report.status,
-      completed: report.completed,
-      total: report.total,
-      missingElements: report.status === 'complete' ? [] : missingElements(report),
-      silentPartial: derived.silentPartial,
-    };
-  });
+  // The facts may span other traces too (those hinted retries link to this one): only this trace's items show.
+  const inTrace = (fact: { traceId: string } | undefined) => fact?.traceId === traceId;
+  const calls = derivation.calls
+    .filter((derived) => inTrace(callFacts.get(derived.key)))
+    .map((derived): TimelineCall & { startNs: bigint } => {
+      const call = callFacts.get(derived.key)!;
+      return {
+        kind: 'call',
+        spanId: call.key,
+        runId: call.runId,
+        startNs: call.startNs,
+        startTime: isoFromNs(call.startNs),
+        endTime: isoFromNs(call.endNs),
+        durationMs: call.endNs > call.startNs ? nsToMs(call.endNs - call.startNs) : 0,
+        server: call.server,
+        serverVersion: call.serverVersion,
+        tool: call.tool,
+        outcome: call.outcome,
+        category: call.category,
+        retry:
+          derived.retry === null
+            ? null
+            : { of: derived.retry.of, label: derived.retry.label, wasted: derived.retry.wasted },
+        misclassified: derived.misclassified,
+        chainRecovered: derived.chainRecovered,
+        escalationsCaused: derived.escalationsCaused,
+        findings: [...new Set(derived.findings.map((finding) => finding.rule))],
+        text: sampleTextOf(call.key),
+      };
+    });
+  const escalations = derivation.escalations
+    .filter((derived) => inTrace(escalationFacts.get(derived.key)))
+    .map((derived): TimelineEscalation & { startNs: bigint } => {
+      const escalation = escalationFacts.get(derived.key)!;
+      return {
+        kind: 'escalation',
+        spanId: escalation.key,
+        runId: escalation.runId,
+        startNs: escalation.startNs,
+        startTime: isoFromNs(escalation.startNs),
+        target: escalation.target,
+        attributedTo: derived.call,
+        category: derived.category,
+        avoidable: derived.avoidable,
+      };
+    });
+  const reports = derivation.reports
+    .filter((derived) => inTrace(reportFacts.get(derived.key)))
+    .map((derived): TimelineReport & { startNs: bigint } => {
+      const report = reportFacts.get(derived.key)!;
+      return {
+        kind: 'report',
+        spanId: report.key,
+        runId: report.runId,
+        startNs: report.startNs,
+        startTime: isoFromNs(report.startNs),
+        status: report.status,
+        completed: report.completed,
+        total: report.total,
+        missingElements: report.status === 'complete' ? [] : missingElements(report),
+        silentPartial: derived.silentPartial,
+      };
+    });
   const ordered = [...calls, ...escalations, ...reports].sort((a, b) =>
     a.startNs !== b.startNs ? (a.startNs < b.startNs ? -1 : 1) : a.spanId < b.spanId ? -1 : 1,
   );
@@ -158,7 +166,7 @@ export function traceTimeline(
     if (span === undefined) spanOfRun.set(item.runId, { first: item.startTime, last });
     else if (last > span.last) span.last = last;
   }
-  const known = new Map(runs.map((run) => [run.runId, run]));
+  const known = new Map(runs.filter((run) => run.traceId === traceId).map((run) => [run.runId, run]));
   const runIds = new Set([...known.keys(), ...items.map((item) => item.runId)]);
   // Runs in the order of their first item (nanosecond order; the ISO times only have milliseconds).
   const firstItem = new Map<string, number>();

@@ -4,6 +4,11 @@ import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
 import { inTraces, type TraceRef } from './trace-ref';
 
+/** How many traces hinted retries may link into one derivation (see `withRetryLinks`). */
+const MAX_LINKED_TRACES = 10_000;
+
+const traceKey = (trace: TraceRef): string => `${trace.projectId}:${trace.traceId}`;
+
 const ids = {
   traceId: sql<string>`encode(trace_id, 'hex')`.as('traceId'),
   spanId: sql<string>`encode(span_id, 'hex')`.as('spanId'),
@@ -22,9 +27,49 @@ export class TraceItemsRepository {
     this.db = database.db;
   }
 
-  /** One trace of a project, outside any transaction: what a drill-down reads. */
-  loadTrace(projectId: number, traceId: string) {
-    return this.load(this.db, [{ projectId, traceId }]);
+  /**
+   * One trace of a project with the traces its hinted retries link it to, outside any transaction: what a
+   * drill-down derives.
+   */
+  async loadTrace(projectId: number, traceId: string) {
+    return this.load(this.db, await this.withRetryLinks(this.db, [{ projectId, traceId }]));
+  }
+
+  /**
+   * `traces` and every trace linked to them, transitively, by a hinted retry: a call whose `errata.retry.of` names
+   * a call of another trace. A hint always wins over inference (DOMAIN.md §2), so such traces are derived together,
+   * whichever of them a batch touches. Beyond MAX_LINKED_TRACES the search stops (a runtime chaining its turns
+   * without end); the traces found so far are derived together all the same.
+   */
+  async withRetryLinks(db: Kysely<DB>, traces: readonly TraceRef[]): Promise<TraceRef[]> {
+    const found = new Map(traces.map((trace) => [traceKey(trace), trace]));
+    let frontier = [...found.values()];
+    while (frontier.length > 0 && found.size < MAX_LINKED_TRACES) {
+      const linked = await this.retryLinked(db, frontier);
+      frontier = linked.filter((trace) => !found.has(traceKey(trace)));
+      for (const trace of frontier) found.set(traceKey(trace), trace);
+    }
+    return [...found.values()];
+  }
+
+  /** The traces of the calls that calls of `traces` retry by hint, and of the calls that retry them by hint. */
+  private async retryLinked(db: Kysely<DB>, traces: readonly TraceRef[]): Promise<TraceRef[]> {
+    const retried = db
+      .selectFrom('tool_call as c')
+      .innerJoin('tool_call as t', (join) =>
+        join.onRef('t.project_id', '=', 'c.project_id').onRef('t.span_id', '=', 'c.retry_of'),
+      )
+      .select(['t.project_id as projectId', sql<string>`encode(t.trace_id, 'hex')`.as('traceId')])
+      .where(inTraces(traces, 'c'))
+      .where('c.retry_of', 'is not', null);
+    const retrying = db
+      .selectFrom('tool_call as c')
+      .innerJoin('tool_call as r', (join) =>
+        join.onRef('r.project_id', '=', 'c.project_id').onRef('r.retry_of', '=', 'c.span_id'),
+      )
+      .select(['r.project_id as projectId', sql<string>`encode(r.trace_id, 'hex')`.as('traceId')])
+      .where(inTraces(traces, 'c'));
+    return retried.union(retrying).execute();
   }
 
   async load(db: Kysely<DB>, traces: readonly TraceRef[]) {

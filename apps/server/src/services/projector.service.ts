@@ -100,8 +100,9 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
 
   /**
    * Projects one batch of events and span edges: writes their read-model rows, then re-derives every trace they
-   * touch — its contributions taken out of the rollups, replaced and added back. Returns how many events and
-   * edges it applied (0 = caught up, or another instance holds the lock).
+   * touch, with the traces hinted retries link to those — each trace's contributions taken out of the rollups,
+   * replaced and added back. Returns how many events and edges it applied (0 = caught up, or another instance
+   * holds the lock).
    */
   async projectBatch(limit = BATCH_SIZE): Promise<number> {
     return this.database.db.transaction().execute(async (trx) => {
@@ -117,13 +118,14 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       ]);
       if (batch.length === 0 && edges.length === 0) return 0;
 
-      const traces = touchedTraces(batch, edges);
-      await this.rollups.apply(trx, traces, -1);
       const changes = projectEvents(batch);
       await this.readModels.upsertToolCalls(trx, changes.toolCalls);
       await this.readModels.upsertAgentRuns(trx, changes.agentRuns);
       await this.readModels.upsertEscalations(trx, changes.escalations);
       await this.readModels.upsertSubagentReports(trx, changes.subagentReports);
+      // The rollups take their stored contributions (not the read models): they come out after the upsert as well.
+      const traces = await this.traceItems.withRetryLinks(trx, touchedTraces(batch, edges));
+      await this.rollups.apply(trx, traces, -1);
       const items = await this.traceItems.load(trx, traces);
       const contributions = traceContributions(items, { windowMs: this.config.retryWindowMs });
       await this.rollups.replaceContributions(trx, traces, contributions);

@@ -1,0 +1,102 @@
+/**
+ * A hinted retry (`errata.retry.of`) that names a call of another trace: a chat runtime that makes every user turn
+ * a trace retries, in turn two, a call that failed in turn one. The hint always wins (DOMAIN.md §2), whichever
+ * batches the projector reads the two traces in, and whatever later touches only one of them.
+ */
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProjectorService } from '../apps/server/src/services/projector.service';
+import { AgentTrace } from './support/agent-spans';
+import { startTestServer, type Store, type TestServer } from './support/server';
+
+const t0 = Date.UTC(2026, 10, 30, 9, 0, 0);
+const DENIED = {
+  tool: 'refund',
+  durationMs: 40,
+  isError: true,
+  category: 'business',
+  text: 'Refund exceeds the 30 day window',
+} as const;
+
+/** Turn one: the refund fails. Turn two, a minute later and in a trace of its own: the runtime retries it. */
+function turns() {
+  const first = new AgentTrace().run('chat', t0, [{ ...DENIED, startMs: t0 }]);
+  const failed = first.find((span) => span.name === 'tools/call refund')!;
+  const failedId = failed.spanContext().spanId;
+  const second = new AgentTrace().run('chat', t0 + 60_000, [
+    { ...DENIED, startMs: t0 + 60_000, extra: { 'errata.retry.of': failedId } },
+    { tool: 'lookup_order', startMs: t0 + 60_100, durationMs: 10 },
+  ]);
+  const retry = second.find((span) => span.name === 'tools/call refund')!;
+  return { first, second, failedId, retryId: retry.spanContext().spanId };
+}
+
+describe.each(['postgres', 'pglite'] as Store[])('hinted retries across traces on %s', (store) => {
+  let server: TestServer;
+  const { first, second, failedId, retryId } = turns();
+  const traceOf = (spans: ReadableSpan[]) => spans[0]!.spanContext().traceId;
+
+  async function send(spans: ReadableSpan[]) {
+    const response = await fetch(`${server.url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
+      body: ProtobufTraceSerializer.serializeRequest(spans),
+    });
+    expect(response.status).toBe(200);
+    await server.catchUp();
+  }
+
+  async function get(path: string) {
+    const response = await fetch(`${server.url}/api/v1/${path}`, {
+      headers: { authorization: `Bearer ${server.readKey}` },
+    });
+    expect(response.status).toBe(200);
+    return response.json();
+  }
+
+  const totals = async () => (await get('reports/retry-waste')).totals;
+  const EXPECTED = { calls: 3, retries: 1, wastedRetries: 1, wastedMs: 40, unrecoveredChains: 1 };
+
+  beforeAll(async () => {
+    server = await startTestServer(store);
+    // Each turn in a request and a projector batch of its own.
+    await send(first);
+    await send(second);
+  }, 120_000);
+  afterAll(() => server?.close());
+
+  it('counts the retry although its trace was projected after, and apart from, the call it retries', async () => {
+    expect(await totals()).toMatchObject(EXPECTED);
+    const groups = (await get('reports/retry-waste')).groups;
+    expect(groups).toEqual([expect.objectContaining({ key: 'business', retries: 1, wastedRetries: 1 })]);
+  });
+
+  it("shows the retry in its trace's timeline, and the failed call's chain as unrecovered in the other", async () => {
+    const secondTimeline = await get(`traces/${traceOf(second)}`);
+    const retry = secondTimeline.items.find((item: { spanId: string }) => item.spanId === retryId);
+    expect(retry.retry).toEqual({ of: failedId, label: 'non_retryable', wasted: true });
+    // Only the trace asked for: the linked trace's items and runs stay out of it.
+    expect(secondTimeline.items).toHaveLength(2);
+    expect(secondTimeline.runs).toHaveLength(1);
+    const firstTimeline = await get(`traces/${traceOf(first)}`);
+    expect(firstTimeline.items).toEqual([
+      expect.objectContaining({ spanId: failedId, retry: null, chainRecovered: false }),
+    ]);
+  });
+
+  it('keeps the figures when the first trace alone is sent again (an exporter retrying its request)', async () => {
+    await send(first);
+    expect(await totals()).toMatchObject(EXPECTED);
+  });
+
+  it('keeps the figures when the second trace alone is sent again', async () => {
+    await send(second);
+    expect(await totals()).toMatchObject(EXPECTED);
+  });
+
+  it('a rebuild from the log gives the same figures', async () => {
+    await server.app.get(ProjectorService).rebuild();
+    expect(await totals()).toMatchObject(EXPECTED);
+  });
+});
