@@ -120,6 +120,16 @@ describe('startErrata when the host already registered a global provider', () =>
   });
 });
 
+describe('a host that samples its traces', () => {
+  it("records and exports every Errata span inside a host span it did not sample (Errata's own sampler)", async () => {
+    const report = await runWithHostProvider('sampled-out', 'sampled-out');
+    expect(report.stats).toMatchObject({ exported: 4, dropped: 0, failed: 0 });
+    // The host recorded none of its own spans: its sampler still decides for them.
+    expect(report.hostSpans).toEqual([]);
+    expectScenario(await scenarioEvents('sampled-out'));
+  });
+});
+
 describe('a host provider registered after startErrata (NodeSDK started later)', () => {
   it('registers and keeps its spans; Errata keeps exporting its own', async () => {
     const report = await runWithHostProvider('after', 'provider-after');
@@ -185,6 +195,6 @@ describe('ingest counts', () => {
     const { rows } = await sql<{ received: number; appended: number; dropped: number }>`
       SELECT sum(spans_received)::int AS received, sum(events_appended)::int AS appended, sum(spans_dropped)::int AS dropped
         FROM ingest_batch`.execute(server.db);
-    expect(rows[0]).toEqual({ received: 28, appended: 28, dropped: 0 });
+    expect(rows[0]).toEqual({ received: 32, appended: 32, dropped: 0 });
   });
 });

@@ -9,7 +9,7 @@
  * dropped and counted. One export at a time is awaited (one that times out is counted as failed and abandoned to
  * the exporter's own timeout); at shutdown a few go out at once.
  */
-import { context, diag, trace, TraceFlags, type Context, type SpanContext } from '@opentelemetry/api';
+import { context, diag, trace, type Context, type SpanContext } from '@opentelemetry/api';
 import { ExportResultCode, suppressTracing, type ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
@@ -271,7 +271,6 @@ export class ErrataSpanProcessor implements SpanProcessor {
   }
 
   private enqueue(span: ReadableSpan): void {
-    if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
     if (this.stopped || this.queue.length >= this.maxQueueSize) {
       if (this.counts.dropped++ === 0)
         safeDiag(() => diag.warn('@errata/sdk: export queue full or shut down; dropping spans'));

@@ -1,4 +1,4 @@
-import { ProxyTracerProvider, trace } from '@opentelemetry/api';
+import { context, ProxyTracerProvider, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { expect, it } from 'vitest';
 import { recordEscalation } from './agent';
@@ -18,7 +18,9 @@ it('startErrata runs once per process: a second call returns the running handle;
   expect(exporter.getFinishedSpans().map((span) => span.name)).toEqual(['errata.escalation']);
   expect(first.stats()).toMatchObject({ exported: 1, queued: 0 });
 
-  await first.shutdown();
+  const stopping = first.shutdown();
+  expect(first.shutdown()).toBe(stopping);
+  await stopping;
   const secondExporter = new InMemorySpanExporter();
   const second = startErrata({ ...options, exporter: secondExporter });
   expect(second).not.toBe(first);
@@ -66,4 +68,25 @@ it('with OTEL_SDK_DISABLED=true, startErrata instruments, registers and sends no
   } finally {
     delete process.env['OTEL_SDK_DISABLED'];
   }
+});
+
+it("records its spans under a parent the host did not sample, and keeps the host's decision in their context", async () => {
+  const exporter = new InMemorySpanExporter();
+  const handle = startErrata({ exporter, instrumentMcpSdk: false, flushOnExit: false });
+  const unsampled = trace.setSpanContext(ROOT_CONTEXT, {
+    traceId: 'a'.repeat(32),
+    spanId: 'b'.repeat(16),
+    traceFlags: TraceFlags.NONE,
+    isRemote: true,
+  });
+  context.with(unsampled, () => recordEscalation({ target: 'user', reason: 'needs a decision' }));
+  recordEscalation({ target: 'human', reason: 'no parent' });
+  await handle.forceFlush();
+  const [underUnsampled, root] = exporter.getFinishedSpans();
+  expect(underUnsampled?.spanContext()).toMatchObject({
+    traceId: 'a'.repeat(32),
+    traceFlags: TraceFlags.NONE,
+  });
+  expect(root?.spanContext().traceFlags).toBe(TraceFlags.SAMPLED);
+  await handle.shutdown();
 });

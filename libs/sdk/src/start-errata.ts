@@ -26,6 +26,7 @@ import { setRunningCaptureConfig } from './capture-config';
 import { ensureContextManager, serveApiTracers } from './api-globals';
 import { setErrataTracerProvider } from './tracer';
 import type { ToolCallCaptureConfig } from './types';
+import { RecordEverythingSampler } from './errata-sampler';
 
 export interface ErrataExportOptions extends Omit<ErrataSpanProcessorOptions, 'exporter'> {
   /**
@@ -66,7 +67,7 @@ export interface ErrataHandle {
   readonly servesApiTracers: boolean;
   stats(): ErrataExportStats;
   forceFlush(): Promise<void>;
-  /** Flushes what is queued, then stops exporting and unpatches the MCP SDK. */
+  /** Flushes what is queued, then stops exporting and unpatches the MCP SDK; calling it again returns the same promise. */
   shutdown(): Promise<void>;
 }
 
@@ -138,7 +139,11 @@ export function startErrata(given: ErrataOptions = {}): ErrataHandle {
   if (options.serviceName !== undefined) {
     resource = resource.merge(resourceFromAttributes({ 'service.name': options.serviceName }));
   }
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
+  const provider = new NodeTracerProvider({
+    resource,
+    sampler: new RecordEverythingSampler(),
+    spanProcessors: [processor],
+  });
   ensureContextManager();
   const stopServingApiTracers = serveApiTracers(provider);
   if (stopServingApiTracers === null) {
@@ -173,19 +178,21 @@ export function startErrata(given: ErrataOptions = {}): ErrataHandle {
     servesApiTracers: stopServingApiTracers !== null,
     stats: () => processor.stats(),
     forceFlush: () => processor.forceFlush(),
-    async shutdown() {
-      // A handle shut down again after a newer startErrata must not unset the newer one's provider and settings.
-      if (running === handle) {
-        running = undefined;
-        setErrataTracerProvider(undefined);
-        setRunningCaptureConfig({});
-      }
-      process.removeListener('beforeExit', flushOnExit);
-      unregister?.();
-      stopServingApiTracers?.();
-      await provider.shutdown();
-    },
+    shutdown: () => (shutDown ??= stop()),
   };
+  let shutDown: Promise<void> | undefined;
+  async function stop(): Promise<void> {
+    // A handle shut down again after a newer startErrata must not unset the newer one's provider and settings.
+    if (running === handle) {
+      running = undefined;
+      setErrataTracerProvider(undefined);
+      setRunningCaptureConfig({});
+    }
+    process.removeListener('beforeExit', flushOnExit);
+    unregister?.();
+    stopServingApiTracers?.();
+    await provider.shutdown();
+  }
   running = handle;
   return handle;
 }
