@@ -163,6 +163,12 @@ describe('an ESM runtime started with --import @errata/sdk/register', () => {
     expectScenario(await scenarioEvents('esm'));
   });
 
+  it("wraps only the MCP SDK's modules (wrapping every import slowed the start of large applications)", async () => {
+    const args = ['--import', '@errata/sdk/register', join(FIXTURES, 'wrapped-modules-probe.mjs')];
+    const { stdout } = await run(process.execPath, args, { env: exporterEnv(), timeout: 60_000 });
+    expect(JSON.parse(stdout.trim())).toEqual({ applicationModule: false, mcpClient: true });
+  });
+
   it('registers no loader hook with OTEL_SDK_DISABLED=true (it would only slow every import down)', async () => {
     const probe = async (env: NodeJS.ProcessEnv) => {
       const args = ['--import', '@errata/sdk/register', join(FIXTURES, 'loader-hook-probe.mjs')];
