@@ -78,7 +78,22 @@ export function agentRunSpanContext(runContext: Context): SpanContext | undefine
   return (runContext.getValue(RUN_KEY) as RunScope | undefined)?.spanContext;
 }
 
+/**
+ * Runs whose callback has not settled. A span is sent when it ends: a run still open when Errata shuts down (a chat
+ * session, a worker waiting on a queue) would never be, and its calls would belong to no agent.
+ */
+const openRuns = new Set<Span>();
+
+/** Ends every open run now (at shutdown, or when the event loop has emptied); returns how many there were. */
+export function endOpenRuns(): number {
+  const open = [...openRuns];
+  for (const span of open) endRun(span);
+  return open.length;
+}
+
 function endRun(span: Span, error?: unknown): void {
+  // Ended already by endOpenRuns: the callback settling later changes nothing.
+  if (!openRuns.delete(span)) return;
   try {
     if (error !== undefined) {
       const name = error instanceof Error ? error.name : '_OTHER';
@@ -104,6 +119,7 @@ export function withAgentRun<T>(options: AgentRunOptions, fn: (run: AgentRun) =>
   }
   if (started === undefined) return fn({ traceId: '', spanId: '', name: String(options?.name ?? '') });
   const { span, scope } = started;
+  openRuns.add(span);
   const runContext = trace.setSpan(context.active(), span).setValue(RUN_KEY, scope);
   const run: AgentRun = { ...span.spanContext(), name: options.name };
   let result: T;

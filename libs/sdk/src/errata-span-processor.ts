@@ -20,7 +20,7 @@ import {
   type Attributes as DomainAttributes,
   type SpanRecord,
 } from '@errata/domain';
-import { agentRunSpanContext } from './agent';
+import { agentRunSpanContext, endOpenRuns } from './agent';
 import { safeDiag } from './safe-diag';
 
 export interface ErrataSpanProcessorOptions {
@@ -235,6 +235,14 @@ export class ErrataSpanProcessor implements SpanProcessor {
   }
 
   private async stop(): Promise<void> {
+    const ended = endOpenRuns();
+    if (ended > 0) {
+      safeDiag(() =>
+        diag.warn(
+          `@errata/sdk: ${ended} agent run(s) still open at shutdown were ended, so that they are sent`,
+        ),
+      );
+    }
     this.stopped = true;
     this.clearTimer();
     const deadline = Date.now() + this.timeoutMs;

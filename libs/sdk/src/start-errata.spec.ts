@@ -1,7 +1,8 @@
 import { context, ProxyTracerProvider, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { ExportResultCode } from '@opentelemetry/core';
+import { InMemorySpanExporter, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { expect, it } from 'vitest';
-import { recordEscalation } from './agent';
+import { recordEscalation, withAgentRun } from './agent';
 import { runningCaptureConfig } from './capture-config';
 import { startErrata } from './start-errata';
 import { errataTracer } from './tracer';
@@ -89,4 +90,33 @@ it("records its spans under a parent the host did not sample, and keeps the host
   });
   expect(root?.spanContext().traceFlags).toBe(TraceFlags.SAMPLED);
   await handle.shutdown();
+});
+
+it('ends the agent runs still open at shutdown, so that they are sent with what happened in them', async () => {
+  // InMemorySpanExporter forgets its spans when shut down: this one keeps them.
+  const sent: ReadableSpan[] = [];
+  const exporter: SpanExporter = {
+    export: (spans, done) => {
+      sent.push(...spans);
+      done({ code: ExportResultCode.SUCCESS });
+    },
+    shutdown: () => Promise.resolve(),
+  };
+  const handle = startErrata({ exporter, instrumentMcpSdk: false, flushOnExit: false });
+  let finish: () => void = () => undefined;
+  const session = withAgentRun({ name: 'chat', role: 'coordinator' }, async () => {
+    recordEscalation({ target: 'user', reason: 'which order?' });
+    await new Promise<void>((resolve) => (finish = resolve));
+  });
+  await handle.shutdown();
+  const spans = [...sent];
+  expect(spans.map((span) => span.name).sort()).toEqual(['errata.escalation', 'invoke_agent chat']);
+  const run = spans.find((span) => span.name === 'invoke_agent chat')!;
+  expect(spans.find((span) => span.name === 'errata.escalation')!.parentSpanContext?.spanId).toBe(
+    run.spanContext().spanId,
+  );
+  // The session going on after the shutdown ends nothing twice.
+  finish();
+  await session;
+  expect(sent).toHaveLength(2);
 });

@@ -27,6 +27,7 @@ import { ensureContextManager, serveApiTracers } from './api-globals';
 import { setErrataTracerProvider } from './tracer';
 import type { ToolCallCaptureConfig } from './types';
 import { RecordEverythingSampler } from './errata-sampler';
+import { endOpenRuns } from './agent';
 
 export interface ErrataExportOptions extends Omit<ErrataSpanProcessorOptions, 'exporter'> {
   /**
@@ -168,7 +169,11 @@ export function startErrata(given: ErrataOptions = {}): ErrataHandle {
     instrumentation.enable();
   }
 
-  const flushOnExit = () => void processor.forceFlush();
+  // Nothing can settle once the event loop is empty: a run still open then never ends by itself.
+  const flushOnExit = () => {
+    endOpenRuns();
+    void processor.forceFlush();
+  };
   if (options.flushOnExit !== false) process.once('beforeExit', flushOnExit);
 
   const handle: ErrataHandle = {
