@@ -95,7 +95,8 @@ const traces = fc
       }
     });
     const subagentRuns = new Set(drawn.map((_trace, t) => `sub-${t}`));
-    return { calls, escalations, reports, subagentRuns, delegatedRuns };
+    const parentRuns = new Map(drawn.map((_trace, t) => [`sub-${t}`, `run-${t}`]));
+    return { calls, escalations, reports, subagentRuns, delegatedRuns, parentRuns };
   });
 
 const ofTrace = (facts: TraceFacts, traceId: string): TraceFacts => ({
@@ -104,6 +105,7 @@ const ofTrace = (facts: TraceFacts, traceId: string): TraceFacts => ({
   reports: facts.reports.filter((report) => report.traceId === traceId),
   subagentRuns: facts.subagentRuns,
   delegatedRuns: facts.delegatedRuns,
+  parentRuns: facts.parentRuns,
 });
 
 const sorted = (contributions: Contributions) => ({

@@ -182,7 +182,7 @@ export function contributionsOf(
           misclassified_retries: misclassified ? derived.retriesCaused : 0,
           misclassified_escalations: misclassified ? derived.escalationsCaused : 0,
           subagent_transient: flag(subagentTransient),
-          absorbed_transient: flag(subagentTransient && derived.chainRecovered === true),
+          absorbed_transient: flag(subagentTransient && derived.chainRecoveredInOwnRun === true),
         },
       }),
     );
@@ -524,6 +524,7 @@ export function traceFactsOfCalls(
     reports: [],
     subagentRuns: new Set(),
     delegatedRuns: new Map(),
+    parentRuns: new Map(),
     ...rest,
   };
 }

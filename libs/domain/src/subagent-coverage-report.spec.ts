@@ -113,6 +113,98 @@ describe('local absorption and silent partials', () => {
     expect(result.silentPartials).toBe(1);
   });
 
+  it('given a subagent failure whose hinted retry by the coordinator recovered it, does not count it as absorbed locally', () => {
+    // Given: sub-1 hits a rate limit and hands back; the coordinator retries the same search itself and succeeds.
+    const handedBack = [
+      fact('s1a', 0, 100, 'tool_error', 'transient', { runId: 'sub-1', tool: 'search_web' }),
+      fact('c1', 200, 100, 'ok', null, { runId: 'coordinator', tool: 'search_web', retryOf: 's1a' }),
+    ];
+    // When: the report is computed. Then: the failure is a subagent transient failure, recovered but not absorbed.
+    expect(subagentCoverageReport([], handedBack, SUBAGENT_RUNS)).toMatchObject({
+      transientFailuresInSubagents: 1,
+      absorbedTransientFailures: 0,
+      localAbsorptionRate: 0,
+    });
+  });
+
+  it('given a chain the coordinator failed to retry before the subagent itself recovered it, counts the subagent failure as absorbed', () => {
+    // Given: sub-1 fails, the coordinator's hinted retry fails too, then sub-1 retries and succeeds.
+    const recoveredInRun = [
+      fact('s1a', 0, 100, 'tool_error', 'transient', { runId: 'sub-1', tool: 'search_web' }),
+      fact('c1', 200, 100, 'tool_error', 'transient', { runId: 'coordinator', retryOf: 's1a' }),
+      fact('s1b', 400, 100, 'ok', null, { runId: 'sub-1', tool: 'search_web', retryOf: 'c1' }),
+    ];
+    // When / then: the recovering call is in the failure's own run.
+    expect(subagentCoverageReport([], recoveredInRun, SUBAGENT_RUNS)).toMatchObject({
+      transientFailuresInSubagents: 1,
+      absorbedTransientFailures: 1,
+      localAbsorptionRate: 1,
+    });
+  });
+
+  describe('failures in nested subagent runs', () => {
+    // sub-1 started sub-1-1, which started sub-1-1-1; the coordinator started sub-1 and sub-2.
+    const parentRuns = new Map([
+      ['sub-1', 'coordinator'],
+      ['sub-2', 'coordinator'],
+      ['sub-1-1', 'sub-1'],
+      ['sub-1-1-1', 'sub-1-1'],
+    ]);
+    const nestedRuns = new Set(['sub-1', 'sub-2', 'sub-1-1', 'sub-1-1-1']);
+    const complete = (key: string, runId: string) => report(key, { runId, status: 'complete' });
+    const silentPartials = (calls: Parameters<typeof subagentCoverageReport>[1], runId = 'sub-1') =>
+      subagentCoverageReport([complete('claim', runId)], calls, nestedRuns, { parentRuns }).silentPartials;
+
+    it('given a complete report over an unrecovered failure in a sub-subagent run, counts a silent partial', () => {
+      const nested = [fact('n1', 0, 100, 'timeout', 'transient', { runId: 'sub-1-1' })];
+      expect(silentPartials(nested)).toBe(1);
+    });
+
+    it('given the unrecovered failure two levels down, still counts it inside the reporting run', () => {
+      const deep = [fact('n1', 0, 100, 'tool_error', 'business', { runId: 'sub-1-1-1' })];
+      expect(silentPartials(deep)).toBe(1);
+    });
+
+    it('given the nested failure recovered by a later call of its chain, in its run or the parent run, counts none', () => {
+      const retriedInPlace = [
+        fact('n1', 0, 100, 'timeout', 'transient', { runId: 'sub-1-1' }),
+        fact('n2', 200, 100, 'ok', null, { runId: 'sub-1-1' }),
+      ];
+      const retriedByParent = [
+        fact('n1', 0, 100, 'timeout', 'transient', { runId: 'sub-1-1' }),
+        fact('p1', 200, 100, 'ok_empty', 'empty', { runId: 'sub-1', retryOf: 'n1' }),
+      ];
+      expect(silentPartials(retriedInPlace)).toBe(0);
+      expect(silentPartials(retriedByParent)).toBe(0);
+    });
+
+    it('given an unrecovered failure in the enclosing or a sibling run, does not count it inside the reporting run', () => {
+      const outside = [
+        fact('c1', 0, 100, 'timeout', 'transient', { runId: 'coordinator' }),
+        fact('s2', 0, 100, 'timeout', 'transient', { runId: 'sub-2' }),
+      ];
+      expect(silentPartials(outside)).toBe(0);
+      expect(silentPartials(outside, 'sub-1-1')).toBe(0);
+    });
+
+    it('given runs whose parent chain loops, ends the walk and still decides', () => {
+      const looping = new Map([
+        ['sub-1', 'sub-1-1'],
+        ['sub-1-1', 'sub-1'],
+      ]);
+      const nested = [fact('n1', 0, 100, 'timeout', 'transient', { runId: 'sub-1-1' })];
+      const result = subagentCoverageReport(
+        [complete('claim', 'sub-1'), complete('other', 'sub-2')],
+        nested,
+        nestedRuns,
+        {
+          parentRuns: looping,
+        },
+      );
+      expect(result.silentPartials).toBe(1);
+    });
+  });
+
   it('is the same report for any order of reports and calls', () => {
     const reports = [
       SEED_003_PARTIAL,

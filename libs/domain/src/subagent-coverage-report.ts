@@ -6,8 +6,9 @@
  *
  * Decisions where DOMAIN.md is silent (libs/domain/README.md): coverage is clamped to [0, 1] and read only from
  * reports with a positive total; an element counts as carried when present (a partial-results count of 0 is an
- * explicit "nothing came back"); a failure is recovered when its retry chain ends ok / ok_empty; a silent partial
- * is a `complete` report in a run with an unrecovered failed call (result texts are not read for it).
+ * explicit "nothing came back"); a failure is recovered when its retry chain ends ok / ok_empty, and absorbed
+ * locally when the call that ended it ok / ok_empty is in the failure's own run; a silent partial is a `complete`
+ * report in a run with an unrecovered failed call in it or in a run nested under it (result texts are not read).
  */
 import type { SubagentStatus } from './events';
 import {
@@ -73,10 +74,15 @@ export function subagentCoverageReport(
   reports: readonly SubagentReportFact[],
   calls: readonly CallFact[],
   subagentRuns: ReadonlySet<string>,
-  options: { readonly windowMs?: number } = {},
+  options: {
+    readonly windowMs?: number;
+    /** Run id → the run it is nested in (`RunRef.parentRunId`), for failures in nested subagent runs. */
+    readonly parentRuns?: ReadonlyMap<string, string>;
+  } = {},
 ): SubagentCoverageReport {
   const facts = traceFactsOfCalls(calls, {
     subagentRuns,
+    parentRuns: options.parentRuns ?? new Map(),
     reports: reports.map((report) => ({ agentName: null, traceId: '', startNs: 0n, ...report })),
   });
   const sums = sumContributions(contributionsInMemory(facts, options));

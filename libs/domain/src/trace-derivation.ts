@@ -26,6 +26,8 @@ export interface TraceFacts {
   readonly subagentRuns: ReadonlySet<string>;
   /** Tool-call span id → the agent runs started under that call. */
   readonly delegatedRuns: ReadonlyMap<string, readonly string[]>;
+  /** Agent run id → the run it is nested in (`RunRef.parentRunId`); runs nested in no other run are absent. */
+  readonly parentRuns: ReadonlyMap<string, string>;
 }
 
 /** The retry a call is: the label, and the retried call's category, server and tool it is reported under. */
@@ -54,6 +56,11 @@ export interface DerivedCall {
   readonly unrecoveredChain: RetryCategory | null;
   /** Whether the chain the call belongs to recovered; null outside chains. */
   readonly chainRecovered: boolean | null;
+  /**
+   * Whether the chain recovered with a call of this call's own run (local absorption, DOMAIN.md §4): a failure
+   * another run's call recovered, e.g. the coordinator's, was not absorbed where it happened. Null outside chains.
+   */
+  readonly chainRecoveredInOwnRun: boolean | null;
   readonly inSubagentRun: boolean;
   readonly retriesCaused: number;
   readonly wastedRetriesCaused: number;
@@ -75,7 +82,7 @@ export interface DerivedEscalation {
 
 export interface DerivedReport {
   readonly key: string;
-  /** Claims `complete` while a failure in its run was never recovered. */
+  /** Claims `complete` while a failure in its run, or in a run nested under it, was never recovered. */
   readonly silentPartial: boolean;
 }
 
@@ -121,10 +128,22 @@ export function deriveTraceFacts(
     }
   }
   for (const { call } of attributions) if (call !== null) causedBy(call).escalations++;
-  const chainOf = new Map<string, { recovered: boolean; head: boolean; category: RetryCategory }>();
+  const callByKey = new Map(calls.map((call) => [call.key, call]));
+  const chainOf = new Map<
+    string,
+    { recovered: boolean; recoveringRun: string | null; head: boolean; category: RetryCategory }
+  >();
   for (const chain of chains) {
+    // A recovered chain's last call is the one that recovered it (DOMAIN.md §2 chains).
+    const last = chain.calls[chain.calls.length - 1];
+    const recoveringRun = chain.recovered && last !== undefined ? (callByKey.get(last)?.runId ?? null) : null;
     for (const key of chain.calls) {
-      chainOf.set(key, { recovered: chain.recovered, head: key === chain.key, category: chain.category });
+      chainOf.set(key, {
+        recovered: chain.recovered,
+        recoveringRun,
+        head: key === chain.key,
+        category: chain.category,
+      });
     }
   }
 
@@ -168,6 +187,7 @@ export function deriveTraceFacts(
             },
       unrecoveredChain: chain?.head === true && !chain.recovered ? chain.category : null,
       chainRecovered: chain?.recovered ?? null,
+      chainRecoveredInOwnRun: chain === undefined ? null : chain.recoveringRun === call.runId,
       inSubagentRun: facts.subagentRuns.has(call.runId),
       retriesCaused: effects?.retries ?? 0,
       wastedRetriesCaused: effects?.wasted ?? 0,
@@ -177,7 +197,6 @@ export function deriveTraceFacts(
     };
   });
 
-  const callByKey = new Map(calls.map((call) => [call.key, call]));
   const derivedEscalations = attributions.map((attribution): DerivedEscalation => {
     const call = attribution.call === null ? undefined : callByKey.get(attribution.call);
     return {
@@ -190,16 +209,33 @@ export function deriveTraceFacts(
     };
   });
 
-  const unrecovered = unrecoveredRuns(calls, chains);
+  // A failure in a sub-subagent's run is inside the subagent run that started it (DOMAIN.md §4 silent partials).
+  const holdingUnrecovered = withEnclosingRuns(unrecoveredRuns(calls, chains), facts.parentRuns);
   const derivedReports = reports.map((report): DerivedReport => ({
     key: report.key,
-    silentPartial: report.status === 'complete' && unrecovered.has(report.runId),
+    silentPartial: report.status === 'complete' && holdingUnrecovered.has(report.runId),
   }));
   return { calls: derivedCalls, escalations: derivedEscalations, reports: derivedReports };
 }
 
 const compareStarts = (a: { startNs: bigint; key: string }, b: { startNs: bigint; key: string }): number =>
   a.startNs !== b.startNs ? (a.startNs < b.startNs ? -1 : 1) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+
+/**
+ * The runs given and every run they are nested in, up the parent-run chain. A run already collected ends the walk:
+ * its enclosing runs are collected too, and a cycle stops there.
+ */
+function withEnclosingRuns(runs: ReadonlySet<string>, parentRuns: ReadonlyMap<string, string>): Set<string> {
+  const enclosing = new Set<string>();
+  for (const run of runs) {
+    let current: string | undefined = run;
+    while (current !== undefined && !enclosing.has(current)) {
+      enclosing.add(current);
+      current = parentRuns.get(current);
+    }
+  }
+  return enclosing;
+}
 
 function firstOfEachKey<T extends { key: string }>(items: readonly T[]): T[] {
   const seen = new Set<string>();

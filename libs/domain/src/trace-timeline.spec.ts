@@ -50,6 +50,7 @@ describe('traceTimeline', () => {
       ],
       subagentRuns: new Set(['run-2']),
       delegatedRuns: new Map(),
+      parentRuns: new Map([['run-2', 'run-1']]),
     };
     const timeline = traceTimeline(
       TRACE,
@@ -97,6 +98,7 @@ describe('traceTimeline', () => {
       reports: [],
       subagentRuns: new Set(),
       delegatedRuns: new Map(),
+      parentRuns: new Map(),
     };
     const timeline = traceTimeline(TRACE, facts, deriveTraceFacts(facts), [], () => null);
     expect(timeline.runs).toEqual([

@@ -79,9 +79,11 @@ export function traceFactsOf(items: TraceItems): {
     runs.get(row.spanId)?.runId ?? traceRunId(row.traceId);
   const agents = new Map<string, RunAgent>();
   const subagentRuns = new Set<string>();
+  const parentRuns = new Map<string, string>();
   for (const run of runs.values()) {
     agents.set(run.runId, { name: run.agentName, id: run.agentId });
     if (run.isSubagent) subagentRuns.add(run.runId);
+    if (run.parentRunId !== null) parentRuns.set(run.runId, run.parentRunId);
   }
 
   const calls = items.calls.map((call): FindingCall => ({
@@ -136,7 +138,7 @@ export function traceFactsOf(items: TraceItems): {
     delegatedRuns.set(agent.parentSpanId, [...(delegatedRuns.get(agent.parentSpanId) ?? []), runId]);
   }
 
-  return { facts: { calls, escalations, reports, subagentRuns, delegatedRuns }, runs, agents };
+  return { facts: { calls, escalations, reports, subagentRuns, delegatedRuns, parentRuns }, runs, agents };
 }
 
 function contributionRows(projectId: number, contributions: Contributions): ContributionRow[] {
