@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { context, diag, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
+import { ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { withAgentRun } from './agent';
@@ -423,6 +425,33 @@ describe('ErrataSpanProcessor: steady load, failures, repeated calls', () => {
     expect(done).toBe(0);
     await Promise.all([first, second, flush]);
     expect(stopping.stats()).toMatchObject({ queued: 0, exporting: 0, exported: 100 });
+  });
+
+  it("waits for the resource's asynchronous attributes (a host NodeSDK's detectors) before exporting", async () => {
+    let hostId: (id: string) => void = () => undefined;
+    const resource = resourceFromAttributes({
+      'host.id': new Promise<string>((resolve) => (hostId = resolve)),
+    });
+    const seenAtExport: unknown[] = [];
+    const waiting = new ErrataSpanProcessor({
+      exporter: {
+        export: (spans, done) => {
+          for (const span of spans) seenAtExport.push(span.resource.attributes['host.id']);
+          done({ code: ExportResultCode.SUCCESS });
+        },
+        shutdown: () => Promise.resolve(),
+      },
+    });
+    const provider = new BasicTracerProvider({ resource, spanProcessors: [waiting] });
+    provider
+      .getTracer('test')
+      .startSpan('errata.escalation', { attributes: { 'errata.escalation.target': 'human' } })
+      .end();
+    const flushed = waiting.forceFlush();
+    setTimeout(() => hostId('host-1'), 20);
+    await flushed;
+    expect(seenAtExport).toEqual(['host-1']);
+    await provider.shutdown();
   });
 
   it('a host diag logger that throws does not stop the exports', async () => {

@@ -344,15 +344,37 @@ export class ErrataSpanProcessor implements SpanProcessor {
       };
       const timeout = setTimeout(() => settle(false, new Error('export timed out')), timeoutMs);
       timeout.unref();
-      try {
-        context.with(suppressTracing(context.active()), () =>
-          this.exporter.export(batch, (result: ExportResult) =>
-            settle(result.code === ExportResultCode.SUCCESS, result.error),
-          ),
-        );
-      } catch (error) {
-        settle(false, error);
-      }
+      const send = () => {
+        try {
+          context.with(suppressTracing(context.active()), () =>
+            this.exporter.export(batch, (result: ExportResult) =>
+              settle(result.code === ExportResultCode.SUCCESS, result.error),
+            ),
+          );
+        } catch (error) {
+          settle(false, error);
+        }
+      };
+      const settling = resourcesSettling(batch);
+      if (settling === null) send();
+      else settling.then(send, (error: unknown) => settle(false, error));
     });
   }
+}
+
+/**
+ * The resources of `spans` whose asynchronous attributes (a host NodeSDK's resource detectors) are still coming, as
+ * one promise; null when none are. The exporter reads a resource's attributes as it serializes: before they are in,
+ * it would send them without, and OpenTelemetry logs an error.
+ */
+function resourcesSettling(spans: readonly ReadableSpan[]): Promise<unknown> | null {
+  let pending: Set<ReadableSpan['resource']> | null = null;
+  for (const { resource } of spans) {
+    if (resource.asyncAttributesPending === true && resource.waitForAsyncAttributes !== undefined) {
+      (pending ??= new Set()).add(resource);
+    }
+  }
+  return pending === null
+    ? null
+    : Promise.all([...pending].map((resource) => resource.waitForAsyncAttributes?.()));
 }
