@@ -1,6 +1,7 @@
 import { diag, trace } from '@opentelemetry/api';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordEscalation, recordSubagentReport, withAgentRun } from './agent';
+import { withToolCall } from './tool-call-hints';
 import { setErrataTracerProvider } from './tracer';
 import {
   brokenTracerProvider,
@@ -143,6 +144,81 @@ describe('escalations and subagent reports', () => {
     expect(report.attributes['errata.subagent.attempted']).toHaveLength(100);
     const [event] = toEvents([report]); // decoded with Errata's 1 MiB limit per attribute: throws if refused
     expect(event).toMatchObject({ type: 'SubagentReportObserved', data: { status: 'partial' } });
+  });
+
+  it('a run without a name is an `invoke_agent` span without gen_ai.agent.name, and diag says why', () => {
+    const { warnings } = captureDiag();
+    try {
+      withAgentRun({ role: 'coordinator' } as never, () => undefined);
+      const run = byName('invoke_agent');
+      expect(run.attributes['gen_ai.agent.name']).toBeUndefined();
+      expect(run.attributes['errata.agent.role']).toBe('coordinator');
+      expect(String(warnings[0]?.[0])).toMatch(/withAgentRun needs a name/);
+    } finally {
+      diag.disable();
+    }
+  });
+
+  it('a target or status written in capitals is read in lower case', () => {
+    withAgentRun({ name: 'coordinator' }, () =>
+      withAgentRun({ name: 'sub' }, () => {
+        recordEscalation({ target: 'Human' as never });
+        recordSubagentReport({ status: 'PARTIAL' as never });
+      }),
+    );
+    expect(byName('errata.escalation').attributes['errata.escalation.target']).toBe('human');
+    expect(byName('errata.subagent_report').attributes['errata.subagent.status']).toBe('partial');
+  });
+
+  it('report fields of the wrong type are left out, each named in a diag warning; the report is still sent', () => {
+    const { warnings } = captureDiag();
+    try {
+      withAgentRun({ name: 'coordinator' }, () =>
+        withAgentRun({ name: 'sub' }, () =>
+          recordSubagentReport({
+            status: 'partial',
+            completed: '1' as never,
+            total: 4,
+            attempted: 'web search' as never,
+          }),
+        ),
+      );
+      expect(byName('errata.subagent_report').attributes).toEqual({
+        'errata.subagent.status': 'partial',
+        'errata.subagent.total': 4,
+      });
+      expect(warnings.map((w) => String(w[0]))).toEqual([
+        expect.stringMatching(/completed must be a non-negative integer; got "1"/),
+        expect.stringMatching(/attempted must be an array of strings; got "web search"/),
+      ]);
+    } finally {
+      diag.disable();
+    }
+  });
+
+  it("a report outside a subagent run is sent, and diag says Errata reads it as that run's report", () => {
+    const { warnings } = captureDiag();
+    try {
+      withAgentRun({ name: 'support', role: 'coordinator' }, () =>
+        recordSubagentReport({ status: 'complete' }),
+      );
+      expect(byName('errata.subagent_report')).toBeDefined();
+      expect(String(warnings[0]?.[0])).toMatch(/outside a subagent run/);
+      // A run with role subagent, even at the top (a subagent in its own process), is one.
+      warnings.length = 0;
+      withAgentRun({ name: 'remote', role: 'subagent' }, () => recordSubagentReport({ status: 'complete' }));
+      expect(warnings).toEqual([]);
+    } finally {
+      diag.disable();
+    }
+  });
+
+  it('withAgentRun and withToolCall without a function throw a TypeError that says so', () => {
+    expect(() => withAgentRun({ name: 'x' }, undefined as never)).toThrow(
+      /withAgentRun\(options, fn\) needs a function/,
+    );
+    expect(() => withToolCall({}, undefined as never)).toThrow(/withToolCall\(hints, fn\) needs a function/);
+    expect(tracing.spans()).toEqual([]);
   });
 
   it('invalid input is reported to diag and records nothing, without throwing', () => {

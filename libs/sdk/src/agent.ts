@@ -37,12 +37,15 @@ import {
   GEN_AI_OPERATION_INVOKE_AGENT,
 } from './semconv';
 import { runningCaptureConfig, textLimitBytes } from './capture-config';
+import { nonNegativeInteger } from './non-negative-integer';
 import { errataTracer } from './tracer';
 import type { AgentRun, AgentRunOptions, Escalation, SubagentReport } from './types';
 
 interface RunScope {
   readonly conversationId: string | undefined;
   readonly spanContext: SpanContext;
+  /** A subagent run (DOMAIN.md §5): role `subagent`, or inside another run. */
+  readonly subagent: boolean;
 }
 
 const RUN_KEY = createContextKey('@errata/sdk agent run');
@@ -58,19 +61,23 @@ function startRun(options: AgentRunOptions): { span: Span; scope: RunScope } {
   const parent = context.active().getValue(RUN_KEY) as RunScope | undefined;
   const conversationId = options.conversationId ?? parent?.conversationId;
   const role = options.role ?? (parent === undefined ? undefined : 'subagent');
-  const attributes: Attributes = {
-    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_INVOKE_AGENT,
-    [ATTR_GEN_AI_AGENT_NAME]: options.name,
-  };
+  const name = typeof options?.name === 'string' && options.name !== '' ? options.name : undefined;
+  if (name === undefined) {
+    diag.warn(`@errata/sdk: withAgentRun needs a name (gen_ai.agent.name); got ${String(options?.name)}`);
+  }
+  const attributes: Attributes = { [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_INVOKE_AGENT };
+  // Without a name the span is `invoke_agent`, as the GenAI conventions name it when the agent's is unknown.
+  if (name !== undefined) attributes[ATTR_GEN_AI_AGENT_NAME] = name;
   if (options.id !== undefined) attributes[ATTR_GEN_AI_AGENT_ID] = options.id;
   if (conversationId !== undefined) attributes[ATTR_GEN_AI_CONVERSATION_ID] = conversationId;
   if (role !== undefined) attributes[ATTR_ERRATA_AGENT_ROLE] = role;
   const span = errataTracer().startSpan(
-    `${GEN_AI_OPERATION_INVOKE_AGENT} ${options.name}`,
+    name === undefined ? GEN_AI_OPERATION_INVOKE_AGENT : `${GEN_AI_OPERATION_INVOKE_AGENT} ${name}`,
     { kind: SpanKind.INTERNAL, attributes, startTime: hrTime() }, // high-resolution, as tool calls (tool-call-tracer.ts)
     context.active(),
   );
-  return { span, scope: { conversationId, spanContext: span.spanContext() } };
+  const subagent = role === 'subagent' || parent !== undefined;
+  return { span, scope: { conversationId, spanContext: span.spanContext(), subagent } };
 }
 
 /** The span of the innermost agent run in this context, for the span processor's re-parenting. */
@@ -111,6 +118,8 @@ function endRun(span: Span, error?: unknown): void {
  * escalations, reports and runs started inside belong to it (a run inside a run is a subagent run).
  */
 export function withAgentRun<T>(options: AgentRunOptions, fn: (run: AgentRun) => T): T {
+  if (typeof fn !== 'function')
+    throw new TypeError('@errata/sdk: withAgentRun(options, fn) needs a function as fn');
   let started: { span: Span; scope: RunScope } | undefined;
   try {
     started = startRun(options);
@@ -160,13 +169,14 @@ function recordInstant(name: string, attributesOf: () => Attributes | null): voi
 /** The agent hands off to a human, the user or its coordinator (an `errata.escalation` span in the active run). */
 export function recordEscalation(escalation: Escalation): void {
   recordInstant(ESCALATION_SPAN, () => {
-    if (!ESCALATION_TARGETS.has(escalation?.target)) {
+    const target = lowerCase(escalation?.target);
+    if (!ESCALATION_TARGETS.has(target)) {
       diag.warn(
         `@errata/sdk: escalation target must be human, user or coordinator; got ${String(escalation?.target)}`,
       );
       return null;
     }
-    const attributes: Attributes = { [ATTR_ERRATA_ESCALATION_TARGET]: escalation.target };
+    const attributes: Attributes = { [ATTR_ERRATA_ESCALATION_TARGET]: target };
     if (typeof escalation.reason === 'string' && escalation.reason !== '') {
       attributes[ATTR_ERRATA_ESCALATION_REASON] = text(escalation.reason);
     }
@@ -178,42 +188,66 @@ export function recordEscalation(escalation: Escalation): void {
  * The strings of a list, each cut to the text limit, as many as Errata keeps (MAX_REPORT_LIST_ITEMS): a longer list
  * could pass the 1 MiB Errata accepts in one attribute, and the whole report would be refused.
  */
-const cleanList = (items: readonly string[] | undefined): string[] | undefined =>
-  Array.isArray(items)
-    ? items
-        .filter((item) => typeof item === 'string')
-        .slice(0, MAX_REPORT_LIST_ITEMS)
-        .map(text)
-    : undefined;
+function cleanList(field: string, items: unknown): string[] | undefined {
+  if (items === undefined || items === null) return undefined;
+  if (!Array.isArray(items)) {
+    ignoredField(field, items, 'an array of strings');
+    return undefined;
+  }
+  return items
+    .filter((item): item is string => typeof item === 'string')
+    .slice(0, MAX_REPORT_LIST_ITEMS)
+    .map(text);
+}
 
-const countOrUndefined = (value: unknown): number | undefined =>
-  Number.isInteger(value) && (value as number) >= 0 ? (value as number) : undefined;
+/** A count of the report: a non-negative integer; anything else is left out, with a `diag` warning. */
+function reportCount(field: string, value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const count = nonNegativeInteger(value);
+  if (count === null) ignoredField(field, value, 'a non-negative integer');
+  return count ?? undefined;
+}
+
+const ignoredField = (field: string, value: unknown, expected: string): void =>
+  diag.warn(
+    `@errata/sdk: subagent report ${field} must be ${expected}; got ${JSON.stringify(value) ?? String(value)}; left out`,
+  );
+
+const lowerCase = (value: unknown): string => (typeof value === 'string' ? value.toLowerCase() : String(value));
 
 /** A subagent hands back to its coordinator (an `errata.subagent_report` span in the active, subagent, run). */
 export function recordSubagentReport(report: SubagentReport): void {
   recordInstant(SUBAGENT_REPORT_SPAN, () => {
-    if (!SUBAGENT_STATUSES.has(report?.status)) {
+    const status = lowerCase(report?.status);
+    if (!SUBAGENT_STATUSES.has(status)) {
       diag.warn(
         `@errata/sdk: subagent report status must be complete, partial or failed; got ${String(report?.status)}`,
       );
       return null;
     }
-    return subagentReportAttributes(report);
+    const run = context.active().getValue(RUN_KEY) as RunScope | undefined;
+    if (run?.subagent !== true) {
+      diag.warn(
+        '@errata/sdk: recordSubagentReport outside a subagent run; Errata reads it as the report of the run it is ' +
+          "in. Call it inside the subagent's withAgentRun.",
+      );
+    }
+    return subagentReportAttributes(report, status);
   });
 }
 
-function subagentReportAttributes(report: SubagentReport): Attributes {
-  const attributes: Attributes = { [ATTR_ERRATA_SUBAGENT_STATUS]: report.status };
-  const completed = countOrUndefined(report.completed);
-  const total = countOrUndefined(report.total);
+function subagentReportAttributes(report: SubagentReport, status: string): Attributes {
+  const attributes: Attributes = { [ATTR_ERRATA_SUBAGENT_STATUS]: status };
+  const completed = reportCount('completed', report.completed);
+  const total = reportCount('total', report.total);
   if (completed !== undefined) attributes[ATTR_ERRATA_SUBAGENT_COMPLETED] = completed;
   if (total !== undefined) attributes[ATTR_ERRATA_SUBAGENT_TOTAL] = total;
-  const attempted = cleanList(report.attempted);
-  const alternatives = cleanList(report.alternatives);
+  const attempted = cleanList('attempted', report.attempted);
+  const alternatives = cleanList('alternatives', report.alternatives);
   if (attempted !== undefined) attributes[ATTR_ERRATA_SUBAGENT_ATTEMPTED] = attempted;
   if (alternatives !== undefined) attributes[ATTR_ERRATA_SUBAGENT_ALTERNATIVES] = alternatives;
   const partial = report.partialResults;
-  if (countOrUndefined(partial) !== undefined) {
+  if (nonNegativeInteger(partial) !== null) {
     attributes[ATTR_ERRATA_SUBAGENT_PARTIAL_RESULTS] = partial as number;
   } else if (partial !== undefined && partial !== null) {
     const json = stored(JSON.stringify(partial) ?? null);

@@ -4,6 +4,7 @@
  * WeakMap, never marked, so a runtime can say "this retries that result" without touching the result object.
  */
 import { context, createContextKey, diag } from '@opentelemetry/api';
+import { nonNegativeInteger } from './non-negative-integer';
 import type { ToolCallHints } from './types';
 
 interface PendingHints {
@@ -35,9 +36,6 @@ const NO_HINTS: ResolvedHints = {
   outputTokens: null,
 };
 
-const tokenCount = (value: unknown): number | null =>
-  Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : null;
-
 /**
  * null: several calls ended with this object. The MCP SDK rejects every pending request with one McpError when the
  * connection closes, so that error names none of them.
@@ -46,6 +44,8 @@ const finishedCalls = new WeakMap<object, FinishedCall | null>();
 
 /** Runs `fn` with hints for the first tool call it starts. */
 export function withToolCall<T>(hints: ToolCallHints, fn: () => T): T {
+  if (typeof fn !== 'function')
+    throw new TypeError('@errata/sdk: withToolCall(hints, fn) needs a function as fn');
   const pending: PendingHints = { hints, taken: false };
   return context.with(context.active().setValue(HINTS_KEY, pending), fn);
 }
@@ -90,7 +90,7 @@ export function takeHints(): ResolvedHints {
     retryOf: retryOfId,
     attempt: explicitAttempt ?? (previous === undefined ? null : previous.attempt + 1),
     toolCallId: typeof toolCallId === 'string' && toolCallId !== '' ? toolCallId : null,
-    inputTokens: tokenCount(inputTokens),
-    outputTokens: tokenCount(outputTokens),
+    inputTokens: nonNegativeInteger(inputTokens),
+    outputTokens: nonNegativeInteger(outputTokens),
   };
 }
