@@ -152,6 +152,44 @@ describe('startErrata configured by ERRATA_API_KEY alone', () => {
     expect(report.stats).toMatchObject({ exported: 4, dropped: 0, failed: 0 });
     expectScenario(await scenarioEvents('errata-api-key'));
   });
+
+  it('ERRATA_ENDPOINT wins over the OTEL_EXPORTER_OTLP_* endpoint a host exports elsewhere with', async () => {
+    const { OTEL_EXPORTER_OTLP_HEADERS: _headers, ...env } = exporterEnv();
+    const { stdout } = await run(process.execPath, [join(FIXTURES, 'cjs-agent.cjs')], {
+      env: {
+        ...env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', // the host's collector (nothing listens here)
+        ERRATA_ENDPOINT: server.url,
+        ERRATA_API_KEY: server.ingestKey,
+        FIXTURE_CONVERSATION: 'errata-endpoint',
+      },
+      timeout: 60_000,
+    });
+    const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as { stats: Record<string, number> };
+    expect(report.stats).toMatchObject({ exported: 4, dropped: 0, failed: 0 });
+    expectScenario(await scenarioEvents('errata-endpoint'));
+  });
+});
+
+describe('the register entry and OTEL_LOG_LEVEL', () => {
+  const escalateOnce = "require('@errata/sdk').recordEscalation({ target: 'human' })";
+  const withWrongKey = async (extra: NodeJS.ProcessEnv) => {
+    const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: server.url, ERRATA_API_KEY: 'wrong-key' };
+    delete env['OTEL_LOG_LEVEL'];
+    const args = ['--require', '@errata/sdk/register', '-e', escalateOnce];
+    return run(process.execPath, args, { env: { ...env, ...extra }, timeout: 60_000 });
+  };
+
+  it('says on stderr that Errata refused the export when OTEL_LOG_LEVEL asks for warnings', async () => {
+    const { stderr } = await withWrongKey({ OTEL_LOG_LEVEL: 'warn' });
+    expect(stderr).toMatch(/@errata\/sdk: export of 1 spans failed/);
+    expect(stderr).toMatch(/Unauthorized|401/);
+  });
+
+  it('stays quiet without OTEL_LOG_LEVEL, as OpenTelemetry does', async () => {
+    const { stderr } = await withWrongKey({});
+    expect(stderr).toBe('');
+  });
 });
 
 describe('an ESM runtime started with --import @errata/sdk/register', () => {
@@ -201,6 +239,6 @@ describe('ingest counts', () => {
     const { rows } = await sql<{ received: number; appended: number; dropped: number }>`
       SELECT sum(spans_received)::int AS received, sum(events_appended)::int AS appended, sum(spans_dropped)::int AS dropped
         FROM ingest_batch`.execute(server.db);
-    expect(rows[0]).toEqual({ received: 32, appended: 32, dropped: 0 });
+    expect(rows[0]).toEqual({ received: 36, appended: 36, dropped: 0 });
   });
 });

@@ -91,10 +91,12 @@ export function createErrataSpanProcessor(options: ErrataExportOptions = {}): Er
 
 const optedIn = (name: string): boolean => process.env[name]?.trim().toLowerCase() === 'true';
 
-/** The options, with what the environment says where they are silent (`ERRATA_API_KEY`, `ERRATA_CAPTURE_*`). */
+/** The options, with what the environment says where they are silent (`ERRATA_ENDPOINT`, `ERRATA_API_KEY`, …). */
 function withEnvironment(options: ErrataOptions): ErrataOptions {
   return {
     ...options,
+    // Errata's own variable first: a host that exports elsewhere through OTEL_EXPORTER_OTLP_* keeps them.
+    endpoint: options.endpoint ?? (process.env['ERRATA_ENDPOINT']?.trim() || undefined),
     apiKey: options.apiKey ?? (process.env['ERRATA_API_KEY']?.trim() || undefined),
     captureResults: options.captureResults ?? optedIn('ERRATA_CAPTURE_RESULTS'),
     captureArguments: options.captureArguments ?? optedIn('ERRATA_CAPTURE_ARGUMENTS'),
