@@ -72,6 +72,30 @@ beforeAll(async () => {
   });
   http = await startEverythingHttp();
 }, 60_000);
+/**
+ * A single-file ES module bundle of an agent that starts Errata, everything inlined (OpenTelemetry and @errata/sdk
+ * too), with the `require` banner esbuild's documentation gives for CommonJS dependencies that require Node's own
+ * modules. Prints the names of the spans Errata exported.
+ */
+const ESM_AGENT = `
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { instrumentMcpClient, startErrata, withAgentRun } from '@errata/sdk';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+
+const exporter = new InMemorySpanExporter();
+const errata = startErrata({ exporter, flushOnExit: false });
+const client = instrumentMcpClient(new Client({ name: 'esm-bundled-agent', version: '1.0.0' }));
+await client.connect(new StdioClientTransport({ command: process.execPath, args: [process.env.EVERYTHING, 'stdio'], stderr: 'ignore' }));
+await withAgentRun({ name: 'bundled' }, () => client.callTool({ name: 'echo', arguments: { message: 'esm' } }));
+await client.close();
+await errata.forceFlush();
+console.log(JSON.stringify(exporter.getFinishedSpans().map((span) => span.name).sort()));
+await errata.shutdown();
+`;
+const REQUIRE_BANNER =
+  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
 afterAll(async () => {
   http?.stop();
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
@@ -114,4 +138,30 @@ describe('a bundled agent', () => {
   it('with transports of its own that extend the SDK ones, the same', async () => {
     expect(await runAgent({ AGENT_SUBCLASS_TRANSPORTS: '1' })).toEqual(expected());
   });
+});
+
+describe('a single-file ES module bundle that starts Errata', () => {
+  it('starts (no __dirname in an ES module) and exports its run and call', async () => {
+    await writeFile(join(dir, 'esm-agent.mjs'), ESM_AGENT);
+    const esmBundle = join(dir, 'esm-agent.bundle.mjs');
+    await build({
+      entryPoints: [join(dir, 'esm-agent.mjs')],
+      outfile: esmBundle,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      banner: { js: REQUIRE_BANNER },
+      nodePaths: [join(ROOT, 'node_modules')],
+      logLevel: 'error',
+    });
+    const { stdout } = await promisify(execFile)(process.execPath, [esmBundle], {
+      env: { ...process.env, EVERYTHING: NPM_SERVER_ENTRIES.everything },
+      cwd: dir, // no node_modules to fall back on
+      timeout: 60_000,
+    });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual([
+      'invoke_agent bundled',
+      'tools/call echo',
+    ]);
+  }, 60_000);
 });

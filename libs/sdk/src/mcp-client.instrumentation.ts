@@ -58,7 +58,8 @@ function mainScriptDir(): string | null {
 
 /** Where the CommonJS client entry resolves from the places a host's `require` would look. */
 function commonJsClientPaths(): string[] {
-  const from = [process.cwd(), mainScriptDir(), __dirname];
+  // No __dirname in an ES module bundle (esbuild --format=esm), where this file is inlined.
+  const from = [process.cwd(), mainScriptDir(), typeof __dirname === 'string' ? __dirname : null];
   const paths = new Set<string>();
   for (const dir of from) {
     if (dir === null) continue;
