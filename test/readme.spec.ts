@@ -20,6 +20,7 @@ const NUMERIC_DEFAULTS: Partial<Record<(typeof CONFIG_VARIABLES)[number], keyof 
   ERRATA_PG_POOL_SIZE: 'poolSize',
   ERRATA_TEXT_LIMIT_BYTES: 'textLimitBytes',
   ERRATA_RETRY_WINDOW_MS: 'retryWindowMs',
+  ERRATA_MAX_LINKED_TRACES: 'maxLinkedTraces',
   ERRATA_PROJECTION_POLL_MS: 'projectionPollMs',
   ERRATA_PROJECTION_YIELD_MS: 'projectionYieldMs',
   ERRATA_WEBHOOK_TIMEOUT_MS: 'webhookTimeoutMs',

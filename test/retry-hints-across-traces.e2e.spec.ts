@@ -100,3 +100,55 @@ describe.each(['postgres', 'pglite'] as Store[])('hinted retries across traces o
     expect(await totals()).toMatchObject(EXPECTED);
   });
 });
+
+/**
+ * A job that retries a failing call once per run, each run a trace of its own hinting the attempt before: a chain
+ * across eight traces, projected one trace per batch, with ERRATA_MAX_LINKED_TRACES at 3. Each batch derives the
+ * new trace with the three before it, and reads the fourth for the hint it names.
+ */
+describe('a chain of hinted retries longer than ERRATA_MAX_LINKED_TRACES', () => {
+  let server: TestServer;
+  const ATTEMPTS = 8;
+
+  beforeAll(async () => {
+    server = await startTestServer('postgres', { ERRATA_MAX_LINKED_TRACES: '3' });
+    let previous: string | undefined;
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const startMs = t0 + attempt * 60_000;
+      const spans = new AgentTrace().run('nightly-refunds', startMs, [
+        { ...DENIED, startMs, extra: previous === undefined ? {} : { 'errata.retry.of': previous } },
+      ]);
+      previous = spans.find((span) => span.name === 'tools/call refund')!.spanContext().spanId;
+      const response = await fetch(`${server.url}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
+        body: ProtobufTraceSerializer.serializeRequest(spans),
+      });
+      expect(response.status).toBe(200);
+      await server.catchUp();
+    }
+  }, 120_000);
+  afterAll(() => server?.close());
+
+  const totals = async () => {
+    const response = await fetch(`${server.url}/api/v1/reports/retry-waste`, {
+      headers: { authorization: `Bearer ${server.readKey}` },
+    });
+    return (await response.json()).totals;
+  };
+  const EXPECTED = {
+    calls: ATTEMPTS,
+    retries: ATTEMPTS - 1,
+    wastedRetries: ATTEMPTS - 1,
+    unrecoveredChains: 1,
+  };
+
+  it('counts every retry of the chain, also those whose hinted call is beyond the cap', async () => {
+    expect(await totals()).toMatchObject(EXPECTED);
+  });
+
+  it('a rebuild from the log gives the same figures', async () => {
+    await server.app.get(ProjectorService).rebuild();
+    expect(await totals()).toMatchObject(EXPECTED);
+  });
+});

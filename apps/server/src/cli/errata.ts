@@ -88,13 +88,14 @@ async function run(
       return;
     case 'projections rebuild': {
       const events = new EventRepository(database);
+      const config = loadConfig();
       const projector = new ProjectorService(
-        loadConfig(),
+        config,
         database,
         events,
         new CheckpointRepository(),
         new ReadModelRepository(),
-        new TraceItemsRepository(database),
+        new TraceItemsRepository(database, config),
         new RollupRepository(),
         new StatisticsRepository(database),
         new IngestActivity(),

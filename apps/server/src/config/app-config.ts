@@ -15,6 +15,8 @@ export interface AppConfig {
   readonly poolSize: number;
   readonly textLimitBytes: number;
   readonly retryWindowMs: number;
+  /** Traces hinted retries may add to one projection (a chain of retries across traces); beyond, read-only context. */
+  readonly maxLinkedTraces: number;
   readonly projectionPollMs: number;
   /** How long a background projector batch waits at most for a moment without OTLP requests in flight. */
   readonly projectionYieldMs: number;
@@ -48,6 +50,7 @@ export const CONFIG_VARIABLES = [
   'ERRATA_PG_POOL_SIZE',
   'ERRATA_TEXT_LIMIT_BYTES',
   'ERRATA_RETRY_WINDOW_MS',
+  'ERRATA_MAX_LINKED_TRACES',
   'ERRATA_PROJECTION_POLL_MS',
   'ERRATA_PROJECTION_YIELD_MS',
   'ERRATA_WEBHOOK_ALLOW_INTERNAL',
@@ -78,6 +81,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
     poolSize: integer(env, 'ERRATA_PG_POOL_SIZE', 10, 2),
     textLimitBytes: integer(env, 'ERRATA_TEXT_LIMIT_BYTES', 2048, 64),
     retryWindowMs: integer(env, 'ERRATA_RETRY_WINDOW_MS', 10 * 60 * 1000, 1),
+    maxLinkedTraces: integer(env, 'ERRATA_MAX_LINKED_TRACES', 2000, 0),
     projectionPollMs: integer(env, 'ERRATA_PROJECTION_POLL_MS', 500, 10),
     projectionYieldMs: integer(env, 'ERRATA_PROJECTION_YIELD_MS', 5_000, 0, 600_000),
     webhookAllowInternal: boolean(env, 'ERRATA_WEBHOOK_ALLOW_INTERNAL', false),

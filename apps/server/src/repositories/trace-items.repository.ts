@@ -1,13 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
-import { inTraces, type TraceRef } from './trace-ref';
+import { inTraces, traceKey, type TraceRef } from './trace-ref';
 
-/** How many traces hinted retries may link into one derivation (see `withRetryLinks`). */
-const MAX_LINKED_TRACES = 10_000;
-
-const traceKey = (trace: TraceRef): string => `${trace.projectId}:${trace.traceId}`;
+/** The traces one derivation covers (see `retryLinkedTraces`). */
+export interface LinkedTraces {
+  /** Derived and written: the traces asked for, then those hinted retries link them to, nearest first. */
+  readonly derived: TraceRef[];
+  /** Read for the derivation only: one hint beyond `derived` when the cap cut the search; empty otherwise. */
+  readonly context: TraceRef[];
+}
 
 const ids = {
   traceId: sql<string>`encode(trace_id, 'hex')`.as('traceId'),
@@ -23,7 +27,10 @@ const ids = {
 export class TraceItemsRepository {
   private readonly db: Kysely<DB>;
 
-  constructor(@Inject(DATABASE) database: Database) {
+  constructor(
+    @Inject(DATABASE) database: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
     this.db = database.db;
   }
 
@@ -32,28 +39,53 @@ export class TraceItemsRepository {
    * drill-down derives.
    */
   async loadTrace(projectId: number, traceId: string) {
-    return this.load(this.db, await this.withRetryLinks(this.db, [{ projectId, traceId }]));
+    const linked = await this.retryLinkedTraces(this.db, [{ projectId, traceId }]);
+    return this.load(this.db, [...linked.derived, ...linked.context]);
   }
 
   /**
    * `traces` and every trace linked to them, transitively, by a hinted retry: a call whose `errata.retry.of` names
    * a call of another trace. A hint always wins over inference (DOMAIN.md §2), so such traces are derived together,
-   * whichever of them a batch touches. Beyond MAX_LINKED_TRACES the search stops (a runtime chaining its turns
-   * without end); the traces found so far are derived together all the same.
+   * whichever of them a batch touches. One recursive query, breadth first: a long chain (a job retrying across
+   * runs, each hinting the last attempt) costs one statement, not one per hop. At most `maxLinkedTraces`
+   * (ERRATA_MAX_LINKED_TRACES) are added. When that cuts the search, the traces one hint beyond are `context`:
+   * read for the derivation, so that the edge's hints still find the calls they name, but not re-derived (their
+   * contributions stay as stored).
    */
-  async withRetryLinks(db: Kysely<DB>, traces: readonly TraceRef[]): Promise<TraceRef[]> {
-    const found = new Map(traces.map((trace) => [traceKey(trace), trace]));
-    let frontier = [...found.values()];
-    while (frontier.length > 0 && found.size < MAX_LINKED_TRACES) {
-      const linked = await this.retryLinked(db, frontier);
-      frontier = linked.filter((trace) => !found.has(traceKey(trace)));
-      for (const trace of frontier) found.set(traceKey(trace), trace);
-    }
-    return [...found.values()];
+  async retryLinkedTraces(db: Kysely<DB>, traces: readonly TraceRef[]): Promise<LinkedTraces> {
+    if (traces.length === 0) return { derived: [], context: [] };
+    const limit = traces.length + this.config.maxLinkedTraces;
+    const { rows: derived } = await sql<TraceRef>`
+      WITH RECURSIVE linked (project_id, trace_id) AS (
+        SELECT s.project_id, decode(s.trace_id, 'hex')
+          FROM unnest(${traces.map((t) => t.projectId)}::int[], ${traces.map((t) => t.traceId)}::text[])
+            AS s (project_id, trace_id)
+        UNION
+        SELECT hop.project_id, hop.trace_id
+          FROM linked
+         CROSS JOIN LATERAL (
+               SELECT t.project_id, t.trace_id
+                 FROM tool_call c
+                 JOIN tool_call t ON t.project_id = c.project_id AND t.span_id = c.retry_of
+                WHERE c.project_id = linked.project_id AND c.trace_id = linked.trace_id AND c.retry_of IS NOT NULL
+               UNION ALL
+               SELECT r.project_id, r.trace_id
+                 FROM tool_call c
+                 JOIN tool_call r ON r.project_id = c.project_id AND r.retry_of = c.span_id
+                WHERE c.project_id = linked.project_id AND c.trace_id = linked.trace_id
+               ) AS hop
+      )
+      SELECT project_id AS "projectId", encode(trace_id, 'hex') AS "traceId" FROM linked LIMIT ${limit}`.execute(
+      db,
+    );
+    if (derived.length < limit) return { derived, context: [] };
+    const inDerived = new Set(derived.map(traceKey));
+    const beyond = await this.retryNeighbours(db, derived);
+    return { derived, context: beyond.filter((trace) => !inDerived.has(traceKey(trace))) };
   }
 
   /** The traces of the calls that calls of `traces` retry by hint, and of the calls that retry them by hint. */
-  private async retryLinked(db: Kysely<DB>, traces: readonly TraceRef[]): Promise<TraceRef[]> {
+  private async retryNeighbours(db: Kysely<DB>, traces: readonly TraceRef[]): Promise<TraceRef[]> {
     const retried = db
       .selectFrom('tool_call as c')
       .innerJoin('tool_call as t', (join) =>

@@ -6,6 +6,9 @@ export interface TraceRef {
   readonly traceId: string;
 }
 
+/** One string per trace, for sets and maps of traces. */
+export const traceKey = (trace: TraceRef): string => `${trace.projectId}:${trace.traceId}`;
+
 /**
  * SQL: the row belongs to one of `traces`. One `project_id = … AND trace_id = ANY(…)` per project, so every
  * table keyed by (project_id, trace_id, …) answers with index scans however many traces a batch touches.

@@ -22,7 +22,7 @@ import {
 import { ReadModelRepository } from '../repositories/read-model.repository';
 import { RollupRepository } from '../repositories/rollup.repository';
 import { StatisticsRepository } from '../repositories/statistics.repository';
-import type { TraceRef } from '../repositories/trace-ref';
+import { traceKey, type TraceRef } from '../repositories/trace-ref';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
 import { IngestActivity } from './ingest-activity';
 import { Poller } from './poller';
@@ -124,10 +124,17 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       await this.readModels.upsertEscalations(trx, changes.escalations);
       await this.readModels.upsertSubagentReports(trx, changes.subagentReports);
       // The rollups take their stored contributions (not the read models): they come out after the upsert as well.
-      const traces = await this.traceItems.withRetryLinks(trx, touchedTraces(batch, edges));
+      const { derived: traces, context } = await this.traceItems.retryLinkedTraces(
+        trx,
+        touchedTraces(batch, edges),
+      );
       await this.rollups.apply(trx, traces, -1);
-      const items = await this.traceItems.load(trx, traces);
-      const contributions = traceContributions(items, { windowMs: this.config.retryWindowMs });
+      const items = await this.traceItems.load(trx, [...traces, ...context]);
+      // Context traces are read, not written: their contributions stay as stored.
+      const written = new Set(traces.map(traceKey));
+      const contributions = traceContributions(items, { windowMs: this.config.retryWindowMs }).filter((row) =>
+        written.has(traceKey(row)),
+      );
       await this.rollups.replaceContributions(trx, traces, contributions);
       await this.rollups.apply(trx, traces, 1);
 
@@ -254,7 +261,7 @@ function touchedTraces(
 ): TraceRef[] {
   const traces = new Map<string, TraceRef>();
   const touch = (projectId: number, traceId: string) =>
-    traces.set(`${projectId}:${traceId}`, { projectId, traceId });
+    traces.set(traceKey({ projectId, traceId }), { projectId, traceId });
   for (const event of events)
     touch(event.projectId, (event.data as { span: { traceId: string } }).span.traceId);
   for (const edge of edges) touch(edge.projectId, edge.traceId);
