@@ -120,3 +120,21 @@ it('ends the agent runs still open at shutdown, so that they are sent with what 
   await session;
   expect(sent).toHaveLength(2);
 });
+
+it("records a root span OTEL_TRACES_SAMPLER would drop, and leaves it unsampled as the host's sampling says", async () => {
+  process.env['OTEL_TRACES_SAMPLER'] = 'traceidratio';
+  process.env['OTEL_TRACES_SAMPLER_ARG'] = '0';
+  try {
+    const exporter = new InMemorySpanExporter();
+    const handle = startErrata({ exporter, instrumentMcpSdk: false, flushOnExit: false });
+    withAgentRun({ name: 'sampled-out' }, () => recordEscalation({ target: 'user', reason: 'which order?' }));
+    await handle.forceFlush();
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => span.name).sort()).toEqual(['errata.escalation', 'invoke_agent sampled-out']);
+    for (const span of spans) expect(span.spanContext().traceFlags).toBe(TraceFlags.NONE);
+    await handle.shutdown();
+  } finally {
+    delete process.env['OTEL_TRACES_SAMPLER'];
+    delete process.env['OTEL_TRACES_SAMPLER_ARG'];
+  }
+});
