@@ -23,9 +23,9 @@ afterEach(async () => {
 });
 
 /** What a CommonJS fixture agent (test/fixtures/sdk) prints, run in a process of its own. */
-async function fixtureOutput(fixture: string): Promise<unknown> {
+async function fixtureOutput(fixture: string, nodeFlags: string[] = []): Promise<unknown> {
   const script = join(__dirname, 'fixtures/sdk', fixture);
-  const { stdout } = await promisify(execFile)(process.execPath, [script], { timeout: 60_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, [...nodeFlags, script], { timeout: 60_000 });
   return JSON.parse(stdout.trim());
 }
 
@@ -113,6 +113,13 @@ describe('startErrata’s capture settings', () => {
       sameInstrumentation: true,
       first: ['tools/call read_note: note 1'],
       second: ['tools/call read_note: (no text)'],
+    });
+  });
+
+  it('lets go of runs whose promise the host dropped unsettled; a run it keeps is still ended at shutdown', async () => {
+    expect(await fixtureOutput('abandoned-runs.cjs', ['--expose-gc'])).toEqual({
+      open: 1,
+      sessionKept: true,
     });
   });
 });

@@ -87,20 +87,34 @@ export function agentRunSpanContext(runContext: Context): SpanContext | undefine
 
 /**
  * Runs whose callback has not settled. A span is sent when it ends: a run still open when Errata shuts down (a chat
- * session, a worker waiting on a queue) would never be, and its calls would belong to no agent.
+ * session, a worker waiting on a queue) would never be, and its calls would belong to no agent. Held weakly: a run
+ * whose promise the host dropped unsettled can never end, and is let go with it rather than kept until shutdown.
  */
-const openRuns = new Set<Span>();
+const openRuns = new Set<WeakRef<Span>>();
+const openRunOf = new WeakMap<Span, WeakRef<Span>>();
+const forgetRun = new FinalizationRegistry<WeakRef<Span>>((run) => openRuns.delete(run));
 
-/** Ends every open run now (at shutdown, or when the event loop has emptied); returns how many there were. */
+function rememberOpenRun(span: Span): void {
+  const run = new WeakRef(span);
+  openRuns.add(run);
+  openRunOf.set(span, run);
+  forgetRun.register(span, run, run);
+}
+
+/** Ends every open run still alive now (at shutdown, or when the event loop has emptied); returns how many. */
 export function endOpenRuns(): number {
-  const open = [...openRuns];
+  const open = [...openRuns].map((run) => run.deref()).filter((span) => span !== undefined);
   for (const span of open) endRun(span);
   return open.length;
 }
 
 function endRun(span: Span, error?: unknown): void {
   // Ended already by endOpenRuns: the callback settling later changes nothing.
-  if (!openRuns.delete(span)) return;
+  const run = openRunOf.get(span);
+  if (run === undefined) return;
+  openRunOf.delete(span);
+  openRuns.delete(run);
+  forgetRun.unregister(run);
   try {
     if (error !== undefined) {
       const name = error instanceof Error ? error.name : '_OTHER';
@@ -128,7 +142,7 @@ export function withAgentRun<T>(options: AgentRunOptions, fn: (run: AgentRun) =>
   }
   if (started === undefined) return fn({ traceId: '', spanId: '', name: String(options?.name ?? '') });
   const { span, scope } = started;
-  openRuns.add(span);
+  rememberOpenRun(span);
   const runContext = trace.setSpan(context.active(), span).setValue(RUN_KEY, scope);
   const run: AgentRun = { ...span.spanContext(), name: options.name };
   let result: T;
@@ -213,7 +227,8 @@ const ignoredField = (field: string, value: unknown, expected: string): void =>
     `@errata/sdk: subagent report ${field} must be ${expected}; got ${JSON.stringify(value) ?? String(value)}; left out`,
   );
 
-const lowerCase = (value: unknown): string => (typeof value === 'string' ? value.toLowerCase() : String(value));
+const lowerCase = (value: unknown): string =>
+  typeof value === 'string' ? value.toLowerCase() : String(value);
 
 /** A subagent hands back to its coordinator (an `errata.subagent_report` span in the active, subagent, run). */
 export function recordSubagentReport(report: SubagentReport): void {
