@@ -11,12 +11,15 @@ import { readFileSync } from 'node:fs';
 import { frameKey } from '../profile-frames.mjs';
 import { ALLOC_CALLS, CALLS } from './settings.mjs';
 
-const [before, after, topArg] = process.argv.slice(2);
-if (!before || !after) {
-  console.error('usage: node bench/sdk/profile-diff.mjs <before.(cpu|heap)profile> <after> [top]');
+const [before, after, topArg, ...extra] = process.argv.slice(2);
+const TOP = Number(topArg ?? 40);
+if (!before || !after || extra.length > 0 || !Number.isInteger(TOP)) {
+  console.error(
+    'usage: node bench/sdk/profile-diff.mjs <before.(cpu|heap)profile> <after> [top]\n' +
+      'One file on each side: a pattern that matches several rounds passes several (profile with BENCH_SDK_ROUNDS=1).',
+  );
   process.exit(2);
 }
-const TOP = Number(topArg ?? 40);
 const kindOf = (file) => (file.endsWith('.heapprofile') ? 'heap' : 'cpu');
 if (kindOf(before) !== kindOf(after)) {
   console.error('profile-diff: one .cpuprofile and one .heapprofile cannot be compared');

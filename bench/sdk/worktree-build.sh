@@ -12,14 +12,17 @@ if [ $# -ne 2 ]; then
   exit 2
 fi
 commit=$1
-dir=$2
+# Absolute: git resolves a relative path against the repository, the shell against the current directory.
+case $2 in
+  /*) dir=$2 ;;
+  *) dir="$PWD/$2" ;;
+esac
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ -e "$dir" ]; then
   echo "worktree-build: $dir exists; remove it first (git worktree remove --force $dir)" >&2
   exit 2
 fi
 git -C "$root" worktree add --detach --quiet "$dir" "$commit"
-dir=$(cd "$dir" && pwd)
 mkdir "$dir/node_modules" "$dir/node_modules/@errata"
 for entry in "$root"/node_modules/* "$root"/node_modules/.bin; do
   [ "$(basename "$entry")" = "@errata" ] || ln -s "$entry" "$dir/node_modules/$(basename "$entry")"

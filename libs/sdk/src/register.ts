@@ -12,7 +12,8 @@ import { startErrata, type ErrataHandle } from './start-errata';
 
 // OTEL_LOG_LEVEL, as OpenTelemetry's own zero-code setups honour it: without a logger, a wrong key or an
 // unreachable endpoint would fail in silence. Errata's messages go to the console at that level.
-const logLevel = diagLogLevelFromString(process.env['OTEL_LOG_LEVEL']);
+// An empty value is unset, as OpenTelemetry reads it (diagLogLevelFromString('') would be INFO).
+const logLevel = diagLogLevelFromString(process.env['OTEL_LOG_LEVEL']?.trim() || undefined);
 if (logLevel !== undefined)
   diag.setLogger(new DiagConsoleLogger(), { logLevel, suppressOverrideMessage: true });
 
