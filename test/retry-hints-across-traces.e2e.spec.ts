@@ -32,20 +32,23 @@ function turns() {
   return { first, second, failedId, retryId: retry.spanContext().spanId };
 }
 
+/** One OTLP request with these spans, then the projector until it has caught up: a batch of their own. */
+async function sendAndProject(server: TestServer, spans: ReadableSpan[]) {
+  const response = await fetch(`${server.url}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
+    body: ProtobufTraceSerializer.serializeRequest(spans),
+  });
+  expect(response.status).toBe(200);
+  await server.catchUp();
+}
+
 describe.each(['postgres', 'pglite'] as Store[])('hinted retries across traces on %s', (store) => {
   let server: TestServer;
   const { first, second, failedId, retryId } = turns();
   const traceOf = (spans: ReadableSpan[]) => spans[0]!.spanContext().traceId;
 
-  async function send(spans: ReadableSpan[]) {
-    const response = await fetch(`${server.url}/v1/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
-      body: ProtobufTraceSerializer.serializeRequest(spans),
-    });
-    expect(response.status).toBe(200);
-    await server.catchUp();
-  }
+  const send = (spans: ReadableSpan[]) => sendAndProject(server, spans);
 
   async function get(path: string) {
     const response = await fetch(`${server.url}/api/v1/${path}`, {
@@ -119,13 +122,7 @@ describe('a chain of hinted retries longer than ERRATA_MAX_LINKED_TRACES', () =>
         { ...DENIED, startMs, extra: previous === undefined ? {} : { 'errata.retry.of': previous } },
       ]);
       previous = spans.find((span) => span.name === 'tools/call refund')!.spanContext().spanId;
-      const response = await fetch(`${server.url}/v1/traces`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
-        body: ProtobufTraceSerializer.serializeRequest(spans),
-      });
-      expect(response.status).toBe(200);
-      await server.catchUp();
+      await sendAndProject(server, spans);
     }
   }, 120_000);
   afterAll(() => server?.close());
