@@ -345,6 +345,8 @@ export class ErrataSpanProcessor implements SpanProcessor {
       const timeout = setTimeout(() => settle(false, new Error('export timed out')), timeoutMs);
       timeout.unref();
       const send = () => {
+        // Timed out while the resources settled: counted as failed already, so not sent late.
+        if (settled) return;
         try {
           context.with(suppressTracing(context.active()), () =>
             this.exporter.export(batch, (result: ExportResult) =>
