@@ -146,6 +146,19 @@ describe('npm run demo with an Errata of its own', () => {
     120_000,
   );
 
+  it('its output closed (`npm run demo | head`): stops the MCP servers, its workspace and its Errata, exit 141', async () => {
+    const demo = await startDemo('node', { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' });
+    await demo.waitFor('Episode 2/1000');
+    demo.child.stdout!.destroy(); // the reader went away, as `head` does after its lines
+    expect(await demo.exited()).toBe(141);
+    expect(demo.stderr()).toContain(
+      'Demo interrupted: the MCP servers, its workspace and any Errata it started are stopped.',
+    );
+    expect(demo.stderr()).not.toContain('EPIPE');
+    expect(await readdir(demo.tmp)).toEqual([]);
+    expect(await errataAnswers(demo.url)).toBe(false);
+  }, 120_000);
+
   it('refuses a port where something other than Errata answers, and says so', async () => {
     const other = createServer((_req, res) => res.writeHead(404).end('not here'));
     other.listen(0, '127.0.0.1');

@@ -187,7 +187,7 @@ main().catch((error: unknown) => {
     process.stderr.write(
       'Demo interrupted: the MCP servers, its workspace and any Errata it started are stopped.\n',
     );
-    process.exitCode = 130;
+    process.exitCode = error.exitCode;
     return;
   }
   process.stderr.write(`Demo failed: ${error instanceof DemoError ? error.message : messageOf(error)}\n`);
