@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
@@ -49,6 +49,8 @@ describe('dashboard (chromium)', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
+  /** Console errors while the first page loaded and signed in (a failed request shows here too). */
+  const consoleErrors: string[] = [];
 
   beforeAll(async () => {
     server = await startTestServer('postgres', {
@@ -69,10 +71,20 @@ describe('dashboard (chromium)', () => {
     context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
+    const recordError = (message: ConsoleMessage) => {
+      if (message.type() === 'error') consoleErrors.push(`${message.text()} ${message.location().url}`);
+    };
+    page.on('console', recordError);
     await page.goto(`${server.url}/`);
     await page.getByLabel('Read key').fill(server.readKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await page.waitForLoadState('networkidle');
+    page.off('console', recordError);
+  });
+
+  it('loads and signs in without a console error (no /favicon.ico request: the icon is inline)', () => {
+    expect(consoleErrors).toEqual([]);
   });
 
   async function api<T>(path: string, params: Record<string, string | null> = {}): Promise<T> {

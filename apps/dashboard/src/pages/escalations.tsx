@@ -18,8 +18,10 @@ export function EscalationsPage({ filters }: PageProps) {
   return (
     <section aria-labelledby="page-title">
       <PageHeader title="Escalations">
-        Hand-offs to a human, the user or a coordinator, attributed to the failed call that caused them. An
-        escalation is avoidable when the error said it could be fixed or retried.
+        Hand-offs to a human, the user or a coordinator, attributed to the most recent failed call of the same
+        run within the retry window. An escalation is avoidable when it follows a business failure that
+        carried a customer-facing explanation, a transient failure that was never retried, or a validation
+        failure that was never retried with changed arguments.
       </PageHeader>
       <Await loaded={loaded} what="escalations" retry={() => (report.retry(), series.retry())}>
         {({ report, series }) => {
