@@ -3,7 +3,7 @@
  * lines, stopped by a signal in the middle of the episodes (from a terminal, or through npm by a process manager),
  * and refusing a port where something else answers. The built demo (`npm run build`) on the embedded store.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -158,6 +158,23 @@ describe('npm run demo with an Errata of its own', () => {
     expect(await readdir(demo.tmp)).toEqual([]);
     expect(await errataAnswers(demo.url)).toBe(false);
   }, 120_000);
+
+  it('--help lists its variables; any other argument is refused before anything starts', async () => {
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, [DEMO, ...args], { cwd: ROOT }, (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : (error.code as number), stdout, stderr }),
+        );
+      });
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('DEMO_EPISODES');
+    expect(help.stdout).not.toContain('Episode 1/');
+    const refused = await run(['--episodes=3']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('Demo failed: the demo takes no arguments (got --episodes=3)');
+    expect(refused.stdout).toBe('');
+  });
 
   it('refuses a port where something other than Errata answers, and says so', async () => {
     const other = createServer((_req, res) => res.writeHead(404).end('not here'));

@@ -3,7 +3,7 @@
  * tool calls instrumented by @errata/sdk, and ends with the lines that show Errata's reports.
  */
 import { startErrata, type ErrataExportStats } from '@errata/sdk';
-import { readDemoConfig, type DemoConfig } from './config/demo-config';
+import { DEMO_USAGE, readDemoConfig, wantsHelp, type DemoConfig } from './config/demo-config';
 import { DemoError, messageOf } from './demo-error';
 import { DemoInterrupted, listenForInterrupt, type Interruption } from './demo-interrupt';
 import { connectToErrata, type ErrataConnection } from './errata/errata-connection';
@@ -139,6 +139,10 @@ function serveUntilStopped(server: ErrataProcess): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (wantsHelp(process.argv.slice(2))) {
+    log(DEMO_USAGE);
+    return;
+  }
   const config = readDemoConfig(process.env);
   const interruption = listenForInterrupt(log);
   const errata = await connectToErrata(config, log);

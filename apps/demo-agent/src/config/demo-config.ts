@@ -66,3 +66,31 @@ export function readDemoConfig(env: NodeJS.ProcessEnv): DemoConfig {
     keepServer: keepServer(nonEmpty(env['DEMO_KEEP_SERVER'])),
   };
 }
+
+/** What `--help` prints: the demo takes no arguments, only the variables of apps/demo-agent/README.md. */
+export const DEMO_USAGE = [
+  'Usage: npm run demo   (or: node apps/demo-agent/dist/main.js)',
+  '',
+  'Plays scripted agents against real MCP servers, instrumented with @errata/sdk, and prints what Errata reports.',
+  'It takes no arguments; these environment variables configure it (apps/demo-agent/README.md):',
+  `  DEMO_EPISODES       episodes to play, 1-${MAX_EPISODES} (default ${DEFAULT_EPISODES})`,
+  `  ERRATA_URL          Errata to use, or to start on this port (default ${DEFAULT_ERRATA_URL})`,
+  '  ERRATA_INGEST_KEY   required when Errata runs already; generated when the demo starts it',
+  "  ERRATA_READ_KEY     for Errata's figures and the curl lines; generated when the demo starts it",
+  '  DEMO_DATA_DIR       embedded database of an Errata the demo starts (default ./.errata-demo)',
+  '  DEMO_DATABASE_URL   PostgreSQL for an Errata the demo starts, instead',
+  '  DEMO_KEEP_SERVER    1 or 0: keep an Errata the demo started running (default: 1 in a terminal)',
+].join('\n');
+
+/**
+ * The command line: `--help` (or `-h`) asks for the usage; anything else is refused rather than ignored, since a
+ * demo that played with its defaults would send a run of spans the user did not ask for.
+ */
+export function wantsHelp(args: readonly string[]): boolean {
+  if (args.length === 0) return false;
+  if (args.length === 1 && (args[0] === '--help' || args[0] === '-h')) return true;
+  throw new DemoError(
+    `the demo takes no arguments (got ${args.join(' ')}); set environment variables instead, e.g. ` +
+      'DEMO_EPISODES=1 npm run demo. --help lists them.',
+  );
+}
