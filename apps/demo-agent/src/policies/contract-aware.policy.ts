@@ -72,7 +72,7 @@ function decide(step: ToolStep, call: ToolCallRecord, budget: Budget): Move {
 export const contractAwarePolicy: AgentPolicy = {
   name: 'contract-aware',
   summary:
-    'follows each error contract: waits out transient errors, corrects arguments, never retries business or permission errors',
+    'follows each error contract: waits out transient errors, corrects arguments, never retries a declared business or permission error, guesses once where nothing is declared',
 
   async runStep(step, run): Promise<StepOutcome> {
     const budget: Budget = { transient: 0, corrections: 0, guesses: 0 };
