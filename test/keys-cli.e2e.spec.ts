@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
@@ -222,4 +224,34 @@ describe('projects and keys', () => {
     const revokeNothing = await cli(database, 'keys', 'revoke', '--key', 'no-such-key');
     expect(revokeNothing.stderr).toMatch(/no live key matches/);
   });
+});
+
+describe('the CLI on the embedded store', () => {
+  it('refuses while an Errata server has it open (a key it made would be lost), and works once it stopped', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'errata-cli-pglite-'));
+    const env = { ...process.env, ERRATA_DATA_DIR: dataDir };
+    delete env['DATABASE_URL'];
+    const cliOnPglite = (...args: string[]) =>
+      run(process.execPath, [CLI, ...args], { env }).then(
+        ({ stdout }) => ({ code: 0, stdout, stderr: '' }),
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+    try {
+      const server = await spawnServer({ ERRATA_DATA_DIR: dataDir, DATABASE_URL: '' });
+      const refused = await cliOnPglite('keys', 'create', '--project', 'default', '--scope', 'read');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`is open in process ${server.child.pid} (an Errata server?)`);
+      // A second server on the same store is refused too.
+      await expect(spawnServer({ ERRATA_DATA_DIR: dataDir, DATABASE_URL: '' })).rejects.toThrow(
+        /the embedded database in \S+ is open in process/,
+      );
+      server.child.kill('SIGTERM');
+      await once(server.child, 'exit');
+      const created = await cliOnPglite('keys', 'create', '--project', 'default', '--scope', 'read');
+      expect(created.code).toBe(0);
+      expect(created.stdout).toMatch(/errata_read_/);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { HttpException } from '@nestjs/common';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/app-config';
-import { openDatabase, type Database } from '../database/database';
+import { DatabaseInUseError, openDatabase, type Database } from '../database/database';
 import { migrateToLatest } from '../database/migrations';
 import type { KeyScope } from '../database/schema';
 import { CheckpointRepository } from '../repositories/checkpoint.repository';
@@ -221,6 +221,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof UsageError ||
     error instanceof HttpException || // a service refusing bad input (BadRequestException …)
     error instanceof ConfigError ||
+    error instanceof DatabaseInUseError ||
     (error as { code?: string })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
   process.stderr.write(
     `errata: ${error instanceof Error ? (known ? error.message : (error.stack ?? error.message)) : String(error)}\n`,

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Logger } from '@nestjs/common';
@@ -46,12 +46,49 @@ export function openDatabase(config: Pick<AppConfig, 'databaseUrl' | 'dataDir' |
   }
   const dataDir = join(config.dataDir, 'pgdata');
   mkdirSync(dataDir, { recursive: true });
+  const unlock = lockEmbeddedStore(dataDir);
   const db = new Kysely<DB>({ dialect: new PGliteDialect(new PGlite(dataDir)) });
   return {
     db,
     kind: 'pglite',
     description: `embedded PGlite in ${dataDir}`,
     pool: null,
-    destroy: () => db.destroy(),
+    destroy: () => db.destroy().finally(unlock),
   };
+}
+
+export class DatabaseInUseError extends Error {}
+
+/**
+ * One process at a time may open an embedded store: PGlite has no server to share it, and a second process (the CLI
+ * while Errata runs) would write to a copy the first one overwrites; a key it creates would be lost without a word.
+ * A lock file names the process holding it; one left by a process that has died is taken over.
+ */
+function lockEmbeddedStore(dataDir: string): () => void {
+  const lockFile = `${dataDir}.lock`;
+  for (;;) {
+    try {
+      writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+      return () => rmSync(lockFile, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number(readFileSync(lockFile, 'utf8').trim());
+    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+      throw new DatabaseInUseError(
+        `the embedded database in ${dataDir} is open in process ${holder} (an Errata server?): only one process ` +
+          'can use it at a time. Stop that process first, or use PostgreSQL (DATABASE_URL).',
+      );
+    }
+    rmSync(lockFile, { force: true }); // left by a process that is gone
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
