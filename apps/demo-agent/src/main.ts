@@ -122,7 +122,7 @@ function printKeys(errata: ErrataConnection): void {
   log(`  read    ${errata.readKey}`);
   if (errata.generatedKeys) {
     log(
-      "  (generated for this run, in the demo's own store; set ERRATA_INGEST_KEY / ERRATA_READ_KEY to choose them)",
+      "  (generated for this run, in the demo's own store, replacing an earlier run's; set ERRATA_INGEST_KEY / ERRATA_READ_KEY to choose them)",
     );
   }
   log(`  Earlier runs' events stay in its store too: ${errata.store}.`);
