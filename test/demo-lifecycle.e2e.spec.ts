@@ -103,6 +103,10 @@ describe('npm run demo with an Errata of its own', () => {
     expect(curls.map(([, , url]) => url)).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/\/api\/v1\/reports\/retry-waste\?groupBy=category&from=\d{4}-\d\d-\d\dT/),
+        // Every figure printed for this run has its line, kept to the run.
+        expect.stringMatching(/\/api\/v1\/reports\/escalations\?agent=contract-aware&from=\d{4}-/),
+        expect.stringMatching(/\/api\/v1\/reports\/subagent-coverage\?from=\d{4}-/),
+        expect.stringMatching(/\/api\/v1\/servers\?from=\d{4}-/),
         expect.stringMatching(/\/api\/v1\/traces\/[0-9a-f]{32}$/),
       ]),
     );

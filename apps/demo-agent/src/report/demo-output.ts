@@ -86,6 +86,20 @@ export interface ReportAccess {
 }
 
 /** The report endpoints under `/api/v1`, each with the queries shown for it. */
+/** The reads behind the demo's "Errata's reports on this run" lines (errata-reports.ts), each kept to the run. */
+const RUN_QUERIES: readonly (readonly [path: string, query: string])[] = [
+  ['reports/retry-waste', 'groupBy=category'],
+  ['reports/retry-waste', 'groupBy=category&agent=naive'],
+  ['reports/retry-waste', 'groupBy=category&agent=contract-aware'],
+  ['reports/escalations', ''],
+  ['reports/escalations', 'agent=naive'],
+  ['reports/escalations', 'agent=contract-aware'],
+  ['reports/misclassified-results', ''],
+  ['reports/subagent-coverage', ''],
+  ['findings', ''],
+  ['servers', ''],
+];
+
 const REPORT_QUERIES: readonly (readonly [path: string, queries: readonly string[]])[] = [
   [
     'reports/retry-waste',
@@ -118,8 +132,10 @@ export function reportAccessLines({ url, readKey, from, traceId }: ReportAccess)
     `  curl -s ${url}/healthz`,
     ...REPORT_QUERIES.flatMap(([path, queries]) => queries.map((query) => curl(path, query))),
     '',
-    '  These cover everything this Errata has stored. This run only, from its first call:',
-    curl('reports/retry-waste', `groupBy=category&from=${from}`),
+    '  These cover everything this Errata has stored. This run only, from its first call (the figures above):',
+    ...RUN_QUERIES.map(([path, query]) =>
+      curl(path, query === '' ? `from=${from}` : `${query}&from=${from}`),
+    ),
     ...(traceId === null
       ? []
       : ['  One research run (coordinator and subagents) as a timeline:', curl(`traces/${traceId}`, '')]),
