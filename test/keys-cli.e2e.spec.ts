@@ -236,8 +236,9 @@ describe('the CLI on the embedded store', () => {
         ({ stdout }) => ({ code: 0, stdout, stderr: '' }),
         (error: { code: number; stdout: string; stderr: string }) => error,
       );
+    let server: Awaited<ReturnType<typeof spawnServer>> | undefined;
     try {
-      const server = await spawnServer({ ERRATA_DATA_DIR: dataDir, DATABASE_URL: '' });
+      server = await spawnServer({ ERRATA_DATA_DIR: dataDir, DATABASE_URL: '' });
       const refused = await cliOnPglite('keys', 'create', '--project', 'default', '--scope', 'read');
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(`is open in process ${server.child.pid} (an Errata server?)`);
@@ -251,6 +252,7 @@ describe('the CLI on the embedded store', () => {
       expect(created.code).toBe(0);
       expect(created.stdout).toMatch(/errata_read_/);
     } finally {
+      if (server !== undefined && server.child.exitCode === null) server.child.kill('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
