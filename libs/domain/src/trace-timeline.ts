@@ -87,73 +87,73 @@ export function traceTimeline(
   runs: readonly RunRef[],
   sampleTextOf: (spanId: string) => string | null,
 ): TraceTimeline {
-  const callFacts = new Map(facts.calls.map((call) => [call.key, call]));
-  const escalationFacts = new Map(facts.escalations.map((escalation) => [escalation.key, escalation]));
-  const reportFacts = new Map(facts.reports.map((report) => [report.key, report]));
-
   // The facts may span other traces too (those hinted retries link to this one): only this trace's items show.
-  const inTrace = (fact: { traceId: string } | undefined) => fact?.traceId === traceId;
-  const calls = derivation.calls
-    .filter((derived) => inTrace(callFacts.get(derived.key)))
-    .map((derived): TimelineCall & { startNs: bigint } => {
-      const call = callFacts.get(derived.key)!;
-      return {
-        kind: 'call',
-        spanId: call.key,
-        runId: call.runId,
-        startNs: call.startNs,
-        startTime: isoFromNs(call.startNs),
-        endTime: isoFromNs(call.endNs),
-        durationMs: call.endNs > call.startNs ? nsToMs(call.endNs - call.startNs) : 0,
-        server: call.server,
-        serverVersion: call.serverVersion,
-        tool: call.tool,
-        outcome: call.outcome,
-        category: call.category,
-        retry:
-          derived.retry === null
-            ? null
-            : { of: derived.retry.of, label: derived.retry.label, wasted: derived.retry.wasted },
-        misclassified: derived.misclassified,
-        chainRecovered: derived.chainRecovered,
-        escalationsCaused: derived.escalationsCaused,
-        findings: [...new Set(derived.findings.map((finding) => finding.rule))],
-        text: sampleTextOf(call.key),
-      };
-    });
-  const escalations = derivation.escalations
-    .filter((derived) => inTrace(escalationFacts.get(derived.key)))
-    .map((derived): TimelineEscalation & { startNs: bigint } => {
-      const escalation = escalationFacts.get(derived.key)!;
-      return {
-        kind: 'escalation',
-        spanId: escalation.key,
-        runId: escalation.runId,
-        startNs: escalation.startNs,
-        startTime: isoFromNs(escalation.startNs),
-        target: escalation.target,
-        attributedTo: derived.call,
-        category: derived.category,
-        avoidable: derived.avoidable,
-      };
-    });
-  const reports = derivation.reports
-    .filter((derived) => inTrace(reportFacts.get(derived.key)))
-    .map((derived): TimelineReport & { startNs: bigint } => {
-      const report = reportFacts.get(derived.key)!;
-      return {
-        kind: 'report',
-        spanId: report.key,
-        runId: report.runId,
-        startNs: report.startNs,
-        startTime: isoFromNs(report.startNs),
-        status: report.status,
-        completed: report.completed,
-        total: report.total,
-        missingElements: report.status === 'complete' ? [] : missingElements(report),
-        silentPartial: derived.silentPartial,
-      };
-    });
+  const ofThisTrace = <F extends { key: string; traceId: string }>(all: readonly F[]) =>
+    new Map(all.filter((fact) => fact.traceId === traceId).map((fact) => [fact.key, fact]));
+  const callFacts = ofThisTrace(facts.calls);
+  const escalationFacts = ofThisTrace(facts.escalations);
+  const reportFacts = ofThisTrace(facts.reports);
+  const shown = {
+    calls: derivation.calls.filter((derived) => callFacts.has(derived.key)),
+    escalations: derivation.escalations.filter((derived) => escalationFacts.has(derived.key)),
+    reports: derivation.reports.filter((derived) => reportFacts.has(derived.key)),
+  };
+
+  const calls = shown.calls.map((derived): TimelineCall & { startNs: bigint } => {
+    const call = callFacts.get(derived.key)!;
+    return {
+      kind: 'call',
+      spanId: call.key,
+      runId: call.runId,
+      startNs: call.startNs,
+      startTime: isoFromNs(call.startNs),
+      endTime: isoFromNs(call.endNs),
+      durationMs: call.endNs > call.startNs ? nsToMs(call.endNs - call.startNs) : 0,
+      server: call.server,
+      serverVersion: call.serverVersion,
+      tool: call.tool,
+      outcome: call.outcome,
+      category: call.category,
+      retry:
+        derived.retry === null
+          ? null
+          : { of: derived.retry.of, label: derived.retry.label, wasted: derived.retry.wasted },
+      misclassified: derived.misclassified,
+      chainRecovered: derived.chainRecovered,
+      escalationsCaused: derived.escalationsCaused,
+      findings: [...new Set(derived.findings.map((finding) => finding.rule))],
+      text: sampleTextOf(call.key),
+    };
+  });
+  const escalations = shown.escalations.map((derived): TimelineEscalation & { startNs: bigint } => {
+    const escalation = escalationFacts.get(derived.key)!;
+    return {
+      kind: 'escalation',
+      spanId: escalation.key,
+      runId: escalation.runId,
+      startNs: escalation.startNs,
+      startTime: isoFromNs(escalation.startNs),
+      target: escalation.target,
+      attributedTo: derived.call,
+      category: derived.category,
+      avoidable: derived.avoidable,
+    };
+  });
+  const reports = shown.reports.map((derived): TimelineReport & { startNs: bigint } => {
+    const report = reportFacts.get(derived.key)!;
+    return {
+      kind: 'report',
+      spanId: report.key,
+      runId: report.runId,
+      startNs: report.startNs,
+      startTime: isoFromNs(report.startNs),
+      status: report.status,
+      completed: report.completed,
+      total: report.total,
+      missingElements: report.status === 'complete' ? [] : missingElements(report),
+      silentPartial: derived.silentPartial,
+    };
+  });
   const ordered = [...calls, ...escalations, ...reports].sort((a, b) =>
     a.startNs !== b.startNs ? (a.startNs < b.startNs ? -1 : 1) : a.spanId < b.spanId ? -1 : 1,
   );
