@@ -40,7 +40,7 @@ function onlySpan(): ReadableSpan {
  * temperature when asked for `city: "Atlantis"`, and with a JSON-RPC error for an empty city; it keeps the
  * `_meta` of every tools/call it gets.
  */
-async function weatherServer(): Promise<{ client: Client; metas: unknown[] }> {
+async function weatherServer(instrument = true): Promise<{ client: Client; metas: unknown[] }> {
   const server = new Server({ name: 'weather', version: '2.0.0' }, { capabilities: { tools: {} } });
   const metas: unknown[] = [];
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -61,7 +61,8 @@ async function weatherServer(): Promise<{ client: Client; metas: unknown[] }> {
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
-  const client = instrumentMcpClient(new Client({ name: 'paths-test', version: '1.0.0' }));
+  const plain = new Client({ name: 'paths-test', version: '1.0.0' });
+  const client = instrument ? instrumentMcpClient(plain) : plain;
   await client.connect(clientSide);
   await client.listTools();
   return { client, metas };
@@ -231,6 +232,34 @@ describe('errors the client SDK raises itself', () => {
       'rpc.response.status_code': '-32602',
     });
     await client.close();
+  });
+
+  it('a call on a closed client: nothing was sent, a transport error', async () => {
+    const { client } = await weatherServer();
+    await client.close();
+    await expect(client.callTool({ name: 'forecast', arguments: { city: 'Oslo' } })).rejects.toThrow(
+      /^Not connected$/,
+    );
+    expect(toEvents([onlySpan()])).toMatchObject([
+      { type: 'ToolCallObserved', data: { outcome: 'transport_error', statusMessage: 'Not connected' } },
+    ]);
+  });
+
+  it('a _meta that is not an object is sent as the host gave it: the host gets what the server makes of it', async () => {
+    // This server drops the request it cannot parse: both calls time out.
+    const call = { name: 'forecast', arguments: { city: 'Oslo' }, _meta: ['not', 'an', 'object'] };
+    const send = (client: Client) =>
+      client.callTool(call as never, undefined, { timeout: 300 }).catch((error: unknown) => error);
+    const plain = await weatherServer(false);
+    const instrumented = await weatherServer();
+    const [uninstrumentedOutcome, instrumentedOutcome] = await Promise.all([
+      send(plain.client),
+      send(instrumented.client),
+    ]);
+    expect(uninstrumentedOutcome).toBeInstanceOf(McpError);
+    expect(String(instrumentedOutcome)).toBe(String(uninstrumentedOutcome));
+    expect([plain.metas, instrumented.metas]).toEqual([[], []]);
+    await Promise.all([plain.client.close(), instrumented.client.close()]);
   });
 
   it('the experimental tasks API is not recorded: its tools/call only creates the task', async () => {

@@ -4,11 +4,12 @@ import { classifyToolCall } from './classify';
 import {
   errataToolSpan,
   flatResult,
+  makeSpan,
   protocolErrorSpan,
   toolCallOf,
   type McpResult,
 } from './fixtures.spec-helper';
-import type { SpanRecord } from './span';
+import { StatusCode, type SpanRecord } from './span';
 
 const findingsOf = (span: SpanRecord) => {
   const call = toolCallOf(span);
@@ -116,6 +117,41 @@ describe('detectCallFindings (DOMAIN.md §7)', () => {
         content: text('Upstream rejected api_key=sk-live-9f8e7d6c5b4a39281706'),
       }),
       ['untyped-error', 'leaky-error'],
+    ],
+    [
+      'a JSON-RPC error whose message is an exception: raw-exception (and wrong-channel)',
+      protocolErrorSpan(
+        'lookup_order',
+        -32603,
+        "TypeError: Cannot read properties of undefined (reading 'id')",
+      ),
+      ['wrong-channel', 'raw-exception'],
+    ],
+    [
+      "a call the agent cancelled (its status message is the client's): nothing",
+      makeSpan({
+        name: 'tools/call slow',
+        status: { code: StatusCode.ERROR, message: 'AbortError: This operation was aborted' },
+        attributes: {
+          'mcp.method.name': 'tools/call',
+          'gen_ai.tool.name': 'slow',
+          'error.type': 'AbortError',
+        },
+      }),
+      [],
+    ],
+    [
+      'a call cancelled by AbortSignal.timeout: nothing',
+      makeSpan({
+        name: 'tools/call slow',
+        status: { code: StatusCode.ERROR, message: 'TimeoutError: The operation was aborted due to timeout' },
+        attributes: {
+          'mcp.method.name': 'tools/call',
+          'gen_ai.tool.name': 'slow',
+          'error.type': 'TimeoutError',
+        },
+      }),
+      [],
     ],
   ])('%s', (_name, span, rules) => {
     expect(rulesOf(span)).toEqual(rules);

@@ -50,9 +50,14 @@ function leak(call: ToolCallData, classification: Classification): string | null
   return null;
 }
 
+/**
+ * A call without a result is charged only for the JSON-RPC error the server answered with: a timeout, a
+ * cancellation or a dropped connection has a status message the client wrote ("AbortError: …"), not the server.
+ */
 function rawException(call: ToolCallData, classification: Classification): string | null {
   if (!classification.failed || call.result.structured !== null) return null;
-  const text = call.result.text ?? (call.result.isError === null ? call.statusMessage : null);
+  const serverMessage = call.outcome === 'protocol_error' ? call.statusMessage : null;
+  const text = call.result.text ?? (call.result.isError === null ? serverMessage : null);
   return text !== null && RAW_EXCEPTION.test(text) ? 'raw_exception' : null;
 }
 

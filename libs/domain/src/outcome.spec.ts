@@ -58,6 +58,10 @@ describe('deriveOutcome', () => {
     }
     expect(outcome({ statusError: true, statusMessage: 'TypeError: fetch failed' })).toBe('transport_error');
     expect(outcome({ errorType: 'Error', statusMessage: 'socket hang up' })).toBe('transport_error');
+    // The MCP SDK's call on a client whose transport is closed, or was never connected: nothing was sent.
+    expect(outcome({ errorType: 'Error', statusError: true, statusMessage: 'Not connected' })).toBe(
+      'transport_error',
+    );
   });
 
   it('given an HTTP error status answered to the MCP SDK’s HTTP transports, then transport_error (no JSON-RPC response came)', () => {

@@ -108,6 +108,17 @@ function isTaskAugmented(message: Record<string, unknown>, options: unknown): bo
   );
 }
 
+/**
+ * Resumes a call whose stream was interrupted: with `options.resumptionToken`, the Streamable HTTP transport (the
+ * one with `resumeStream`) replays the earlier request's response and sends no tools/call. The interrupted call was
+ * recorded when it was sent. Other transports ignore the token and send the call.
+ */
+function isResumption(client: object, options: unknown): boolean {
+  if (!isRecord(options) || !options['resumptionToken']) return false;
+  const transport = (client as { transport?: unknown }).transport;
+  return isRecord(transport) && typeof transport['resumeStream'] === 'function';
+}
+
 /** The client sends through an Errata `request` wrapper, which sees every tools/call it sends. */
 const sendsThroughErrata = (client: object): boolean =>
   isErrataWrapper((client as Record<string, unknown>)['request']);
@@ -179,7 +190,7 @@ export class ToolCallTracer {
     const tracer = this;
     return markWrapped(function callTool(this: object, ...args: unknown[]): unknown {
       // A host subclass's callTool calling super.callTool, both wrapped: the outer wrapper records the call.
-      if (callInProgress(args[0]) !== null) return original.apply(this, args);
+      if (callInProgress(args[0]) !== null || isResumption(this, args[2])) return original.apply(this, args);
       return tracer.record(this, original, args, null);
     });
   }
@@ -198,7 +209,8 @@ export class ToolCallTracer {
       if (message !== undefined && method === MCP_METHOD_TOOLS_CALL) {
         const call = callInProgress(message['params']);
         // Task-augmented (experimental tasks API): this request only creates the task; its result comes later.
-        if (call === null && isTaskAugmented(message, args[2])) return original.apply(this, args);
+        if (call === null && (isTaskAugmented(message, args[2]) || isResumption(this, args[2])))
+          return original.apply(this, args);
         if (call === null) return tracer.record(this, original, args, message);
         call.requestSent = true;
         const pending = original.apply(this, args);
@@ -414,7 +426,8 @@ export class ToolCallTracer {
 /**
  * A copy of the params whose `_meta` carries the span's W3C trace context (and whatever the host's propagator
  * adds, such as baggage), merged with the `_meta` already there: the SDK keeps `progressToken` and task keys in it.
- * The copy also names the call it is sent for (CALL_IN_PROGRESS). Without a valid span: the params themselves.
+ * The copy also names the call it is sent for (CALL_IN_PROGRESS). Without a valid span, or with a `_meta` that is
+ * not an object: the params themselves.
  */
 function tracedParams(
   params: Record<string, unknown>,
@@ -424,7 +437,9 @@ function tracedParams(
   const span = trace.getSpan(spanContext);
   if (span === undefined || !isSpanContextValid(span.spanContext())) return params;
   const existing = params['_meta'];
-  const meta = isRecord(existing) ? copyOf(existing) : {};
+  // A `_meta` that is not an object is the host's to send as it is: the server's answer to it is theirs to get.
+  if (existing !== undefined && !isRecord(existing)) return params;
+  const meta = existing === undefined ? {} : copyOf(existing);
   // A tracestate goes with the traceparent it came with; the one written here replaces the host's.
   if ('tracestate' in meta && span.spanContext().traceState === undefined) delete meta['tracestate'];
   const before = meta['traceparent'];
