@@ -13,7 +13,10 @@
 //   BENCH_SDK_ALLOC_CALLS=2000     calls after the timed ones under the sampling heap profiler (allocated
 //                                  bytes per call; 0 = skip)
 //   BENCH_SDK_VARIANTS=…           comma-separated subset of none,otel-only,errata,errata-manual,traceloop
-//                                  (none is always run: the others are measured against it)
+//                                  (none is always run: the others are measured against it); also the ablations
+//                                  errata-without-{result-analysis,args-hash,connection,trace-context,retry-memory,
+//                                  all-five}: errata with that piece of its per-call work replaced by a constant,
+//                                  to see what each costs (not run unless named)
 //   BENCH_SDK_PROFILE_DIR=<dir>    each child writes a V8 CPU profile of its timed calls there, and a heap profile
 //                                  of its allocation calls (summarize with: node bench/cpu-profile-summary.mjs <file>;
 //                                  compare two: node bench/sdk/profile-diff.mjs <before> <after>)

@@ -12,16 +12,29 @@ export const ERRATA_SDK_ENTRY = join(ROOT, 'libs/sdk/dist/index.js');
 
 /** Every variant, in the order each round runs them; `none` is always run, first (the others are compared to it). */
 export const ALL_VARIANTS = ['none', 'otel-only', 'errata', 'errata-manual', 'traceloop'];
+/**
+ * What each piece of Errata's per-call work costs: `errata` with that piece replaced by a constant (variants.mjs).
+ * Run only when named in BENCH_SDK_VARIANTS; their spans lack what the piece records.
+ */
+export const ABLATION_VARIANTS = [
+  'errata-without-result-analysis',
+  'errata-without-args-hash',
+  'errata-without-connection',
+  'errata-without-trace-context',
+  'errata-without-retry-memory',
+  'errata-without-all-five',
+];
+const KNOWN_VARIANTS = [...ALL_VARIANTS, ...ABLATION_VARIANTS];
 
 function variantsEnv() {
   const raw = process.env.BENCH_SDK_VARIANTS?.trim();
   if (!raw) return ALL_VARIANTS;
   const wanted = raw.split(',').map((name) => name.trim());
-  const unknown = wanted.filter((name) => !ALL_VARIANTS.includes(name));
+  const unknown = wanted.filter((name) => !KNOWN_VARIANTS.includes(name));
   if (unknown.length > 0 || wanted.length === 0) {
-    throw new Error(`BENCH_SDK_VARIANTS: unknown ${unknown.join(', ')}; known: ${ALL_VARIANTS.join(', ')}`);
+    throw new Error(`BENCH_SDK_VARIANTS: unknown ${unknown.join(', ')}; known: ${KNOWN_VARIANTS.join(', ')}`);
   }
-  return ALL_VARIANTS.filter((name) => name === 'none' || wanted.includes(name));
+  return KNOWN_VARIANTS.filter((name) => name === 'none' || wanted.includes(name));
 }
 
 export const CALLS = intEnv('BENCH_SDK_CALLS', 20_000, 100, 10_000_000);

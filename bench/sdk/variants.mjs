@@ -1,7 +1,8 @@
 // What each variant installs before the MCP SDK is loaded, how it instruments the client, how the child checks
 // that the instrumentation really took hold, and which exported spans are its tools/call spans.
 import { createRequire } from 'node:module';
-import { ERRATA_SDK_ENTRY } from './settings.mjs';
+import { join } from 'node:path';
+import { ERRATA_SDK_ENTRY, ROOT } from './settings.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -13,11 +14,54 @@ const traceloopToolSpan = (span) =>
   span.attributes['traceloop.span.kind'] === 'tool' && span.name.endsWith('.tool');
 
 /**
+ * The pieces of Errata's per-call work an ablation variant replaces, each by a constant, in the built modules the
+ * SDK calls them through (it reads their exports on every call). What is left is the rest of `errata`.
+ */
+const PIECES = {
+  'result-analysis': () => {
+    const toolResult = require(join(ROOT, 'libs/sdk/dist/tool-result.js'));
+    toolResult.toolResultAttributes = (result) => ({
+      'errata.result.is_error': result?.isError === true,
+      'errata.result.empty': false,
+    });
+  },
+  'args-hash': () => {
+    const fingerprint = { hash: '0'.repeat(32), size: 20 };
+    require(join(ROOT, 'libs/domain/dist/args-hash.js')).argsFingerprint = () => fingerprint;
+  },
+  connection: () => {
+    const none = {};
+    require(join(ROOT, 'libs/sdk/dist/mcp-connection.js')).connectionAttributes = () => none;
+  },
+  'trace-context': () => {
+    // Both ways the SDK writes the traceparent: the global propagator and its W3C fallback.
+    require('@opentelemetry/api').propagation.inject = () => undefined;
+    require('@opentelemetry/core').CompositePropagator.prototype.inject = () => undefined;
+  },
+  'retry-memory': () => {
+    require(join(ROOT, 'libs/sdk/dist/tool-call-hints.js')).rememberFinishedCall = () => undefined;
+  },
+};
+
+/** `errata`, with these pieces replaced before the MCP SDK is loaded. */
+function errataWithout(pieces, label) {
+  return {
+    ...VARIANTS_BASE.errata,
+    label,
+    install: (tracing) => {
+      const hooks = VARIANTS_BASE.errata.install(tracing);
+      for (const piece of pieces) PIECES[piece]();
+      return hooks;
+    },
+  };
+}
+
+/**
  * name → { label, tracing, instrumentsMcp, isToolSpan, install(tracing) }. `install` runs before any MCP SDK module is required
  * and returns hooks for workload.connectPair: `onClientClass(Client)` (after the client module is loaded; returns
  * how the class got instrumented, or throws if it did not) and `instrumentClient(client)` (each new client).
  */
-export const VARIANTS = {
+const VARIANTS_BASE = {
   none: {
     label: 'uninstrumented (no OpenTelemetry at all)',
     tracing: false,
@@ -103,4 +147,29 @@ export const VARIANTS = {
       };
     },
   },
+};
+
+export const VARIANTS = {
+  ...VARIANTS_BASE,
+  'errata-without-result-analysis': errataWithout(
+    ['result-analysis'],
+    'errata without the result analysis (only is_error from the result; no empty, item count, mirror, declared fields, texts)',
+  ),
+  'errata-without-args-hash': errataWithout(['args-hash'], 'errata without the arguments hash (a constant)'),
+  'errata-without-connection': errataWithout(
+    ['connection'],
+    'errata without the connection attributes (server name and version, transport, session, protocol version)',
+  ),
+  'errata-without-trace-context': errataWithout(
+    ['trace-context'],
+    'errata without writing the traceparent into params._meta (the params are still copied)',
+  ),
+  'errata-without-retry-memory': errataWithout(
+    ['retry-memory'],
+    'errata without remembering which call each result or error came from (retryOf by result)',
+  ),
+  'errata-without-all-five': errataWithout(
+    Object.keys(PIECES),
+    'errata without any of the five pieces above: the span, its context and the call wrapping',
+  ),
 };
