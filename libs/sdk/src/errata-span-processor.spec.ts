@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { context, diag, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
 import { ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -452,6 +452,66 @@ describe('ErrataSpanProcessor: steady load, failures, repeated calls', () => {
     await flushed;
     expect(seenAtExport).toEqual(['host-1']);
     await provider.shutdown();
+  });
+
+  it('a flush behind an export in flight returns within one export timeout; what it could not send stays queued', async () => {
+    const { exporter, batches } = countingExporter(10_000);
+    const slow = new ErrataSpanProcessor({
+      exporter,
+      scheduledDelayMillis: 60_000,
+      maxExportBatchSize: 10,
+      exportTimeoutMillis: 1000,
+    });
+    toolCallsInto(slow, 10); // a full batch: in flight, unanswered
+    toolCallsInto(slow, 5);
+    const started = Date.now();
+    await slow.forceFlush();
+    const took = Date.now() - started;
+    // The export in flight times out at 1 s, the flush's deadline: its own batch would have taken 1 s more.
+    expect(took).toBeGreaterThanOrEqual(990);
+    expect(took).toBeLessThan(1700);
+    expect(batches).toEqual([10]);
+    await pause(50); // the export in flight timed out by the flush's deadline, give or take a timer's turn
+    expect(slow.stats()).toMatchObject({ failed: 10, queued: 5 });
+  });
+
+  it('a run of failed exports is one error in the log, recovery one info line; each failure after the first is a debug line', async () => {
+    const logged = { error: [] as string[], info: [] as string[], debug: [] as string[] };
+    diag.setLogger(
+      {
+        error: (message: string) => logged.error.push(message),
+        warn: () => undefined,
+        info: (message: string) => logged.info.push(message),
+        debug: (message: string) => logged.debug.push(message),
+        verbose: () => undefined,
+      },
+      DiagLogLevel.ALL,
+    );
+    let ok = false;
+    const exporter = new InMemorySpanExporter();
+    exporter.export = (spans, done) =>
+      done({ code: ok ? ExportResultCode.SUCCESS : ExportResultCode.FAILED, error: new Error('401') });
+    const flaky = new ErrataSpanProcessor({ exporter, scheduledDelayMillis: 60_000 });
+    try {
+      for (let i = 0; i < 3; i++) {
+        toolCallsInto(flaky, 2);
+        await flaky.forceFlush();
+      }
+      ok = true;
+      toolCallsInto(flaky, 1);
+      await flaky.forceFlush();
+      ok = false;
+      toolCallsInto(flaky, 1);
+      await flaky.forceFlush();
+    } finally {
+      diag.disable();
+    }
+    expect(logged.error).toEqual([
+      '@errata/sdk: export of 2 spans failed; further failures are logged at debug level until an export succeeds',
+      '@errata/sdk: export of 1 spans failed; further failures are logged at debug level until an export succeeds',
+    ]);
+    expect(logged.info).toEqual(['@errata/sdk: exports succeed again, after 6 spans failed']);
+    expect(logged.debug.filter((line) => line.includes('failed'))).toHaveLength(2);
   });
 
   it('a host diag logger that throws does not stop the exports', async () => {

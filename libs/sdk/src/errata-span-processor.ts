@@ -52,19 +52,22 @@ export interface ErrataExportStats {
   readonly filtered: number;
 }
 
+/** `exportTimeoutMillis` when neither the option nor an OTLP timeout variable gives one. */
+export const DEFAULT_EXPORT_TIMEOUT_MILLIS = 30_000;
+
 /** At shutdown, batches exported at once: within the OTLP exporter's limit of concurrent exports (30). */
 const SHUTDOWN_PARALLEL_EXPORTS = 4;
 
-/** Waits for what `shutDown` returns (a promise or not) until `deadline` (epoch ms) at most; failures go to diag. */
-async function settledBefore(shutDown: () => unknown, deadline: number): Promise<void> {
+/** Waits for what `work` returns (a promise or not) until `deadline` (epoch ms) at most; failures go to diag. */
+async function settledBefore(what: string, work: () => unknown, deadline: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
     timer.unref();
   });
-  const settled = new Promise((resolve) => resolve(shutDown())).then(
+  const settled = new Promise((resolve) => resolve(work())).then(
     () => undefined,
-    (error: unknown) => safeDiag(() => diag.error('@errata/sdk: the exporter failed to shut down', error)),
+    (error: unknown) => safeDiag(() => diag.error(`@errata/sdk: ${what} failed`, error)),
   );
   await Promise.race([settled, late]);
   clearTimeout(timer);
@@ -121,7 +124,7 @@ function withParent(span: ReadableSpan, parent: SpanContext | undefined): Readab
   };
 }
 
-const positive = (value: number | undefined, fallback: number): number =>
+export const positive = (value: number | undefined, fallback: number): number =>
   value !== undefined && Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback;
 
 export class ErrataSpanProcessor implements SpanProcessor {
@@ -150,13 +153,15 @@ export class ErrataSpanProcessor implements SpanProcessor {
   private stopping: Promise<void> | undefined;
   private exporting = 0;
   private counts = { exported: 0, dropped: 0, failed: 0, filtered: 0 };
+  /** Spans failed since the last export that succeeded. */
+  private failedInARow = 0;
 
   constructor(options: ErrataSpanProcessorOptions) {
     this.exporter = options.exporter;
     this.maxQueueSize = positive(options.maxQueueSize, 2048);
     this.batchSize = Math.min(positive(options.maxExportBatchSize, 512), this.maxQueueSize);
     this.delayMs = positive(options.scheduledDelayMillis, 1000);
-    this.timeoutMs = positive(options.exportTimeoutMillis, 30_000);
+    this.timeoutMs = positive(options.exportTimeoutMillis, DEFAULT_EXPORT_TIMEOUT_MILLIS);
     this.exportAll = options.exportAllSpans === true;
   }
 
@@ -216,12 +221,15 @@ export class ErrataSpanProcessor implements SpanProcessor {
 
   /**
    * Exports the spans queued now (not those that end meanwhile, which wait for a full batch or the timer). It stops
-   * at the first failed batch: Errata is down or refuses the key, and the next batches would only wait as long.
+   * at the first failed batch: Errata is down or refuses the key, and the next batches would only wait as long. It
+   * returns within `exportTimeoutMillis`, also behind an export already in flight; what it could not send by then
+   * stays queued for the next turn.
    */
   forceFlush(): Promise<void> {
     if (this.stopping !== undefined) return this.stopping;
     this.clearTimer();
-    return this.schedule(true);
+    const deadline = Date.now() + this.timeoutMs;
+    return settledBefore('a flush', () => this.schedule(true, deadline), deadline);
   }
 
   /**
@@ -253,7 +261,32 @@ export class ErrataSpanProcessor implements SpanProcessor {
     await Promise.all([this.chain, ...drains]);
     // What the deadline left unsent.
     this.counts.dropped += this.queue.splice(0).length;
-    await settledBefore(() => this.exporter.shutdown(), deadline);
+    await settledBefore("the exporter's shutdown", () => this.exporter.shutdown(), deadline);
+  }
+
+  /**
+   * The first failed export of a run of failures is an error (a refused key, Errata down), the rest only debug
+   * messages: one a second for as long as it lasts would bury the host's own log. Recovery is said once.
+   */
+  private logOutcome(spans: number, ok: boolean, reason: unknown): void {
+    if (ok) {
+      if (this.failedInARow > 0) {
+        const failed = this.failedInARow;
+        safeDiag(() => diag.info(`@errata/sdk: exports succeed again, after ${failed} spans failed`));
+      }
+      this.failedInARow = 0;
+      return;
+    }
+    const first = this.failedInARow === 0;
+    this.failedInARow += spans;
+    safeDiag(() =>
+      first
+        ? diag.error(
+            `@errata/sdk: export of ${spans} spans failed; further failures are logged at debug level until an export succeeds`,
+            reason,
+          )
+        : diag.debug(`@errata/sdk: export of ${spans} spans failed`, reason),
+    );
   }
 
   /** The span to name as parent in Errata's place of `parent`: itself when Errata receives it. */
@@ -306,15 +339,20 @@ export class ErrataSpanProcessor implements SpanProcessor {
    * stream of new spans would otherwise keep it exporting batches of a few). A failed batch ends the turn; the
    * next full batch or the timer tries again.
    */
-  private schedule(all: boolean): Promise<void> {
+  private schedule(all: boolean, deadline = Infinity): Promise<void> {
     if (!all && this.loopScheduled) return this.chain;
     this.loopScheduled = true;
     let owed = all ? this.queue.length : 0;
     this.chain = this.chain.then(async () => {
       this.loopScheduled = false;
       // After shutdown the remaining batches are shutdown's to send.
-      while (!this.stopped && this.queue.length > 0 && (owed > 0 || this.queue.length >= this.batchSize)) {
-        const { spans, ok } = await this.exportBatch();
+      while (
+        !this.stopped &&
+        Date.now() < deadline &&
+        this.queue.length > 0 &&
+        (owed > 0 || this.queue.length >= this.batchSize)
+      ) {
+        const { spans, ok } = await this.exportBatch(deadline);
         if (!ok) break;
         owed -= spans;
       }
@@ -340,7 +378,7 @@ export class ErrataSpanProcessor implements SpanProcessor {
         this.counts[ok ? 'exported' : 'failed'] += batch.length;
         // Before logging: a host diag logger that throws must not leave the export unsettled.
         resolve({ spans: batch.length, ok });
-        if (!ok) safeDiag(() => diag.warn(`@errata/sdk: export of ${batch.length} spans failed`, reason));
+        this.logOutcome(batch.length, ok, reason);
       };
       const timeout = setTimeout(() => settle(false, new Error('export timed out')), timeoutMs);
       timeout.unref();

@@ -1,10 +1,11 @@
-import { context, ProxyTracerProvider, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
+import { context, diag, ProxyTracerProvider, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { ExportResultCode } from '@opentelemetry/core';
 import { InMemorySpanExporter, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { expect, it } from 'vitest';
 import { recordEscalation, withAgentRun } from './agent';
 import { runningCaptureConfig } from './capture-config';
-import { startErrata } from './start-errata';
+import { createErrataSpanProcessor, exportTimeoutMillis, startErrata } from './start-errata';
+import { captureDiag } from './tracing.spec-helper';
 import { errataTracer } from './tracer';
 
 it('startErrata runs once per process: a second call returns the running handle; after shutdown it starts anew', async () => {
@@ -136,5 +137,40 @@ it("records a root span OTEL_TRACES_SAMPLER would drop, and leaves it unsampled 
   } finally {
     delete process.env['OTEL_TRACES_SAMPLER'];
     delete process.env['OTEL_TRACES_SAMPLER_ARG'];
+  }
+});
+
+it('an endpoint that is no http(s) URL is an error in the log, with a guess; spans are counted as failed, nothing throws', async () => {
+  const diagnosed = captureDiag();
+  try {
+    const processor = createErrataSpanProcessor({ endpoint: '127.0.0.1:4318', scheduledDelayMillis: 60_000 });
+    expect(diagnosed.errors.map(([message]) => message)).toEqual([
+      '@errata/sdk: endpoint "127.0.0.1:4318" is not an http(s) URL (did you mean "http://127.0.0.1:4318"?); Errata\'s spans are not sent',
+    ]);
+    const handle = startErrata({ endpoint: 'not a url', instrumentMcpSdk: false, flushOnExit: false });
+    recordEscalation({ target: 'human', reason: 'stuck' });
+    await handle.forceFlush();
+    expect(handle.stats()).toMatchObject({ exported: 0, failed: 1 });
+    await Promise.all([handle.shutdown(), processor.shutdown()]);
+  } finally {
+    diag.disable();
+  }
+});
+
+it('one export timeout for the processor and the exporter: the option, else the OTLP timeout variables, else 30 s', () => {
+  const saved = { ...process.env };
+  try {
+    delete process.env['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT'];
+    delete process.env['OTEL_EXPORTER_OTLP_TIMEOUT'];
+    expect(exportTimeoutMillis({})).toBe(30_000);
+    process.env['OTEL_EXPORTER_OTLP_TIMEOUT'] = '45000';
+    expect(exportTimeoutMillis({})).toBe(45_000);
+    process.env['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT'] = '5000';
+    expect(exportTimeoutMillis({})).toBe(5_000);
+    expect(exportTimeoutMillis({ exportTimeoutMillis: 1_000 })).toBe(1_000);
+    process.env['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT'] = 'soon';
+    expect(exportTimeoutMillis({})).toBe(45_000);
+  } finally {
+    process.env = saved;
   }
 });

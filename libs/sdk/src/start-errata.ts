@@ -16,11 +16,15 @@ import {
 } from '@opentelemetry/resources';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { ExportResultCode } from '@opentelemetry/core';
 import {
+  DEFAULT_EXPORT_TIMEOUT_MILLIS,
   ErrataSpanProcessor,
+  positive,
   type ErrataExportStats,
   type ErrataSpanProcessorOptions,
 } from './errata-span-processor';
+import { safeDiag } from './safe-diag';
 import { McpClientInstrumentation } from './mcp-client.instrumentation';
 import { setRunningCaptureConfig } from './capture-config';
 import { ensureContextManager, serveApiTracers } from './api-globals';
@@ -72,21 +76,69 @@ export interface ErrataHandle {
   shutdown(): Promise<void>;
 }
 
-function exporterFor(options: ErrataExportOptions): SpanExporter {
+/**
+ * One timeout for the processor and the exporter, so that an answer the exporter still waits for is never one the
+ * processor counted as failed, and a `Retry-After` within it is waited for: the option, else the OTLP timeout
+ * variables the exporter itself would read, else 30 s (the exporter's own default is 10 s).
+ */
+export function exportTimeoutMillis(options: Pick<ErrataExportOptions, 'exportTimeoutMillis'>): number {
+  const fromEnv = (name: string): number | undefined => {
+    const raw = process.env[name]?.trim();
+    return raw ? Number(raw) : undefined;
+  };
+  return positive(
+    options.exportTimeoutMillis,
+    positive(
+      fromEnv('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT'),
+      positive(fromEnv('OTEL_EXPORTER_OTLP_TIMEOUT'), DEFAULT_EXPORT_TIMEOUT_MILLIS),
+    ),
+  );
+}
+
+/** An exporter that sends nothing and says why, for an endpoint that cannot be sent to. */
+const refusingExporter = (why: Error): SpanExporter => ({
+  export: (_spans, done) => done({ code: ExportResultCode.FAILED, error: why }),
+  shutdown: () => Promise.resolve(),
+});
+
+/** `<endpoint>/v1/traces`, or null (said to diag) when that is no http(s) URL: a host must not crash on a typo. */
+function tracesUrl(endpoint: string): string | null {
+  const url = `${endpoint.replace(/\/+$/, '')}/v1/traces`;
+  const isHttp = (text: string): boolean => {
+    try {
+      return ['http:', 'https:'].includes(new URL(text).protocol);
+    } catch {
+      return false;
+    }
+  };
+  if (isHttp(url)) return url;
+  const guess = `http://${endpoint}`;
+  const hint = isHttp(`${guess}/v1/traces`) ? ` (did you mean "${guess}"?)` : '';
+  safeDiag(() =>
+    diag.error(
+      `@errata/sdk: endpoint "${endpoint}" is not an http(s) URL${hint}; Errata's spans are not sent`,
+    ),
+  );
+  return null;
+}
+
+function exporterFor(options: ErrataExportOptions, timeoutMillis: number): SpanExporter {
   if (options.exporter !== undefined) return options.exporter;
-  const url =
-    options.endpoint === undefined ? undefined : `${options.endpoint.replace(/\/+$/, '')}/v1/traces`;
+  const url = options.endpoint === undefined ? undefined : tracesUrl(options.endpoint);
+  if (url === null)
+    return refusingExporter(new Error(`endpoint "${options.endpoint}" is not an http(s) URL`));
   const headers = options.apiKey === undefined ? undefined : { Authorization: `Bearer ${options.apiKey}` };
-  // The exporter gives up after its own timeout (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s): exportTimeoutMillis, when
-  // given, is its timeout too, so that an answer it waits for is never one the processor counted as failed.
-  const timeoutMillis = options.exportTimeoutMillis;
-  const given = timeoutMillis !== undefined && Number.isFinite(timeoutMillis) && timeoutMillis > 0;
-  return new OTLPTraceExporter({ url, headers, ...(given ? { timeoutMillis } : {}) });
+  return new OTLPTraceExporter({ url, headers, timeoutMillis });
 }
 
 /** A span processor for a host that keeps its own tracer provider: add it to the provider's span processors. */
 export function createErrataSpanProcessor(options: ErrataExportOptions = {}): ErrataSpanProcessor {
-  return new ErrataSpanProcessor({ ...options, exporter: exporterFor(options) });
+  const timeoutMillis = exportTimeoutMillis(options);
+  return new ErrataSpanProcessor({
+    ...options,
+    exportTimeoutMillis: timeoutMillis,
+    exporter: exporterFor(options, timeoutMillis),
+  });
 }
 
 const optedIn = (name: string): boolean => process.env[name]?.trim().toLowerCase() === 'true';
