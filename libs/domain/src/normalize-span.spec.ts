@@ -73,6 +73,22 @@ describe('normalizeSpan: tool calls (Errata SDK)', () => {
     });
   });
 
+  it('redacts and cuts the declared code and category like every text (another exporter may send anything there)', () => {
+    const span = errataToolSpan(
+      'run_python',
+      { isError: true },
+      {
+        attributes: {
+          'errata.error.code': 'print("sk-proj-abcdefghijklmnopqrstuvwx", "jane.doe@example.com")',
+          'errata.error.category': 'x'.repeat(5000),
+        },
+      },
+    );
+    const declared = toolCallOf(span).declared;
+    expect(declared.code).toBe('print("[REDACTED:api_key]", "[REDACTED:email]")');
+    expect(Buffer.byteLength(declared.category ?? '')).toBeLessThanOrEqual(2048);
+  });
+
   it('never keeps raw arguments', () => {
     const span = errataToolSpan(
       'x',

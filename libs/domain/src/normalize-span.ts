@@ -127,7 +127,7 @@ function subagentReport(span: SpanRecord, limit: number): SubagentReportObserved
       attempted: list('errata.subagent.attempted'),
       alternatives: list('errata.subagent.alternatives'),
       partialResults: partialResults(a, limit),
-      category: readString(a, 'errata.error.category'),
+      category: storedText(readString(a, 'errata.error.category'), limit),
       retryable: readBool(a, 'errata.error.retryable'),
     },
   };
@@ -360,10 +360,11 @@ function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCall
         structured: storedText(readString(a, 'errata.result.structured'), limit),
         textMirror: readBool(a, 'errata.result.text_mirror'),
       },
+      // Redacted and cut like every text: what a server declares is third-party text too.
       declared: {
-        category: readString(a, 'errata.error.category'),
+        category: storedText(readString(a, 'errata.error.category'), limit),
         retryable: readBool(a, 'errata.error.retryable'),
-        code: readString(a, 'errata.error.code'),
+        code: storedText(readString(a, 'errata.error.code'), limit),
         retryAfterMs: retryAfterMs !== null && retryAfterMs >= 0 ? retryAfterMs : null,
       },
       args: argsOf(a),

@@ -237,6 +237,61 @@ describe('toolResultAttributes', () => {
     });
   });
 
+  it('a text block per item is read in one pass: the structured content is written out once, not once per block', () => {
+    /** How often the analysis reads the structured content's list, for a result of `count` items. */
+    const readsFor = (count: number): number => {
+      const items = Array.from({ length: count }, (_, i) => ({ id: i, name: `item ${i}` }));
+      let reads = 0;
+      const structured = {
+        get items() {
+          reads++;
+          return items;
+        },
+      };
+      const result = {
+        content: items.map((item) => text(JSON.stringify(item))),
+        structuredContent: structured,
+      };
+      expect(toolResultAttributes(result, 'list_items', OPTIONS)).toMatchObject({
+        'errata.result.text_mirror': false,
+      });
+      return reads;
+    };
+    // It was written out in canonical form once per JSON text block: 10 more reads for 10 more blocks.
+    expect(readsFor(50)).toBe(readsFor(40));
+  });
+
+  it('declared fields leave the process redacted and cut to the text limit: a `code` key may hold anything', () => {
+    const attributes = attributesOf({
+      isError: true,
+      content: [text('Execution failed')],
+      structuredContent: {
+        code: 'client = OpenAI(api_key="sk-proj-abcdefghijklmnopqrstuvwx")  # jane.doe@example.com',
+        errorCategory: 'y'.repeat(100_000),
+      },
+    });
+    expect(attributes['errata.error.code']).toBe(
+      'client = OpenAI(api_key="[REDACTED:api_key]")  # [REDACTED:email]',
+    );
+    expect(Buffer.byteLength(String(attributes['errata.error.category']))).toBeLessThanOrEqual(2048);
+    expect(String(attributes['errata.error.category'])).toMatch(/^y{2000}/);
+  });
+
+  it('declared fields are read from the whole result, also past the part of a JSON text that is sent', () => {
+    const payload = {
+      description: 'Upstream timed out',
+      details: 'd'.repeat(2500),
+      errorCategory: 'transient',
+      isRetryable: true,
+      retryAfterMs: 5000,
+    };
+    expect(attributesOf({ isError: true, content: [text(JSON.stringify(payload))] })).toMatchObject({
+      'errata.error.category': 'transient',
+      'errata.error.retryable': true,
+      'errata.error.retry_after_ms': 5000,
+    });
+  });
+
   it('text_mirror is false when no text block carries the structured JSON', () => {
     expect(attributesOf({ content: [text('3 orders')], structuredContent: { count: 3 } })).toMatchObject({
       'errata.result.text_mirror': false,

@@ -118,12 +118,15 @@ export function toolResultAttributes(
   }
   let mirrored = false;
   if (structuredJson !== null) {
+    // Written once, when a text needs it: a result with a JSON text block per item would write it per block.
+    let canonicalStructured: string | null = null;
     for (const text of content.texts) {
       if (text === structuredJson) mirrored = true;
       else if (looksLikeJson(text)) {
-        const parsed = text === content.singleText ? textJson : parseJson(text);
+        const parsed: unknown = text === content.singleText ? textJson : parseJson(text);
         mirrored =
-          JSON.stringify(parsed) === structuredJson || canonicalJson(parsed) === canonicalJson(structured);
+          JSON.stringify(parsed) === structuredJson ||
+          canonicalJson(parsed) === (canonicalStructured ??= canonicalJson(structured));
       }
       if (mirrored) break;
     }
@@ -139,14 +142,14 @@ export function toolResultAttributes(
   const itemCount = listCount ?? (nothing || emptyLists ? 0 : null);
   const empty = !isError && (nothing || emptyLists);
 
-  // What the server will read: the structured JSON and the text, unless the text only repeats it.
-  const payloads: Payload[] = [];
-  if (structuredJson !== null) payloads.push(payloadOf(structuredJson, structured, limit));
+  // The structured JSON and the text, unless the text only repeats it: whole, and as the server will read them.
+  const wholePayloads: Payload[] = [];
+  if (structuredJson !== null) wholePayloads.push({ raw: structuredJson, json: structured });
   if (content.text !== null && !(mirrored && content.singleText !== null)) {
-    payloads.push(
-      payloadOf(content.text, content.singleText === null ? parseJsonText(content.text) : textJson, limit),
-    );
+    const json = content.singleText === null ? parseJsonText(content.text) : textJson;
+    wholePayloads.push({ raw: content.text, json });
   }
+  const payloads = wholePayloads.map((payload) => payloadOf(payload.raw, payload.json, limit));
   const failureSignal = isError || empty ? null : failureAsEmptyEvidence(payloads);
   const failed = isError || failureSignal !== null;
 
@@ -165,12 +168,16 @@ export function toolResultAttributes(
     if (structuredText !== null) attributes[ATTR_ERRATA_RESULT_STRUCTURED] = structuredText;
   }
   if (failed) {
-    // The result object too, `_meta` included: seed 000 writes `errorCategory` / `isRetryable` on the result
-    // itself, beside `content` or instead of it.
-    const declared = declaredErrorInPayloads([...payloads, { raw: '', json: record }]);
-    if (declared.category !== null) attributes[ATTR_ERRATA_ERROR_CATEGORY] = declared.category;
+    // Sent as attributes of their own, so read from the whole result, not the part the server gets: a field after
+    // the first 2 KiB of a JSON text still counts. The result object too, `_meta` included: seed 000 writes
+    // `errorCategory` / `isRetryable` on the result itself, beside `content` or instead of it.
+    const declared = declaredErrorInPayloads([...wholePayloads, { raw: '', json: record }]);
+    // Texts like any other: a `code` key may hold anything (a tool's source code, a token, megabytes).
+    const category = storedText(declared.category, limit);
+    const code = storedText(declared.code, limit);
+    if (category !== null) attributes[ATTR_ERRATA_ERROR_CATEGORY] = category;
     if (declared.retryable !== null) attributes[ATTR_ERRATA_ERROR_RETRYABLE] = declared.retryable;
-    if (declared.code !== null) attributes[ATTR_ERRATA_ERROR_CODE] = declared.code;
+    if (code !== null) attributes[ATTR_ERRATA_ERROR_CODE] = code;
     if (declared.retryAfterMs !== null) attributes[ATTR_ERRATA_ERROR_RETRY_AFTER_MS] = declared.retryAfterMs;
   }
   return attributes;
