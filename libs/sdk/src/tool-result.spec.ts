@@ -79,6 +79,34 @@ describe('toolResultAttributes', () => {
       });
     });
 
+    it('a phrase in quotes or brackets, or a message that counts what it found, is data: not empty', () => {
+      const emptyOf = (tool: string, message: string) =>
+        toolResultAttributes({ content: [text(message)] }, tool, OPTIONS)['errata.result.empty'];
+      expect(
+        emptyOf('search_issues', "#4521 Search page shows 'No results found' for accented queries (open)"),
+      ).toBe(false);
+      expect(emptyOf('query_logs', '2 hits: "0 results returned by upstream" at 10:02')).toBe(false);
+      expect(emptyOf('find_files', '/srv/app/templates/not-found.html (matched: not found)')).toBe(false);
+      expect(emptyOf('search_issues', "No results found for 'accented queries' (0 of 120 scanned)")).toBe(
+        true,
+      );
+      expect(emptyOf('search_issues', "Sorry, there isn't anything: no matches")).toBe(true);
+    });
+
+    it('server-filesystem wraps its text in structuredContent { content }: an empty text or list is still empty', () => {
+      expect(attributesOf({ content: [text('')], structuredContent: { content: '' } })).toMatchObject({
+        'errata.result.empty': true,
+        'errata.result.item_count': 0,
+      });
+      expect(attributesOf({ content: [text('[]')], structuredContent: { content: '[]' } })).toMatchObject({
+        'errata.result.empty': true,
+        'errata.result.item_count': 0,
+      });
+      expect(
+        attributesOf({ content: [text('[]')], structuredContent: { content: '[]', path: '/tmp' } }),
+      ).toMatchObject({ 'errata.result.empty': false });
+    });
+
     it('an object that merely holds an empty list is data, not an empty result', () => {
       expect(attributesOf({ content: [], structuredContent: { orderId: '#10042', items: [] } })).toEqual({
         'errata.result.is_error': false,

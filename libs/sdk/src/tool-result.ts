@@ -132,10 +132,12 @@ export function toolResultAttributes(
     }
   }
 
-  const lists = listPayloadArrays(hasStructured ? structured : textJson);
+  // `{ content: "<the text>" }` (server-filesystem's structuredContent) only wraps the text: read the text.
+  const readsAsText = !hasStructured || wrapsText(structured, content.text);
+  const lists = listPayloadArrays(readsAsText ? textJson : structured);
   const listCount = listItemCount(lists);
   const nothing =
-    (!hasStructured && content.meaningfulBlocks === 0) ||
+    (readsAsText && content.meaningfulBlocks === 0) ||
     (listCount === null && content.singleText !== null && saysNoResults(content.singleText, toolName));
   const emptyLists = areEmptyLists(lists);
   // Several lists, all empty (`{"entities":[],"relations":[]}`): no items, though which list counts is unknowable.
@@ -181,6 +183,13 @@ export function toolResultAttributes(
     if (declared.retryAfterMs !== null) attributes[ATTR_ERRATA_ERROR_RETRY_AFTER_MS] = declared.retryAfterMs;
   }
   return attributes;
+}
+
+/** structuredContent whose one key, `content`, holds the result's text as it is. */
+function wrapsText(structured: unknown, text: string | null): boolean {
+  if (!isRecord(structured) || structured['content'] !== (text ?? '')) return false;
+  for (const key in structured) if (key !== 'content') return false;
+  return true;
 }
 
 /** Several text blocks joined: JSON only when the whole join is. */
