@@ -130,6 +130,12 @@ describe('redactPayload', () => {
   it('given text that is not JSON, when redacted, then it is redacted as plain text', () => {
     expect(redactPayload('{"broken": "jane@example.com"')).toBe('{"broken": "[REDACTED:email]"');
   });
+
+  it('given JSON inside a text, then a number under a secret-named key is replaced too (quoted, as in JSON)', () => {
+    expect(redactPayload('Request was: {"password":482913,"otp_token": 551234,"max_tokens":100}')).toBe(
+      'Request was: {"password":"[REDACTED:password]","otp_token": "[REDACTED:secret]","max_tokens":100}',
+    );
+  });
 });
 
 describe('truncateUtf8', () => {

@@ -70,6 +70,11 @@ const KV_QUOTED = new RegExp(
   String.raw`(["'])([A-Za-z0-9_.-]*?${SECRET_KEYWORD})\1(\s*:\s*)(["'])((?:\\.|(?!\4)[^\\])*)\4`,
   'gi',
 );
+/** `"password": 482913` in text that is not JSON as a whole (JSON inside a log line, a second text block). */
+const KV_QUOTED_NUMBER = new RegExp(
+  String.raw`(["'])([A-Za-z0-9_.-]*?${SECRET_KEYWORD})\1(\s*:\s*)(-?\d[\d.eE+-]*)`,
+  'gi',
+);
 /** `password=…`, `?token=…` (query strings, env files, logs). Anchored on the keyword: fast to scan. */
 const KV_EQUALS = new RegExp(String.raw`(${SECRET_KEYWORD})(\s*=\s*)(["']?)([^\s"'&,;]+)`, 'gi');
 /** `password: …`, `token:"…"`: an unquoted value only when it looks like a secret (has a non-letter), not like prose. */
@@ -128,6 +133,12 @@ export function redact(text: string): string {
       KV_QUOTED,
       (_m, q: string, key: string, sep: string, vq: string) =>
         `${q}${key}${q}${sep}${vq}${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}${vq}`,
+    );
+    // Quoted, as the JSON path writes it: the text stays valid JSON where it was.
+    out = out.replace(
+      KV_QUOTED_NUMBER,
+      (_m, q: string, key: string, sep: string) =>
+        `${q}${key}${q}${sep}"${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}"`,
     );
     out = out.replace(KV_EQUALS, (match, key: string, sep: string, vq: string, value: string) =>
       value.startsWith('[REDACTED:')
