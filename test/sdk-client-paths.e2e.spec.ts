@@ -7,6 +7,7 @@
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { classifyToolCall } from '@errata/domain';
 import { instrumentMcpClient, toolCallSpanId } from '@errata/sdk';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -170,6 +171,37 @@ describe.each([
     await client.callTool({ name: 'say', arguments: {} });
     expect(called).toEqual(['login', 'say']);
     expect(tracing.spans().map((span) => span.name)).toEqual(['tools/call login', 'tools/call say']);
+    await client.close();
+  });
+});
+
+describe('a result larger than the text limit', () => {
+  it('that says it failed beside megabytes of rows is still a hidden failure for Errata: its JSON is sent shrunk', async () => {
+    const server = new Server({ name: 'exports', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [{ name: 'export_rows', inputSchema: { type: 'object' } }],
+    }));
+    const payload = {
+      ok: false,
+      error: { code: 'EXPORT_DENIED', message: 'Permission denied for table invoices' },
+      rows: Array.from({ length: 2000 }, (_, i) => ({ id: i, memo: 'm'.repeat(200) })),
+    };
+    server.setRequestHandler(CallToolRequestSchema, async () => ({
+      content: [{ type: 'text', text: JSON.stringify(payload) }],
+      structuredContent: payload,
+    }));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = instrumentMcpClient(new Client({ name: 'big-results-test', version: '1.0.0' }));
+    await client.connect(clientSide);
+    await client.callTool({ name: 'export_rows', arguments: {} });
+    const span = onlySpan();
+    const structured = JSON.parse(String(span.attributes['errata.result.structured'])) as typeof payload;
+    expect(structured).toMatchObject({ ok: false, error: payload.error });
+    const [event] = toEvents([span]);
+    if (event?.type !== 'ToolCallObserved') throw new Error('not a tool call');
+    expect(event.data.outcome).toBe('ok');
+    expect(classifyToolCall(event.data)).toMatchObject({ failureAsEmpty: true });
     await client.close();
   });
 });

@@ -2,6 +2,7 @@ export * from './span';
 export * from './events';
 export * from './rules';
 export * from './redaction';
+export { fitJson } from './json-fit';
 export * from './args-hash';
 export * from './outcome';
 export * from './normalize-span';

@@ -9,6 +9,7 @@ import {
   canonicalJson,
   declaredErrorInPayloads,
   failureAsEmptyEvidence,
+  fitJson,
   isRecord,
   listPayloadArrays,
   parseJson,
@@ -83,9 +84,15 @@ const looksLikeJson = (text: string): boolean => {
 const listItemCount = (lists: readonly unknown[][] | null): number | null =>
   lists !== null && lists.length === 1 ? (lists[0]?.length ?? null) : null;
 
+const fitsLimit = (raw: string, limit: number): boolean =>
+  raw.length * 3 <= limit || utf8ByteLength(raw) <= limit;
+
+/** Room left for redaction's placeholders, which can be longer than what they replace: the JSON must stay whole. */
+const fitBudget = (limit: number): number => Math.floor(limit * 0.9);
+
 /** A text as Errata would store it, cut to the limit; its JSON only when the whole text fits (as on the server). */
 function payloadOf(raw: string, json: unknown, limit: number): Payload {
-  if (raw.length * 3 <= limit || utf8ByteLength(raw) <= limit) return { raw, json };
+  if (fitsLimit(raw, limit)) return { raw, json };
   return { raw: truncateUtf8(raw, limit), json: undefined };
 }
 
@@ -145,13 +152,27 @@ export function toolResultAttributes(
   const empty = !isError && (nothing || emptyLists);
 
   // The structured JSON and the text, unless the text only repeats it: whole, and as the server will read them.
+  // Structured content over the limit is sent shrunk, as JSON that still parses (its keys kept): `ok: false` or an
+  // `error` beside megabytes of rows still says the call failed, here and on the server.
+  const fittedStructured =
+    structuredJson !== null && !fitsLimit(structuredJson, limit)
+      ? fitJson(structured, fitBudget(limit))
+      : null;
   const wholePayloads: Payload[] = [];
-  if (structuredJson !== null) wholePayloads.push({ raw: structuredJson, json: structured });
+  const payloads: Payload[] = [];
+  if (structuredJson !== null) {
+    wholePayloads.push({ raw: structuredJson, json: structured });
+    payloads.push(
+      fittedStructured === null
+        ? payloadOf(structuredJson, structured, limit)
+        : { raw: fittedStructured.text, json: fittedStructured.value },
+    );
+  }
   if (content.text !== null && !(mirrored && content.singleText !== null)) {
     const json = content.singleText === null ? parseJsonText(content.text) : textJson;
     wholePayloads.push({ raw: content.text, json });
+    payloads.push(payloadOf(content.text, json, limit));
   }
-  const payloads = wholePayloads.map((payload) => payloadOf(payload.raw, payload.json, limit));
   const failureSignal = isError || empty ? null : failureAsEmptyEvidence(payloads);
   const failed = isError || failureSignal !== null;
 
@@ -165,7 +186,7 @@ export function toolResultAttributes(
 
   if (failed || empty || options.captureResults) {
     const text = storedText(content.text, limit);
-    const structuredText = storedText(structuredJson, limit);
+    const structuredText = storedText(fittedStructured?.text ?? structuredJson, limit);
     if (text !== null) attributes[ATTR_ERRATA_RESULT_TEXT] = text;
     if (structuredText !== null) attributes[ATTR_ERRATA_RESULT_STRUCTURED] = structuredText;
   }
