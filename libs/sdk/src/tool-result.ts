@@ -151,28 +151,25 @@ export function toolResultAttributes(
   const itemCount = listCount ?? (nothing || emptyLists ? 0 : null);
   const empty = !isError && (nothing || emptyLists);
 
-  // The structured JSON and the text, unless the text only repeats it: whole, and as the server will read them.
+  // What the server will read: the structured JSON and the text, unless the text only repeats it.
   // Structured content over the limit is sent shrunk, as JSON that still parses (its keys kept): `ok: false` or an
   // `error` beside megabytes of rows still says the call failed, here and on the server.
   const fittedStructured =
     structuredJson !== null && !fitsLimit(structuredJson, limit)
       ? fitJson(structured, fitBudget(limit))
       : null;
-  const wholePayloads: Payload[] = [];
   const payloads: Payload[] = [];
   if (structuredJson !== null) {
-    wholePayloads.push({ raw: structuredJson, json: structured });
     payloads.push(
       fittedStructured === null
         ? payloadOf(structuredJson, structured, limit)
         : { raw: fittedStructured.text, json: fittedStructured.value },
     );
   }
-  if (content.text !== null && !(mirrored && content.singleText !== null)) {
-    const json = content.singleText === null ? parseJsonText(content.text) : textJson;
-    wholePayloads.push({ raw: content.text, json });
-    payloads.push(payloadOf(content.text, json, limit));
-  }
+  const textPayload = mirrored && content.singleText !== null ? null : content.text;
+  const textPayloadJson =
+    textPayload !== null && content.singleText === null ? parseJsonText(textPayload) : textJson;
+  if (textPayload !== null) payloads.push(payloadOf(textPayload, textPayloadJson, limit));
   const failureSignal = isError || empty ? null : failureAsEmptyEvidence(payloads);
   const failed = isError || failureSignal !== null;
 
@@ -194,7 +191,11 @@ export function toolResultAttributes(
     // Sent as attributes of their own, so read from the whole result, not the part the server gets: a field after
     // the first 2 KiB of a JSON text still counts. The result object too, `_meta` included: seed 000 writes
     // `errorCategory` / `isRetryable` on the result itself, beside `content` or instead of it.
-    const declared = declaredErrorInPayloads([...wholePayloads, { raw: '', json: record }]);
+    const whole: Payload[] = [];
+    if (structuredJson !== null) whole.push({ raw: structuredJson, json: structured });
+    if (textPayload !== null) whole.push({ raw: textPayload, json: textPayloadJson });
+    whole.push({ raw: '', json: record });
+    const declared = declaredErrorInPayloads(whole);
     // Texts like any other: a `code` key may hold anything (a tool's source code, a token, megabytes).
     const category = storedText(declared.category, limit);
     const code = storedText(declared.code, limit);
