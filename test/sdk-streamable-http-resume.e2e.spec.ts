@@ -53,12 +53,14 @@ class MemoryEventStore implements EventStore {
 /** The tools/call requests the server ran, with the `_meta` each came with. */
 const executed: unknown[] = [];
 
-/** `build_report` takes 400 ms: long enough to break its stream while it runs. */
+/** `build_report` answers once this is resolved: a test breaks the call's stream while it waits. */
+let reportsHeld: Promise<void> = Promise.resolve();
+
 function reportsServer(): McpServer {
   const server = new McpServer({ name: 'reports', version: '3.1.0' });
   server.registerTool('build_report', { inputSchema: { pages: z.number() } }, async (args, extra) => {
     executed.push(extra._meta);
-    await sleep(400);
+    await reportsHeld;
     return { content: [{ type: 'text', text: `report of ${args.pages} pages` }] };
   });
   return server;
@@ -104,6 +106,8 @@ it('a call resumed with its resumption token is not recorded again: the server r
   const params = { name: 'build_report', arguments: { pages: 12 } };
   let token: string | undefined;
   const stored = new Promise<void>((resolve) => (answered = resolve));
+  let release: () => void = () => undefined;
+  reportsHeld = new Promise<void>((resolve) => (release = resolve));
   const interrupted = client
     .callTool(params, undefined, { onresumptiontoken: (received) => (token = received) })
     .catch((error: unknown) => error);
@@ -111,6 +115,7 @@ it('a call resumed with its resumption token is not recorded again: the server r
   const sessionId = first.sessionId;
   await first.close();
   expect(String(await interrupted)).toMatch(/Connection closed/);
+  release();
 
   // Once the server has the response (the broken stream is then let go): a resume before would conflict with it.
   await stored;

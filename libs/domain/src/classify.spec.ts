@@ -349,6 +349,13 @@ describe('classifyToolCall: empty-as-error', () => {
     });
   });
 
+  it('given an error that quotes a "no results" phrase (a title, a log line), then not empty: only its own words count', () => {
+    expect(
+      failed("Cannot close issue 'No results found': permission denied", {}, 'search_issues').emptyAsError,
+    ).toBe(false);
+    expect(failed('"No results found"', {}, 'search_issues').emptyAsError).toBe(true);
+  });
+
   it('given "not found" on a lookup, or the SDK unknown-tool message on a search tool, then not empty', () => {
     expect(failed('Order ORD-1 not found').emptyAsError).toBe(false);
     expect(failed('Tool search_docs not found', {}, 'search_docs').emptyAsError).toBe(false);

@@ -282,13 +282,29 @@ function emptyAsErrorEvidence(
     ...(call.statusMessage === null ? [] : [call.statusMessage]),
     ...payloads.flatMap((p) => messageStrings(p)),
   ];
-  for (const text of texts) {
+  for (const message of texts) {
+    const text = ownWords(message);
     if (EMPTY_TEXT_ANY_TOOL.test(text)) return { source: 'text', evidence: 'empty:text:no_results' };
     if (searchLike && EMPTY_TEXT_SEARCH_TOOL.test(text) && !UNKNOWN_TOOL_TEXT.test(text)) {
       return { source: 'text', evidence: 'empty:text:not_found' };
     }
   }
   return null;
+}
+
+/**
+ * Quoted and bracketed spans: an issue titled 'No results found', a log line "0 results returned", a file
+ * matched (not found) are data about something else. A single quote counts only around words, not in "isn't".
+ */
+const QUOTED_SPANS = /"[^"\n]*"|“[^”\n]*”|`[^`\n]*`|\([^)\n]*\)|\[[^\]\n]*\]|(?<!\w)'[^'\n]*'(?!\w)/g;
+
+/**
+ * A message in its own words, its quoted and bracketed spans left out; the message as it is when it is all quoted
+ * (`"No results found"`, `(no results)`, as some tools wrap their whole message).
+ */
+export function ownWords(message: string): string {
+  const words = message.replace(QUOTED_SPANS, ' ');
+  return words.trim() === '' ? message : words;
 }
 
 /** Keys a list result carries besides its lists: counts, paging, a message, a success flag. */

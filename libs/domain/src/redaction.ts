@@ -75,6 +75,8 @@ const KV_QUOTED_NUMBER = new RegExp(
   String.raw`(["'])([A-Za-z0-9_.-]*?${SECRET_KEYWORD})\1(\s*:\s*)(-?\d[\d.eE+-]*)`,
   'gi',
 );
+/** Digits a number under a token or secret key needs to be taken for a secret (an OTP has 6). */
+const MIN_SECRET_NUMBER_DIGITS = 6;
 /** `password=…`, `?token=…` (query strings, env files, logs). Anchored on the keyword: fast to scan. */
 const KV_EQUALS = new RegExp(String.raw`(${SECRET_KEYWORD})(\s*=\s*)(["']?)([^\s"'&,;]+)`, 'gi');
 /** `password: …`, `token:"…"`: an unquoted value only when it looks like a secret (has a non-letter), not like prose. */
@@ -135,10 +137,12 @@ export function redact(text: string): string {
         `${q}${key}${q}${sep}${vq}${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}${vq}`,
     );
     // Quoted, as the JSON path writes it: the text stays valid JSON where it was.
-    out = out.replace(
-      KV_QUOTED_NUMBER,
-      (_m, q: string, key: string, sep: string) =>
-        `${q}${key}${q}${sep}"${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}"`,
+    // A password whatever its length; under a token or secret key only a number long enough to be one, so that
+    // `"cached_token": 0` in an error text is not a leaked secret (a leaky-error finding).
+    out = out.replace(KV_QUOTED_NUMBER, (match, q: string, key: string, sep: string, value: string) =>
+      isPassword(key) || value.replace(/\D/g, '').length >= MIN_SECRET_NUMBER_DIGITS
+        ? `${q}${key}${q}${sep}"${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}"`
+        : match,
     );
     out = out.replace(KV_EQUALS, (match, key: string, sep: string, vq: string, value: string) =>
       value.startsWith('[REDACTED:')
@@ -195,6 +199,9 @@ export function redactPayload(text: string): string {
   }
   return JSON.stringify(redactJsonValue(parsed, 0));
 }
+
+/** A parsed JSON value redacted as `redactPayload` redacts JSON text: the value itself is only read. */
+export const redactJson = (value: unknown): unknown => redactJsonValue(value, 0);
 
 function redactJsonValue(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return redact(value);

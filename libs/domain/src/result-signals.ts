@@ -6,7 +6,7 @@
  */
 import { EMPTY_TEXT_ANY_TOOL, EMPTY_TEXT_SEARCH_TOOL, UNKNOWN_TOOL_TEXT } from './rules';
 import { isSearchLikeTool } from './tool-names';
-import { failureAsEmptyEvidence, isKnownDeclaredCategory } from './classify';
+import { failureAsEmptyEvidence, isKnownDeclaredCategory, ownWords } from './classify';
 import {
   declaredCategories,
   declaredCodes,
@@ -59,27 +59,16 @@ export function failureSignalOf(structured: string | null, text: string | null):
 const MAX_NO_RESULTS_MESSAGE = 120;
 
 /**
- * Quoted and bracketed spans of a message: an issue titled 'No results found', a log line "0 results returned", a
- * file matched (not found) are data about something else. A single quote counts only around words, not in "isn't".
- */
-const QUOTED_SPANS = /"[^"\n]*"|“[^”\n]*”|`[^`\n]*`|\([^)\n]*\)|\[[^\]\n]*\]|(?<!\w)'[^'\n]*'(?!\w)/g;
-/** A count of things found ("2 hits", "1 result"): the message reports items. */
-const POSITIVE_COUNT =
-  /\b[1-9]\d*\s+(?:results?|match(?:es)?|hits?|items?|records?|rows?|entry|entries|files?)\b/i;
-
-/**
  * A short success message that only says nothing matched ("No matches found", "0 results"; "not found" on a
- * search-like tool): a valid empty result (`ok_empty`), although it carries a text block. Phrases inside quotes or
- * brackets do not count, and a message that counts found items is not empty.
+ * search-like tool): a valid empty result (`ok_empty`), although it carries a text block. Only the message's own
+ * words count, not what it quotes (`ownWords`).
  */
 export function saysNoResults(text: string, toolName: string): boolean {
   const message = text.trim();
   if (message === '' || message.length > MAX_NO_RESULTS_MESSAGE || UNKNOWN_TOOL_TEXT.test(message))
     return false;
-  const ownWords = message.replace(QUOTED_SPANS, ' ');
-  if (POSITIVE_COUNT.test(ownWords)) return false;
+  const words = ownWords(message);
   return (
-    EMPTY_TEXT_ANY_TOOL.test(ownWords) ||
-    (isSearchLikeTool(toolName) && EMPTY_TEXT_SEARCH_TOOL.test(ownWords))
+    EMPTY_TEXT_ANY_TOOL.test(words) || (isSearchLikeTool(toolName) && EMPTY_TEXT_SEARCH_TOOL.test(words))
   );
 }

@@ -475,6 +475,27 @@ describe('ErrataSpanProcessor: steady load, failures, repeated calls', () => {
     expect(slow.stats()).toMatchObject({ failed: 10, queued: 5 });
   });
 
+  it('what a flush could not send by its deadline goes out on the timer, with no new span to set it', async () => {
+    const batches: number[] = [];
+    const exporter = new InMemorySpanExporter();
+    exporter.export = (spans, done) => {
+      batches.push(spans.length);
+      if (batches.length > 1) done({ code: ExportResultCode.SUCCESS }); // the first never answers
+    };
+    const stalled = new ErrataSpanProcessor({
+      exporter,
+      scheduledDelayMillis: 100,
+      maxExportBatchSize: 10,
+      exportTimeoutMillis: 300,
+    });
+    toolCallsInto(stalled, 15); // a full batch goes out and hangs; 5 wait behind it
+    await stalled.forceFlush();
+    expect(stalled.stats()).toMatchObject({ queued: 5 });
+    await pause(600);
+    expect(batches).toEqual([10, 5]);
+    expect(stalled.stats()).toMatchObject({ queued: 0, failed: 10, exported: 5 });
+  });
+
   it('a run of failed exports is one error in the log, recovery one info line; each failure after the first is a debug line', async () => {
     const logged = { error: [] as string[], info: [] as string[], debug: [] as string[] };
     diag.setLogger(

@@ -229,7 +229,10 @@ export class ErrataSpanProcessor implements SpanProcessor {
     if (this.stopping !== undefined) return this.stopping;
     this.clearTimer();
     const deadline = Date.now() + this.timeoutMs;
-    return settledBefore('a flush', () => this.schedule(true, deadline), deadline);
+    // What the flush could not send goes out on the timer, as spans that end later would.
+    return settledBefore('a flush', () => this.schedule(true, deadline), deadline).then(() =>
+      this.armTimer(),
+    );
   }
 
   /**
@@ -318,15 +321,18 @@ export class ErrataSpanProcessor implements SpanProcessor {
       return;
     }
     this.queue.push(span);
-    if (this.queue.length >= this.batchSize) {
-      void this.schedule(false);
-    } else if (this.timer === undefined) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        void this.schedule(true);
-      }, this.delayMs);
-      this.timer.unref();
-    }
+    if (this.queue.length >= this.batchSize) void this.schedule(false);
+    else this.armTimer();
+  }
+
+  /** Sends what is queued after `scheduledDelayMillis`, unless a timer is set already or nothing waits. */
+  private armTimer(): void {
+    if (this.timer !== undefined || this.stopped || this.queue.length === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.schedule(true);
+    }, this.delayMs);
+    this.timer.unref();
   }
 
   private clearTimer(): void {

@@ -1,6 +1,13 @@
 import { context, diag, ProxyTracerProvider, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { ExportResultCode } from '@opentelemetry/core';
-import { InMemorySpanExporter, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect, it } from 'vitest';
 import { recordEscalation, withAgentRun } from './agent';
 import { runningCaptureConfig } from './capture-config';
@@ -172,5 +179,42 @@ it('one export timeout for the processor and the exporter: the option, else the 
     expect(exportTimeoutMillis({})).toBe(45_000);
   } finally {
     process.env = saved;
+  }
+});
+
+it('an endpoint given as a URL object, or with /v1/traces already, is sent to once at /v1/traces', async () => {
+  const paths: string[] = [];
+  const receiver = createServer((req, res) => {
+    paths.push(req.url ?? '');
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  try {
+    for (const endpoint of [new URL(base) as unknown as string, `${base}/v1/traces`]) {
+      const processor = createErrataSpanProcessor({ endpoint, scheduledDelayMillis: 60_000 });
+      const tracer = new BasicTracerProvider({ spanProcessors: [processor] }).getTracer('test');
+      tracer.startSpan('errata.escalation', { attributes: { 'errata.escalation.target': 'human' } }).end();
+      await processor.forceFlush();
+      expect(processor.stats()).toMatchObject({ exported: 1, failed: 0 });
+      await processor.shutdown();
+    }
+    expect(paths).toEqual(['/v1/traces', '/v1/traces']);
+  } finally {
+    await new Promise((resolve) => receiver.close(resolve));
+  }
+});
+
+it('with OTEL_SDK_DISABLED=true, a wrong endpoint is not even reported: no exporter is made', async () => {
+  const diagnosed = captureDiag();
+  process.env['OTEL_SDK_DISABLED'] = 'true';
+  try {
+    const handle = startErrata({ endpoint: '127.0.0.1:4318', instrumentMcpSdk: false, flushOnExit: false });
+    await handle.shutdown();
+    expect(diagnosed.errors).toEqual([]);
+  } finally {
+    delete process.env['OTEL_SDK_DISABLED'];
+    diag.disable();
   }
 });

@@ -95,15 +95,23 @@ export function exportTimeoutMillis(options: Pick<ErrataExportOptions, 'exportTi
   );
 }
 
+const DISABLED = new Error('OTEL_SDK_DISABLED=true');
+
 /** An exporter that sends nothing and says why, for an endpoint that cannot be sent to. */
 const refusingExporter = (why: Error): SpanExporter => ({
   export: (_spans, done) => done({ code: ExportResultCode.FAILED, error: why }),
   shutdown: () => Promise.resolve(),
 });
 
-/** `<endpoint>/v1/traces`, or null (said to diag) when that is no http(s) URL: a host must not crash on a typo. */
-function tracesUrl(endpoint: string): string | null {
-  const url = `${endpoint.replace(/\/+$/, '')}/v1/traces`;
+/**
+ * `<endpoint>/v1/traces`, or null (said to diag) when that is no http(s) URL: a host must not crash on a typo. A URL
+ * object is read as its text; an endpoint given with `/v1/traces` already keeps it once.
+ */
+function tracesUrl(given: unknown): string | null {
+  const endpoint = String(given)
+    .replace(/\/+$/, '')
+    .replace(/\/v1\/traces$/, '');
+  const url = `${endpoint}/v1/traces`;
   const isHttp = (text: string): boolean => {
     try {
       return ['http:', 'https:'].includes(new URL(text).protocol);
@@ -126,7 +134,7 @@ function exporterFor(options: ErrataExportOptions, timeoutMillis: number): SpanE
   if (options.exporter !== undefined) return options.exporter;
   const url = options.endpoint === undefined ? undefined : tracesUrl(options.endpoint);
   if (url === null)
-    return refusingExporter(new Error(`endpoint "${options.endpoint}" is not an http(s) URL`));
+    return refusingExporter(new Error(`endpoint "${String(options.endpoint)}" is not an http(s) URL`));
   const headers = options.apiKey === undefined ? undefined : { Authorization: `Bearer ${options.apiKey}` };
   return new OTLPTraceExporter({ url, headers, timeoutMillis });
 }
@@ -188,8 +196,10 @@ export function startErrata(given: ErrataOptions = {}): ErrataHandle {
     return running;
   }
   const options = withEnvironment(given);
+  // Disabled: no exporter is made, so a wrong endpoint is not reported either.
+  if (optedIn('OTEL_SDK_DISABLED'))
+    return disabledHandle(new ErrataSpanProcessor({ ...options, exporter: refusingExporter(DISABLED) }));
   const processor = createErrataSpanProcessor(options);
-  if (optedIn('OTEL_SDK_DISABLED')) return disabledHandle(processor);
   let resource = defaultResource().merge(detectResources({ detectors: [envDetector] }));
   if (options.serviceName !== undefined) {
     resource = resource.merge(resourceFromAttributes({ 'service.name': options.serviceName }));

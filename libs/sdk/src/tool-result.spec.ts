@@ -79,7 +79,7 @@ describe('toolResultAttributes', () => {
       });
     });
 
-    it('a phrase in quotes or brackets, or a message that counts what it found, is data: not empty', () => {
+    it('a phrase in quotes or brackets is data, not the message’s own words: not empty', () => {
       const emptyOf = (tool: string, message: string) =>
         toolResultAttributes({ content: [text(message)] }, tool, OPTIONS)['errata.result.empty'];
       expect(
@@ -91,6 +91,16 @@ describe('toolResultAttributes', () => {
         true,
       );
       expect(emptyOf('search_issues', "Sorry, there isn't anything: no matches")).toBe(true);
+      // Counts of what was searched, and messages quoted whole, still say nothing matched.
+      for (const message of [
+        'No matches found in 12 files',
+        'Searched 340 files: no matches',
+        'No results: 0 of 120 items matched',
+        '"No results found"',
+        '(no results)',
+        '[No matches]',
+      ])
+        expect(emptyOf('search_files', message)).toBe(true);
     });
 
     it('server-filesystem wraps its text in structuredContent { content }: an empty text or list is still empty', () => {
@@ -318,6 +328,29 @@ describe('toolResultAttributes', () => {
       'errata.error.retryable': true,
       'errata.error.retry_after_ms': 5000,
     });
+  });
+
+  it('structured content over the limit is redacted before it is shrunk, and still parses after redaction', () => {
+    const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const jwt = `${b64({ alg: 'RS256', kid: 'k'.repeat(40) })}.${b64({ sub: 'user-1', pad: 'p'.repeat(300) })}.${'s'.repeat(342)}`;
+    const addresses = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`u${i}`, `a${i}@b.co`]));
+    const structured = {
+      ok: false,
+      error: { message: 'session rejected' },
+      session: { note: jwt, contact: `${'x'.repeat(500)} jane.doe@example.com` },
+      ...addresses,
+    };
+    const sent = String(
+      attributesOf({ content: [text('see structured')], structuredContent: structured })[
+        'errata.result.structured'
+      ],
+    );
+    expect(Buffer.byteLength(sent)).toBeLessThanOrEqual(2048);
+    const parsed = JSON.parse(sent) as { ok: boolean; session: { note: string; contact: string } };
+    expect(parsed.ok).toBe(false);
+    expect(parsed.session.note).toMatch(/^\[REDACTED:jwt\]/);
+    expect(sent).not.toContain('eyJ');
+    expect(sent).not.toMatch(/jane\.doe|@b\.co/);
   });
 
   it('text_mirror is false when no text block carries the structured JSON', () => {

@@ -13,6 +13,7 @@ import {
   isRecord,
   listPayloadArrays,
   parseJson,
+  redactJson,
   saysNoResults,
   storedText,
   truncateUtf8,
@@ -87,9 +88,6 @@ const listItemCount = (lists: readonly unknown[][] | null): number | null =>
 const fitsLimit = (raw: string, limit: number): boolean =>
   raw.length * 3 <= limit || utf8ByteLength(raw) <= limit;
 
-/** Room left for redaction's placeholders, which can be longer than what they replace: the JSON must stay whole. */
-const fitBudget = (limit: number): number => Math.floor(limit * 0.9);
-
 /** A text as Errata would store it, cut to the limit; its JSON only when the whole text fits (as on the server). */
 function payloadOf(raw: string, json: unknown, limit: number): Payload {
   if (fitsLimit(raw, limit)) return { raw, json };
@@ -154,9 +152,10 @@ export function toolResultAttributes(
   // What the server will read: the structured JSON and the text, unless the text only repeats it.
   // Structured content over the limit is sent shrunk, as JSON that still parses (its keys kept): `ok: false` or an
   // `error` beside megabytes of rows still says the call failed, here and on the server.
+  // Redacted before it is shortened: a secret cut in its middle would no longer be recognised.
   const fittedStructured =
     structuredJson !== null && !fitsLimit(structuredJson, limit)
-      ? fitJson(structured, fitBudget(limit))
+      ? fitJson(structured, limit, redactJson)
       : null;
   const payloads: Payload[] = [];
   if (structuredJson !== null) {
@@ -183,7 +182,8 @@ export function toolResultAttributes(
 
   if (failed || empty || options.captureResults) {
     const text = storedText(content.text, limit);
-    const structuredText = storedText(fittedStructured?.text ?? structuredJson, limit);
+    // The shrunk JSON is redacted already, and fits.
+    const structuredText = fittedStructured?.text ?? storedText(structuredJson, limit);
     if (text !== null) attributes[ATTR_ERRATA_RESULT_TEXT] = text;
     if (structuredText !== null) attributes[ATTR_ERRATA_RESULT_STRUCTURED] = structuredText;
   }
