@@ -176,32 +176,42 @@ describe.each([
 });
 
 describe('a result larger than the text limit', () => {
-  it('that says it failed beside megabytes of rows is still a hidden failure for Errata: its JSON is sent shrunk', async () => {
+  it('that says it failed beside megabytes of rows is still a hidden failure for Errata: its JSON (structured or text) is sent shrunk', async () => {
     const server = new Server({ name: 'exports', version: '1.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: [{ name: 'export_rows', inputSchema: { type: 'object' } }],
+      tools: [
+        { name: 'export_rows', inputSchema: { type: 'object' } },
+        { name: 'export_text', inputSchema: { type: 'object' } },
+      ],
     }));
     const payload = {
       ok: false,
       error: { code: 'EXPORT_DENIED', message: 'Permission denied for table invoices' },
       rows: Array.from({ length: 2000 }, (_, i) => ({ id: i, memo: 'm'.repeat(200) })),
     };
-    server.setRequestHandler(CallToolRequestSchema, async () => ({
+    // export_rows answers with structuredContent and its mirror; export_text with the JSON text alone.
+    server.setRequestHandler(CallToolRequestSchema, async (request) => ({
       content: [{ type: 'text', text: JSON.stringify(payload) }],
-      structuredContent: payload,
+      ...(request.params.name === 'export_rows' ? { structuredContent: payload } : {}),
     }));
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = instrumentMcpClient(new Client({ name: 'big-results-test', version: '1.0.0' }));
     await client.connect(clientSide);
-    await client.callTool({ name: 'export_rows', arguments: {} });
-    const span = onlySpan();
-    const structured = JSON.parse(String(span.attributes['errata.result.structured'])) as typeof payload;
-    expect(structured).toMatchObject({ ok: false, error: payload.error });
-    const [event] = toEvents([span]);
-    if (event?.type !== 'ToolCallObserved') throw new Error('not a tool call');
-    expect(event.data.outcome).toBe('ok');
-    expect(classifyToolCall(event.data)).toMatchObject({ failureAsEmpty: true });
+    for (const [tool, attribute] of [
+      ['export_rows', 'errata.result.structured'],
+      ['export_text', 'errata.result.text'],
+    ] as const) {
+      tracing.reset();
+      await client.callTool({ name: tool, arguments: {} });
+      const span = onlySpan();
+      const sent = JSON.parse(String(span.attributes[attribute])) as typeof payload;
+      expect(sent).toMatchObject({ ok: false, error: payload.error });
+      const [event] = toEvents([span]);
+      if (event?.type !== 'ToolCallObserved') throw new Error('not a tool call');
+      expect(event.data.outcome).toBe('ok');
+      expect(classifyToolCall(event.data)).toMatchObject({ failureAsEmpty: true });
+    }
     await client.close();
   });
 });

@@ -168,7 +168,18 @@ export function toolResultAttributes(
   const textPayload = mirrored && content.singleText !== null ? null : content.text;
   const textPayloadJson =
     textPayload !== null && content.singleText === null ? parseJsonText(textPayload) : textJson;
-  if (textPayload !== null) payloads.push(payloadOf(textPayload, textPayloadJson, limit));
+  // A JSON text over the limit likewise (most servers send their JSON only as text).
+  const fittedText =
+    textPayload !== null && !fitsLimit(textPayload, limit)
+      ? fitJson(textPayloadJson, limit, redactJson)
+      : null;
+  if (textPayload !== null) {
+    payloads.push(
+      fittedText === null
+        ? payloadOf(textPayload, textPayloadJson, limit)
+        : { raw: fittedText.text, json: fittedText.value },
+    );
+  }
   const failureSignal = isError || empty ? null : failureAsEmptyEvidence(payloads);
   const failed = isError || failureSignal !== null;
 
@@ -181,7 +192,7 @@ export function toolResultAttributes(
   if (isError) attributes[ATTR_ERROR_TYPE] = ERROR_TYPE_TOOL_ERROR;
 
   if (failed || empty || options.captureResults) {
-    const text = storedText(content.text, limit);
+    const text = fittedText?.text ?? storedText(content.text, limit);
     // The shrunk JSON is redacted already, and fits.
     const structuredText = fittedStructured?.text ?? storedText(structuredJson, limit);
     if (text !== null) attributes[ATTR_ERRATA_RESULT_TEXT] = text;
