@@ -4,7 +4,7 @@
  * longer parses, and `{"ok": false, "error": {…}, "rows": [… 2 MB …]}` would lose the `ok` and `error` that say
  * the call failed (DOMAIN.md §3). Pure: the value is only read.
  */
-import { utf8ByteLength } from './redaction';
+import { fitsUtf8Bytes } from './redaction';
 
 /** Ever smaller shapes, tried in turn: items per list, levels of nesting, characters kept per string. */
 const SHAPES = [
@@ -64,7 +64,7 @@ export function fitJson(
     } catch {
       return null; // a value JSON.stringify refuses (a BigInt): the caller keeps its own text
     }
-    if (text !== undefined && utf8ByteLength(text) <= maxBytes) return { text, value: shrunk };
+    if (text !== undefined && fitsUtf8Bytes(text, maxBytes)) return { text, value: shrunk };
   }
   return null;
 }

@@ -226,6 +226,13 @@ export function utf8ByteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
+/**
+ * Whether a text fits in `maxBytes` UTF-8 bytes. A cheap upper bound first: a UTF-16 code unit never needs more than
+ * 3 UTF-8 bytes, so the common short text skips the byte count altogether.
+ */
+export const fitsUtf8Bytes = (text: string, maxBytes: number): boolean =>
+  text.length * 3 <= maxBytes || utf8ByteLength(text) <= maxBytes;
+
 /** The longest prefix of at most `maxBytes` UTF-8 bytes that ends on a code point boundary. */
 function utf8Prefix(text: string, maxBytes: number): { readonly end: number; readonly bytes: number } {
   let bytes = 0;

@@ -1,4 +1,4 @@
-import type { AttributeValue } from '@errata/domain';
+import { fitsUtf8Bytes, type AttributeValue } from '@errata/domain';
 
 /** Scalars other than strings count as their protobuf payload would: 8 bytes, or 1 for a boolean. */
 const NUMBER_BYTES = 8;
@@ -24,14 +24,8 @@ export function attributeValueBytes(value: AttributeValue): number {
   return total;
 }
 
-/**
- * A cheap upper bound first: a UTF-16 code unit never needs more than 3 UTF-8 bytes, so the common
- * short string skips the byte count altogether.
- */
 export function attributeValueFits(value: AttributeValue, maxBytes: number): boolean {
-  if (typeof value === 'string') {
-    return value.length * 3 <= maxBytes || Buffer.byteLength(value, 'utf8') <= maxBytes;
-  }
+  if (typeof value === 'string') return fitsUtf8Bytes(value, maxBytes);
   if (typeof value !== 'object' || value === null) return true;
   return attributeValueBytes(value) <= maxBytes;
 }

@@ -10,6 +10,7 @@ import {
   declaredErrorInPayloads,
   failureAsEmptyEvidence,
   fitJson,
+  fitsUtf8Bytes,
   isRecord,
   listPayloadArrays,
   parseJson,
@@ -17,7 +18,6 @@ import {
   saysNoResults,
   storedText,
   truncateUtf8,
-  utf8ByteLength,
   type Payload,
 } from '@errata/domain';
 import {
@@ -85,12 +85,9 @@ const looksLikeJson = (text: string): boolean => {
 const listItemCount = (lists: readonly unknown[][] | null): number | null =>
   lists !== null && lists.length === 1 ? (lists[0]?.length ?? null) : null;
 
-const fitsLimit = (raw: string, limit: number): boolean =>
-  raw.length * 3 <= limit || utf8ByteLength(raw) <= limit;
-
 /** A text as Errata would store it, cut to the limit; its JSON only when the whole text fits (as on the server). */
 function payloadOf(raw: string, json: unknown, limit: number): Payload {
-  if (fitsLimit(raw, limit)) return { raw, json };
+  if (fitsUtf8Bytes(raw, limit)) return { raw, json };
   return { raw: truncateUtf8(raw, limit), json: undefined };
 }
 
@@ -154,7 +151,7 @@ export function toolResultAttributes(
   // `error` beside megabytes of rows still says the call failed, here and on the server.
   // Redacted before it is shortened: a secret cut in its middle would no longer be recognised.
   const fittedStructured =
-    structuredJson !== null && !fitsLimit(structuredJson, limit)
+    structuredJson !== null && !fitsUtf8Bytes(structuredJson, limit)
       ? fitJson(structured, limit, redactJson)
       : null;
   const payloads: Payload[] = [];
@@ -170,7 +167,7 @@ export function toolResultAttributes(
     textPayload !== null && content.singleText === null ? parseJsonText(textPayload) : textJson;
   // A JSON text over the limit likewise (most servers send their JSON only as text).
   const fittedText =
-    textPayload !== null && !fitsLimit(textPayload, limit)
+    textPayload !== null && !fitsUtf8Bytes(textPayload, limit)
       ? fitJson(textPayloadJson, limit, redactJson)
       : null;
   if (textPayload !== null) {
