@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { sql } from 'kysely';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentTrace } from './support/agent-spans';
@@ -213,6 +214,49 @@ describe('OTLP/HTTP ingest refuses bad input with the documented status, stores 
     const stored = (await listEvents(server.db)).find((event) => event.spanId === 'bee19b7ec3c1b174')!;
     expect(stored.toolName).toBe('sea\uFFFDrch');
     expect(JSON.stringify(stored.data)).toContain('bad \uFFFD byte; a literal \\\\u0000 stays');
+  });
+
+  it('stores counts past PostgreSQL integer (tokens, attempt, retry-after, report units) and projects them as unknown, so the reports of every project go on', async () => {
+    const traceId = '5b8efff798038103d269b633813fc60c';
+    const call = jsonSpan(traceId, 'cee19b7ec3c1b174');
+    const int = (key: string, value: string) => ({ key, value: { intValue: value } });
+    call.attributes.push(
+      int('gen_ai.usage.input_tokens', '1200000000') as never,
+      int('gen_ai.usage.output_tokens', '1200000000') as never,
+      int('errata.retry.attempt', '3000000000') as never,
+      int('errata.error.retry_after_ms', '3000000000') as never,
+    );
+    const report = jsonSpan(traceId, 'cee19b7ec3c1b175', 'errata.subagent_report');
+    report.attributes = [
+      { key: 'errata.subagent.status', value: { stringValue: 'complete' } },
+      int('errata.subagent.completed', '3000000000') as never,
+      int('errata.subagent.total', '3000000001') as never,
+    ];
+    expect((await post(jsonRequest([call, report]), jsonHeaders)).status).toBe(200);
+    expect((await post(validProtobufBody('after-big-counts'), protobufHeaders)).status).toBe(200);
+
+    await server.catchUp();
+
+    const events = await listEvents(server.db);
+    const storedCall = events.find((event) => event.spanId === 'cee19b7ec3c1b174')!;
+    expect(storedCall.data).toMatchObject({ tokens: 2_400_000_000, retryHint: { attempt: 3_000_000_000 } });
+    const { rows: calls } = await sql<{
+      tokens: number | null;
+      retry_attempt: number | null;
+      retry_after_ms: number | null;
+    }>`
+      SELECT tokens, retry_attempt, retry_after_ms FROM tool_call WHERE span_id = decode('cee19b7ec3c1b174', 'hex')`.execute(
+      server.db,
+    );
+    expect(calls).toEqual([{ tokens: null, retry_attempt: null, retry_after_ms: null }]);
+    const { rows: reports } = await sql<{ status: string; completed: number | null; total: number | null }>`
+      SELECT status, completed, total FROM subagent_report WHERE span_id = decode('cee19b7ec3c1b175', 'hex')`.execute(
+      server.db,
+    );
+    expect(reports).toEqual([{ status: 'complete', completed: null, total: null }]);
+    const { rows: runs } = await sql<{ agent_name: string }>`
+      SELECT agent_name FROM agent_run WHERE agent_name = 'after-big-counts'`.execute(server.db);
+    expect(runs).toHaveLength(1);
   });
 
   it('200 with partial_success naming the attribute for a 10 MB attribute; the rest is stored', async () => {

@@ -116,7 +116,18 @@ describe('startErrata’s capture settings', () => {
     });
   });
 
-  it('lets go of runs whose promise the host dropped unsettled; a run it keeps is still ended at shutdown', async () => {
+  it('lets go of runs that can never settle; a run that still can is ended at shutdown', async () => {
     expect(await fixtureOutput('abandoned-runs.cjs', ['--expose-gc'])).toEqual({ open: 1 });
+  });
+
+  it('leaves a rejected run the host never handles unhandled: Node reports it and exits with code 1', async () => {
+    const script = join(__dirname, 'fixtures/sdk/unhandled-run-rejection.cjs');
+    const outcome = await promisify(execFile)(process.execPath, [script], { timeout: 60_000 }).then(
+      (output) => ({ code: 0, ...output }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr).toContain('nobody handles this rejection');
+    expect(outcome.stdout).not.toContain('still alive');
   });
 });

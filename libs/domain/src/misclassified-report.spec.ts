@@ -62,6 +62,8 @@ describe('misclassified results per server and tool', () => {
   });
 
   it('failure-as-empty: a hidden failure, and a delegate call whose subagent run failed without recovering', () => {
+    // Given a coordinator's delegate call that came back empty over a subagent failure nobody recovered, one that came
+    // back with data over another (a partial answer, DOMAIN.md §3: not hidden), and an escalation right after the first
     const calls = [
       call('hidden', 0, 'ok', null, {
         tool: 'read_file',
@@ -73,17 +75,37 @@ describe('misclassified results per server and tool', () => {
       call('delegate-ok', 5_000, 'ok', null, { tool: 'research', runId: 'coordinator' }),
       call('sub2-fail', 5_010, 'tool_error', 'transient', { tool: 'search_web', runId: 'sub-run-2' }),
       call('sub2-ok', 5_200, 'ok', null, { tool: 'search_web', runId: 'sub-run-2' }),
+      call('delegate-data', 9_000, 'ok', null, { tool: 'research', runId: 'coordinator' }),
+      call('sub3-fail', 9_010, 'tool_error', 'permission', { tool: 'search_web', runId: 'sub-run-3' }),
     ];
-    const report = misclassifiedReport(calls, [], {
+    const escalation: EscalationFact = {
+      key: 'e',
+      traceId: TRACE,
+      runId: 'coordinator',
+      target: 'human',
+      startNs: T0 + 1_000n * MS,
+    };
+    // When the misclassified report is built
+    const report = misclassifiedReport(calls, [escalation], {
       delegatedRuns: new Map([
         ['delegate', ['sub-run']],
         ['delegate-ok', ['sub-run-2']],
+        ['delegate-data', ['sub-run-3']],
       ]),
     });
-    expect(report.totals).toMatchObject({ failureAsEmpty: 2, emptyAsError: 0 });
-    expect(report.groups.map((g) => [g.tool, g.failureAsEmpty, g.calls, g.samples[0]?.evidence])).toEqual([
-      ['read_file', 1, 1, 'failure:text:denied'],
-      ['research', 1, 2, 'failure:subagent_unrecovered'],
+    // Then the empty delegate call is a hidden failure, and the escalation it triggered counts; the data one is not
+    expect(report.totals).toMatchObject({ calls: 8, failureAsEmpty: 2, emptyAsError: 0 });
+    expect(
+      report.groups.map((g) => [
+        g.tool,
+        g.failureAsEmpty,
+        g.calls,
+        g.escalationsTriggered,
+        g.samples.map((sample) => [sample.spanId, sample.evidence]),
+      ]),
+    ).toEqual([
+      ['read_file', 1, 1, 0, [['hidden', 'failure:text:denied']]],
+      ['research', 1, 3, 1, [['delegate', 'failure:subagent_unrecovered']]],
     ]);
   });
 

@@ -171,8 +171,9 @@ export function misclassifiedFromSums(
 }
 
 /**
- * The subagent case of failure-as-empty: calls that came back ok / ok_empty while a subagent run they started
- * (`delegatedRuns`) holds a failed call whose retry chain never recovered (or that was never retried).
+ * The subagent case of failure-as-empty (DOMAIN.md §3): calls that came back empty (`ok_empty`: no items, or "No
+ * results found") while a subagent run they started (`delegatedRuns`) holds a failed call whose retry chain never
+ * recovered (or that was never retried). A result with data is the subagent's partial answer, not a hidden failure.
  */
 export function subagentHiddenFailures(
   calls: readonly CallFact[],
@@ -183,7 +184,7 @@ export function subagentHiddenFailures(
   if (delegatedRuns === undefined || delegatedRuns.size === 0) return hidden;
   const unrecovered = unrecoveredRuns(calls, chains);
   for (const call of calls) {
-    if (call.outcome !== 'ok' && call.outcome !== 'ok_empty') continue;
+    if (call.outcome !== 'ok_empty') continue;
     if ((delegatedRuns.get(call.key) ?? []).some((runId) => unrecovered.has(runId))) hidden.add(call.key);
   }
   return hidden;

@@ -106,7 +106,12 @@ export function deriveTraceFacts(
   const reports = firstOfEachKey([...facts.reports].sort(compareStarts));
   const { retries, chains } = analyzeRetries(calls, options);
   const hidden = subagentHiddenFailures(calls, chains, facts.delegatedRuns);
-  const attributions = attributeEscalations(calls, escalations, options);
+  // A hidden subagent failure is misclassified like any failure-as-empty call: an escalation after it is its own.
+  const escalationCalls =
+    hidden.size === 0
+      ? calls
+      : calls.map((call) => (hidden.has(call.key) ? { ...call, failureAsEmpty: true } : call));
+  const attributions = attributeEscalations(escalationCalls, escalations, options);
 
   const retryOf = new Map(retries.map((link) => [link.key, link]));
   const caused = new Map<

@@ -1,4 +1,5 @@
-import { diag, trace } from '@opentelemetry/api';
+import { context, diag, ProxyTracerProvider, trace } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordEscalation, recordSubagentReport, withAgentRun } from './agent';
 import { withToolCall } from './tool-call-hints';
@@ -244,6 +245,27 @@ describe('never throws into the host', () => {
       diag.disable();
     }
     expect(trace.getTracerProvider()).toBeDefined();
+  });
+
+  it('a run started before any tracer provider exists warns once that it is not recorded; suppressed tracing does not', () => {
+    const { warnings } = captureDiag();
+    try {
+      // Given tracing the host suppressed: no warning
+      context.with(suppressTracing(context.active()), () => withAgentRun({ name: 'suppressed' }, () => 1));
+      expect(warnings).toEqual([]);
+      // Given no provider at all (the API's no-op tracer): one warning, however many runs
+      setErrataTracerProvider(new ProxyTracerProvider());
+      expect(withAgentRun({ name: 'early' }, () => withAgentRun({ name: 'early too' }, () => 42))).toBe(42);
+      expect(warnings.map((w) => String(w[0]))).toEqual([
+        expect.stringMatching(
+          /An agent run is not recorded: no tracer provider is set up yet\. Call startErrata\(\)/,
+        ),
+      ]);
+      expect(tracing.spans()).toEqual([]);
+    } finally {
+      setErrataTracerProvider(undefined);
+      diag.disable();
+    }
   });
 
   it('options that are not an object (JavaScript callers) go to diag; the callback still runs', () => {

@@ -1,7 +1,8 @@
 /**
  * The agent API (DOMAIN.md §4–§5): agent runs as `invoke_agent {name}` spans that nest, escalations and
  * subagent reports as INTERNAL spans inside the active run. Nothing here throws into the host: a span that cannot
- * be recorded is reported to `diag`, and the host's callback runs and returns (or throws) exactly as it would.
+ * be recorded is reported to `diag`, and the host's callback runs and returns (or throws) exactly as it would: an
+ * async callback's outcome comes back as a promise that settles the same way.
  */
 import {
   context,
@@ -38,7 +39,7 @@ import {
 } from './semconv';
 import { runningCaptureConfig, textLimitBytes } from './capture-config';
 import { nonNegativeInteger } from './non-negative-integer';
-import { errataTracer } from './tracer';
+import { errataTracer, warnIfNoTracerProvider } from './tracer';
 import type { AgentRun, AgentRunOptions, Escalation, SubagentReport } from './types';
 
 interface RunScope {
@@ -76,6 +77,7 @@ function startRun(options: AgentRunOptions): { span: Span; scope: RunScope } {
     { kind: SpanKind.INTERNAL, attributes, startTime: hrTime() }, // high-resolution, as tool calls (tool-call-tracer.ts)
     context.active(),
   );
+  warnIfNoTracerProvider(span, 'An agent run');
   const subagent = role === 'subagent' || parent !== undefined;
   return { span, scope: { conversationId, spanContext: span.spanContext(), subagent } };
 }
@@ -88,7 +90,8 @@ export function agentRunSpanContext(runContext: Context): SpanContext | undefine
 /**
  * Runs whose callback has not settled. A span is sent when it ends: a run still open when Errata shuts down (a chat
  * session, a worker waiting on a queue) would never be, and its calls would belong to no agent. Held weakly: a run
- * whose promise the host dropped unsettled can never end, and is let go with it rather than kept until shutdown.
+ * whose callback's promise nothing can settle any more (its resolver is gone) can never end, and is let go with it
+ * rather than kept until shutdown.
  */
 const openRuns = new Set<WeakRef<Span>>();
 const openRunOf = new WeakMap<Span, WeakRef<Span>>();
@@ -152,15 +155,22 @@ export function withAgentRun<T>(options: AgentRunOptions, fn: (run: AgentRun) =>
     endRun(span, error);
     throw error;
   }
-  if (result instanceof Promise) {
-    result.then(
-      () => endRun(span),
-      (error: unknown) => endRun(span, error ?? new Error('rejected')),
-    );
-  } else {
+  if (!(result instanceof Promise)) {
     endRun(span);
+    return result;
   }
-  return result;
+  // The promise handed back settles as the callback's does. It is derived from it, not the callback's own: a
+  // rejection handler on that one would mark the host's rejection handled, and Node would never report it.
+  return result.then(
+    (value: unknown) => {
+      endRun(span);
+      return value;
+    },
+    (error: unknown) => {
+      endRun(span, error ?? new Error('rejected'));
+      throw error;
+    },
+  ) as T;
 }
 
 /**

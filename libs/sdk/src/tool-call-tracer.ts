@@ -47,6 +47,7 @@ import { rememberFinishedCall, takeHints } from './tool-call-hints';
 import { toolErrorAttributes } from './tool-error';
 import { toolResultAttributes } from './tool-result';
 import { safeDiag } from './safe-diag';
+import { warnIfNoTracerProvider } from './tracer';
 import { clientCaptureConfig, textLimitBytes } from './capture-config';
 import type { ToolCallCaptureConfig } from './types';
 
@@ -327,6 +328,7 @@ export class ToolCallTracer {
       { kind: SpanKind.CLIENT, attributes, startTime: hrTime() },
       parent,
     );
+    warnIfNoTracerProvider(span, 'A tools/call');
     const spanContext = trace.setSpan(parent, span);
     const progress: CallInProgress = { client, requestSent: false, request: undefined };
     const sentParams = tracedParams(params, spanContext, progress);

@@ -7,6 +7,7 @@ import {
   type SubagentReportData,
   type ToolCallData,
 } from '@errata/domain';
+import { integerOrNull } from '../database/postgres-integer';
 import { unixMicros } from '../database/timestamps';
 import type {
   AgentRunRow,
@@ -71,9 +72,9 @@ function toolCallRow(projectId: number, call: ToolCallData): ToolCallRow {
     failureAsEmpty: classification.failureAsEmpty,
     argsHash: call.args.hash,
     retryOf: call.retryHint.of,
-    retryAttempt: call.retryHint.attempt,
-    retryAfterMs: call.declared.retryAfterMs,
-    tokens: call.tokens,
+    retryAttempt: integerOrNull(call.retryHint.attempt),
+    retryAfterMs: integerOrNull(call.declared.retryAfterMs),
+    tokens: integerOrNull(call.tokens),
     rulesVersion: classification.rulesVersion,
     customerExplanation: classification.customerExplanation,
     evidence: classification.evidence,
@@ -117,8 +118,8 @@ function subagentReportRow(projectId: number, report: SubagentReportData): Subag
     startMicros: unixMicros(report.span.startTimeUnixNano),
     parentSpanId: report.span.parentSpanId,
     status: report.status,
-    completed: report.completed,
-    total: report.total,
+    completed: integerOrNull(report.completed),
+    total: integerOrNull(report.total),
     category: report.category,
     attempted: report.attempted,
     alternatives: report.alternatives,
