@@ -10,12 +10,15 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { classifyToolCall } from '@errata/domain';
 import { instrumentMcpClient, toolCallSpanId } from '@errata/sdk';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CallToolRequestSchema,
   CallToolResultSchema,
   ErrorCode,
+  type CallToolResult,
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -315,5 +318,47 @@ describe('errors the client SDK raises itself', () => {
     expect(messages[0]).toBe('taskCreated');
     expect(messages.at(-1)).toBe('result');
     expect(tracing.spans().filter((span) => span.name.startsWith('tools/call'))).toEqual([]);
+  });
+
+  it('nor is a task-augmented callTool (options.task or params.task): the host gets the created task, not a result', async () => {
+    const taskStore = new InMemoryTaskStore();
+    const server = new McpServer(
+      { name: 'tasks', version: '1.0.0' },
+      { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore },
+    );
+    server.experimental.tasks.registerToolTask(
+      'report',
+      { inputSchema: {}, execution: { taskSupport: 'optional' } },
+      {
+        async createTask(_args, { taskStore: store, taskRequestedTtl }) {
+          const task = await store.createTask({ ttl: taskRequestedTtl, pollInterval: 20 });
+          await store.storeTaskResult(task.taskId, 'completed', {
+            content: [{ type: 'text', text: 'done' }],
+          });
+          return { task };
+        },
+        getTask: (_args, { taskId, taskStore: store }) => store.getTask(taskId),
+        getTaskResult: (_args, { taskId, taskStore: store }) =>
+          store.getTaskResult(taskId) as Promise<CallToolResult>,
+      },
+    );
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = instrumentMcpClient(new Client({ name: 'tasks-test', version: '1.0.0' }));
+    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+    await client.listTools();
+
+    const created = [
+      await client.callTool({ name: 'report', arguments: {} }, undefined, { task: { ttl: 60_000 } }),
+      await client.callTool({ name: 'report', arguments: {}, task: { ttl: 60_000 } }),
+    ];
+    expect(created.map((result) => [result['content'], typeof result['task']])).toEqual([
+      [[], 'object'],
+      [[], 'object'],
+    ]);
+    expect(tracing.spans()).toEqual([]);
+    // The same tool called without a task is an ordinary call, recorded.
+    await client.callTool({ name: 'report', arguments: {} });
+    expect(tracing.spans().map((span) => span.name)).toEqual(['tools/call report']);
+    await client.close();
   });
 });

@@ -218,10 +218,14 @@ describe('an ESM runtime started with --import @errata/sdk/register', () => {
   });
 });
 
-describe('a runtime that keeps its own tracer provider', () => {
+describe.each([
+  ['OpenTelemetry JS SDK 2.x', '2'],
+  ['OpenTelemetry JS SDK 1.x, whose spans are shaped differently', '1'],
+])('a runtime that keeps its own tracer provider, %s', (_sdk, version) => {
   it('adds createErrataSpanProcessor() to it: its other exporter gets every span, Errata only its own', async () => {
+    const conversation = `host-provider-sdk${version}`;
     const { stdout } = await run(process.execPath, [join(FIXTURES, 'host-provider-agent.cjs')], {
-      env: { ...exporterEnv(), FIXTURE_CONVERSATION: 'host-provider' },
+      env: { ...exporterEnv(), FIXTURE_CONVERSATION: conversation, FIXTURE_OTEL_SDK: version },
       timeout: 60_000,
     });
     const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
@@ -230,7 +234,7 @@ describe('a runtime that keeps its own tracer provider', () => {
     };
     expect(report.elsewhere).toBe(5);
     expect(report.errata).toMatchObject({ exported: 4, filtered: 1, dropped: 0, failed: 0 });
-    expectScenario(await scenarioEvents('host-provider'));
+    expectScenario(await scenarioEvents(conversation));
   });
 });
 
@@ -239,6 +243,6 @@ describe('ingest counts', () => {
     const { rows } = await sql<{ received: number; appended: number; dropped: number }>`
       SELECT sum(spans_received)::int AS received, sum(events_appended)::int AS appended, sum(spans_dropped)::int AS dropped
         FROM ingest_batch`.execute(server.db);
-    expect(rows[0]).toEqual({ received: 36, appended: 36, dropped: 0 });
+    expect(rows[0]).toEqual({ received: 40, appended: 40, dropped: 0 });
   });
 });

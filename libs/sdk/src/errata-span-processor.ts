@@ -10,7 +10,12 @@
  * the exporter's own timeout); at shutdown a few go out at once.
  */
 import { context, diag, trace, type Context, type SpanContext } from '@opentelemetry/api';
-import { ExportResultCode, suppressTracing, type ExportResult } from '@opentelemetry/core';
+import {
+  ExportResultCode,
+  suppressTracing,
+  type ExportResult,
+  type InstrumentationScope,
+} from '@opentelemetry/core';
 import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
   ESCALATION_SPAN,
@@ -102,7 +107,33 @@ export function isErrataSpan(span: JudgedSpan): boolean {
   return readingOf(span) !== null;
 }
 
-function withParent(span: ReadableSpan, parent: SpanContext | undefined): ReadableSpan {
+/** A span of an OpenTelemetry JS SDK 1.x provider: the 2.x names below did not exist yet. */
+interface Sdk1Span {
+  readonly instrumentationLibrary?: InstrumentationScope;
+  readonly parentSpanId?: string;
+}
+
+/**
+ * A span in the shape the exporter (OpenTelemetry JS 2.x) reads. A host that keeps its own 1.x provider and adds
+ * Errata's processor to it hands over spans with `instrumentationLibrary` and `parentSpanId` instead of
+ * `instrumentationScope` and `parentSpanContext`: exported as they are, every batch failed.
+ */
+function inExporterShape(span: ReadableSpan): ReadableSpan {
+  if (span.instrumentationScope !== undefined) return span;
+  const { instrumentationLibrary, parentSpanId } = span as unknown as Sdk1Span;
+  const { traceId, traceFlags } = span.spanContext();
+  return withParent(
+    span,
+    span.parentSpanContext ?? (parentSpanId ? { traceId, spanId: parentSpanId, traceFlags } : undefined),
+    instrumentationLibrary ?? { name: 'unknown' },
+  );
+}
+
+function withParent(
+  span: ReadableSpan,
+  parent: SpanContext | undefined,
+  instrumentationScope: InstrumentationScope = span.instrumentationScope,
+): ReadableSpan {
   return {
     name: span.name,
     kind: span.kind,
@@ -117,7 +148,7 @@ function withParent(span: ReadableSpan, parent: SpanContext | undefined): Readab
     duration: span.duration,
     ended: span.ended,
     resource: span.resource,
-    instrumentationScope: span.instrumentationScope,
+    instrumentationScope,
     droppedAttributesCount: span.droppedAttributesCount,
     droppedEventsCount: span.droppedEventsCount,
     droppedLinksCount: span.droppedLinksCount,
@@ -189,7 +220,8 @@ export class ErrataSpanProcessor implements SpanProcessor {
     }
   }
 
-  onEnd(span: ReadableSpan): void {
+  onEnd(ended: ReadableSpan): void {
+    const span = inExporterShape(ended);
     const spanId = span.spanContext().spanId;
     if (!this.exportAll) {
       this.keptSpans.delete(spanId);

@@ -3,6 +3,8 @@ import { ExportResultCode } from '@opentelemetry/core';
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
   type ReadableSpan,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
@@ -19,8 +21,11 @@ it('startErrata runs once per process: a second call returns the running handle;
   const exporter = new InMemorySpanExporter();
   const options = { exporter, instrumentMcpSdk: false, flushOnExit: false };
   const first = startErrata(options);
+  const warned = new Promise<Error & { code?: string }>((resolve) => process.once('warning', resolve));
   expect(startErrata(options)).toBe(first);
   expect(first.servesApiTracers).toBe(true);
+  // Options given to the second call are lost: a Node warning says so, visible without a diag logger.
+  expect(await warned).toMatchObject({ code: 'ERRATA_ALREADY_STARTED' });
 
   recordEscalation({ target: 'user', reason: 'needs a decision' });
   await first.forceFlush();
@@ -147,6 +152,26 @@ it("records a root span OTEL_TRACES_SAMPLER would drop, and leaves it unsampled 
   }
 });
 
+it('a sampler given in code decides instead of OTEL_TRACES_SAMPLER whether root spans are sampled; all are exported', async () => {
+  process.env['OTEL_TRACES_SAMPLER'] = 'always_on';
+  try {
+    const exporter = new InMemorySpanExporter();
+    const sampler = new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0) });
+    const handle = startErrata({ exporter, sampler, instrumentMcpSdk: false, flushOnExit: false });
+    withAgentRun({ name: 'sampled-out in code' }, () => recordEscalation({ target: 'user' }));
+    await handle.forceFlush();
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => span.name).sort()).toEqual([
+      'errata.escalation',
+      'invoke_agent sampled-out in code',
+    ]);
+    for (const span of spans) expect(span.spanContext().traceFlags).toBe(TraceFlags.NONE);
+    await handle.shutdown();
+  } finally {
+    delete process.env['OTEL_TRACES_SAMPLER'];
+  }
+});
+
 it('an endpoint that is no http(s) URL is an error in the log, with a guess; spans are counted as failed, nothing throws', async () => {
   const diagnosed = captureDiag();
   try {
@@ -216,5 +241,40 @@ it('with OTEL_SDK_DISABLED=true, a wrong endpoint is not even reported: no expor
   } finally {
     delete process.env['OTEL_SDK_DISABLED'];
     diag.disable();
+  }
+});
+
+it("the host's OTEL_*ATTRIBUTE*_LIMIT variables do not cut Errata's spans (they are set for the host's own backend)", async () => {
+  const limits = {
+    OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '2',
+    OTEL_ATTRIBUTE_COUNT_LIMIT: '2',
+    OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '8',
+    OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '8',
+  };
+  Object.assign(process.env, limits);
+  const exporter = new InMemorySpanExporter();
+  const handle = startErrata({ exporter, instrumentMcpSdk: false, flushOnExit: false });
+  try {
+    const reason = 'the refund tool keeps failing for this order';
+    withAgentRun(
+      { name: 'support-coordinator', id: 'agent-7', role: 'coordinator', conversationId: 'c-1' },
+      () => recordEscalation({ target: 'human', reason }),
+    );
+    await handle.forceFlush();
+    const [escalation, run] = exporter.getFinishedSpans();
+    expect(escalation!.attributes).toEqual({
+      'errata.escalation.target': 'human',
+      'errata.escalation.reason': reason,
+    });
+    expect(run!.attributes).toEqual({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'support-coordinator',
+      'gen_ai.agent.id': 'agent-7',
+      'gen_ai.conversation.id': 'c-1',
+      'errata.agent.role': 'coordinator',
+    });
+  } finally {
+    for (const name of Object.keys(limits)) delete process.env[name];
+    await handle.shutdown();
   }
 });

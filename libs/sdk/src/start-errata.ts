@@ -14,7 +14,7 @@ import {
   envDetector,
   resourceFromAttributes,
 } from '@opentelemetry/resources';
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { Sampler, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ExportResultCode } from '@opentelemetry/core';
 import {
@@ -55,6 +55,12 @@ export interface ErrataExportOptions extends Omit<ErrataSpanProcessorOptions, 'e
 export interface ErrataOptions extends ErrataExportOptions, ToolCallCaptureConfig {
   /** `service.name` of the agent runtime. Default: `OTEL_SERVICE_NAME`, else OpenTelemetry's default. */
   readonly serviceName?: string | undefined;
+  /**
+   * Your sampling, when you set it in code (the sampler you give your own provider): it decides whether Errata's root
+   * spans are *sampled*, the flag their trace context carries to your spans and to MCP servers. Errata records and
+   * exports every span all the same. Default: what `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG` configure.
+   */
+  readonly sampler?: Sampler | undefined;
   /** Patch `@modelcontextprotocol/sdk` as it loads. Default true; bundled code uses `instrumentMcpClient`. */
   readonly instrumentMcpSdk?: boolean | undefined;
   /** Flush once when the event loop empties (`beforeExit`). Default true. Call `shutdown()` on SIGTERM. */
@@ -187,12 +193,22 @@ let processInstrumentation: McpClientInstrumentation | undefined;
 /** The handle of the running startErrata, so that a second call does not set up a second pipeline. */
 let running: ErrataHandle | undefined;
 
+/** Attributes a span of Errata's own provider keeps: OpenTelemetry's default, far above the ~30 a tool call has. */
+const ERRATA_SPAN_ATTRIBUTE_COUNT_LIMIT = 128;
+
 /** Starts Errata's export (once per process: a second call returns the running handle and warns). */
 export function startErrata(given: ErrataOptions = {}): ErrataHandle {
   if (running !== undefined) {
-    diag.warn(
-      '@errata/sdk: startErrata was called again; the running export is kept, the new options ignored',
-    );
+    const message =
+      '@errata/sdk: startErrata was called again; the running export is kept, the new options ignored';
+    diag.warn(message);
+    // Options lost this way (the quick start's startErrata under `--import @errata/sdk/register`) send the spans
+    // elsewhere than the code says: a Node warning, which shows without a diag logger.
+    if (Object.keys(given).length > 0) {
+      process.emitWarning(`${message} (started already, by the register entry or an earlier call)`, {
+        code: 'ERRATA_ALREADY_STARTED',
+      });
+    }
     return running;
   }
   const options = withEnvironment(given);
@@ -206,7 +222,14 @@ export function startErrata(given: ErrataOptions = {}): ErrataHandle {
   }
   const provider = new NodeTracerProvider({
     resource,
-    sampler: new RecordEverythingSampler(),
+    sampler: new RecordEverythingSampler(options.sampler),
+    // OpenTelemetry's defaults, set here so that the OTEL_*ATTRIBUTE*_LIMIT variables a host sets for its own backend
+    // do not cut Errata's spans: a failed call without its error.type, or shrunk JSON cut until it no longer parses,
+    // would be read wrongly. Every text is bounded by textLimitBytes already.
+    spanLimits: {
+      attributeCountLimit: ERRATA_SPAN_ATTRIBUTE_COUNT_LIMIT,
+      attributeValueLengthLimit: Infinity,
+    },
     spanProcessors: [processor],
   });
   ensureContextManager();

@@ -101,9 +101,11 @@ function whenSettled<T>(outcome: T, done: () => void): T {
   return outcome;
 }
 
-/** A tools/call that creates a task (`options.task`, or `params.task` as Protocol.request writes it). */
-function isTaskAugmented(message: Record<string, unknown>, options: unknown): boolean {
-  const params = message['params'];
+/**
+ * A tools/call that creates a task (`options.task`, or `params.task` as Protocol.request writes it): it only creates
+ * the task, whose result comes later (experimental tasks API), whether sent by `callTool` or by `request`.
+ */
+function isTaskAugmented(params: unknown, options: unknown): boolean {
   return (
     (isRecord(options) && options['task'] !== undefined) || (isRecord(params) && params['task'] !== undefined)
   );
@@ -191,7 +193,12 @@ export class ToolCallTracer {
     const tracer = this;
     return markWrapped(function callTool(this: object, ...args: unknown[]): unknown {
       // A host subclass's callTool calling super.callTool, both wrapped: the outer wrapper records the call.
-      if (callInProgress(args[0]) !== null || isResumption(this, args[2])) return original.apply(this, args);
+      if (
+        callInProgress(args[0]) !== null ||
+        isResumption(this, args[2]) ||
+        isTaskAugmented(args[0], args[2])
+      )
+        return original.apply(this, args);
       return tracer.record(this, original, args, null);
     });
   }
@@ -210,7 +217,7 @@ export class ToolCallTracer {
       if (message !== undefined && method === MCP_METHOD_TOOLS_CALL) {
         const call = callInProgress(message['params']);
         // Task-augmented (experimental tasks API): this request only creates the task; its result comes later.
-        if (call === null && (isTaskAugmented(message, args[2]) || isResumption(this, args[2])))
+        if (call === null && (isTaskAugmented(message['params'], args[2]) || isResumption(this, args[2])))
           return original.apply(this, args);
         if (call === null) return tracer.record(this, original, args, message);
         call.requestSent = true;
