@@ -50,6 +50,15 @@ export function instrumentMcpClient<C extends object>(client: C, config?: ToolCa
         writable: true,
       });
     }
+    // Where the client receives its server's requests (Protocol's, private in SDK 1.x): absent, skipped.
+    const onRequest = target['_onrequest'];
+    if (typeof onRequest === 'function' && !wrappedAlongChain(client, '_onrequest')) {
+      Object.defineProperty(client, '_onrequest', {
+        value: toolCalls.wrapOnRequest(onRequest as Method),
+        configurable: true,
+        writable: true,
+      });
+    }
   } catch (error) {
     diag.error('@errata/sdk: could not instrument the MCP client', error);
   }

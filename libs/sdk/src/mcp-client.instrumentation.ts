@@ -34,7 +34,7 @@ const COMMONJS_CLIENT_PATH_SUFFIX = `/node_modules/${COMMONJS_CLIENT_FILE}`;
 /** A CommonJS client module in `require.cache`: any copy of the SDK, or one of the paths resolved here. */
 const isCommonJsClient = (path: string, resolved: readonly string[]): boolean =>
   resolved.includes(path) || path.replaceAll('\\', '/').endsWith(COMMONJS_CLIENT_PATH_SUFFIX);
-const PATCHED_METHODS = ['callTool', 'request'] as const;
+const PATCHED_METHODS = ['callTool', 'request', '_onrequest'] as const;
 
 type ClientMethod = (this: object, ...args: unknown[]) => unknown;
 
@@ -147,6 +147,10 @@ export class McpClientInstrumentation extends InstrumentationBase<McpClientInstr
     for (const method of PATCHED_METHODS) if (isWrapped(prototype[method])) this._unwrap(prototype, method);
     this._wrap(prototype, 'callTool', (original) => toolCalls.wrapCallTool(original as ClientMethod));
     this._wrap(prototype, 'request', (original) => toolCalls.wrapRequest(original as ClientMethod));
+    // Protocol's, where the client receives its server's requests (a private method of SDK 1.x: absent, skipped).
+    if (typeof prototype['_onrequest'] === 'function') {
+      this._wrap(prototype, '_onrequest', (original) => toolCalls.wrapOnRequest(original as ClientMethod));
+    }
     return exports;
   }
 

@@ -84,6 +84,31 @@ const CALL_IN_PROGRESS = Symbol('@errata/sdk tools/call in progress');
 /** Calls sent with the host's own params object (uninstrumented ones), which is never written to. */
 const callsByHostParams = new WeakMap<object, CallInProgress>();
 
+/** The recorded calls of each client that have not ended yet, for the requests its server sends meanwhile. */
+const callsInFlight = new WeakMap<object, Set<StartedCall>>();
+
+/**
+ * The context to handle a request from the server in (sampling, elicitation, roots): that of the client's call it
+ * comes in the middle of. Over stdio the SDK hands it over in the context `connect()` ran in, so a tool call or an
+ * escalation made by the handler would belong to no run, or to the run that connected. The call is the one whose
+ * trace the request's `_meta.traceparent` names (a server that passes the trace context on), else the only call in
+ * flight; with several and no trace context it is unknowable, and the context is left as it is.
+ */
+function contextOfServerRequest(client: object, request: unknown): Context | undefined {
+  const calls = callsInFlight.get(client);
+  if (calls === undefined || calls.size === 0) return undefined;
+  const params = isRecord(request) ? request['params'] : undefined;
+  const meta = isRecord(params) ? params['_meta'] : undefined;
+  const traceparent = isRecord(meta) ? meta['traceparent'] : undefined;
+  let only: StartedCall | undefined;
+  for (const call of calls) {
+    only = call;
+    if (typeof traceparent === 'string' && traceparent.includes(`-${call.span.spanContext().traceId}-`))
+      return call.context;
+  }
+  return calls.size === 1 ? only?.context : undefined;
+}
+
 /** The call these params are being sent for, whose request has not been sent yet. */
 function callInProgress(params: unknown): CallInProgress | null {
   if (!isRecord(params)) return null;
@@ -238,6 +263,24 @@ export class ToolCallTracer {
   }
 
   /**
+   * Wraps `Protocol.prototype._onrequest(request, extra)`, where a client receives its server's requests: their
+   * handlers run in the context of the call they come in the middle of (`contextOfServerRequest`).
+   */
+  wrapOnRequest(original: AnyFunction): AnyFunction {
+    return markWrapped(function _onrequest(this: object, ...args: unknown[]): unknown {
+      let handling: Context | undefined;
+      try {
+        handling = contextOfServerRequest(this, args[0]);
+      } catch (error) {
+        safeDiag(() => diag.error('@errata/sdk: could not find the call a server request belongs to', error));
+      }
+      return handling === undefined
+        ? original.apply(this, args)
+        : context.with(handling, () => original.apply(this, args));
+    });
+  }
+
+  /**
    * Sends one tools/call, `original.apply(client, args)` with the params swapped for a copy that carries the trace
    * context, and records it as a span. `message`: the request when `original` is `request`, else null (callTool).
    */
@@ -256,6 +299,9 @@ export class ToolCallTracer {
     }
     if (call === null) return this.sendUntraced(client, original, args, params);
     const started = call;
+    let inFlight = callsInFlight.get(client);
+    if (inFlight === undefined) callsInFlight.set(client, (inFlight = new Set()));
+    inFlight.add(started);
     // Sent through `request` itself: the call needs no handing over.
     if (message !== null) started.progress.requestSent = true;
     const tracedArgs = [...args];
@@ -420,6 +466,7 @@ export class ToolCallTracer {
     ended: HrTime = hrTime(),
   ) {
     call.progress.requestSent = true;
+    callsInFlight.get(call.progress.client)?.delete(call);
     // The params copy names this call, and a host may keep what references it (an error's stack can reach the
     // request message): the request's promise would keep the span alive through its context.
     call.progress.request = undefined;
