@@ -120,6 +120,29 @@ describe('the Errata MCP endpoint', () => {
     expect((await call('list_findings', { limit: 0 })).error).toMatchObject({ code: 'INVALID_ARGUMENTS' });
   });
 
+  it('answers arguments its input schemas refuse, and unknown tools, with the same envelope', async () => {
+    for (const [name, args] of [
+      ['get_retry_waste', { groupBy: 'agent' }],
+      ['list_findings', { rule: 'no-such-rule' }],
+      ['list_findings', { limit: '10' }],
+      ['get_escalation_rates', { from: 5 }],
+    ] as const) {
+      expect((await call(name, args)).error, `${name} ${JSON.stringify(args)}`).toEqual({
+        errorCategory: 'validation',
+        isRetryable: true,
+        code: 'INVALID_ARGUMENTS',
+        description: expect.stringMatching(
+          /^Input validation error: .*Correct the argument and retry\.$/s,
+        ) as string,
+      });
+    }
+    expect((await call('get_retry_wastes')).error).toMatchObject({
+      errorCategory: 'validation',
+      code: 'UNKNOWN_TOOL',
+      description: expect.stringContaining('Call tools/list') as string,
+    });
+  });
+
   it('answers an empty window with empty results, not errors', async () => {
     const empty = await call('list_findings', { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' });
     expect(empty).toMatchObject({ ok: true, data: { total: 0, findings: [] }, error: null });

@@ -225,6 +225,17 @@ describe('reports from rollups', () => {
     );
   }, 120_000);
 
+  it('a window reaching before 1970 or past 2262 (beyond nanoseconds in a bigint) holds everything: as no window', async () => {
+    const everything = await actualReports({ from: null, to: null, agent: null, server: null });
+    const wide = await actualReports({
+      from: new Date('1600-01-01T00:00:00Z'),
+      to: new Date('2300-01-01T00:00:00Z'),
+      agent: null,
+      server: null,
+    });
+    expect(wide).toEqual(everything);
+  });
+
   it('as a time series over any window and step, each point equals the reports over its own bucket', async () => {
     const instant = fc.integer({ min: START - 2 * HOUR, max: END + 2 * HOUR }).map((ms) => new Date(ms));
     await fc.assert(

@@ -1,6 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { describe, expect, it } from 'vitest';
-import { MAX_SERIES_POINTS, parseSeriesQuery } from './report-query';
+import { MAX_SERIES_POINTS, parseReportFilter, parseSeriesQuery } from './report-query';
 
 const NOW = new Date('2026-11-30T10:30:00Z');
 const GROUPINGS = ['category', 'server', 'tool'] as const;
@@ -44,5 +44,41 @@ describe('parseSeriesQuery', () => {
       '"groupBy" must be one of',
     );
     expect(parse({ from: '2026-11-29T00:00:00Z', groupBy: 'tool' }).groupBy).toBe('tool');
+  });
+});
+
+describe('parseReportFilter dates', () => {
+  const filterMessage = (raw: Record<string, unknown>): string => {
+    try {
+      parseReportFilter(raw);
+    } catch (error) {
+      expect(error).toBeInstanceOf(BadRequestException);
+      return (error as BadRequestException).message;
+    }
+    throw new Error('expected a 400');
+  };
+
+  it('answers 400 for a date the calendar does not have, which Date would roll over into another day', () => {
+    for (const from of [
+      '2026-11-31T02:44:00Z',
+      '2026-02-29',
+      '2026-13-01T00:00:00Z',
+      '2026-01-01T25:00:00Z',
+      '2026-01-01T23:60:00Z',
+      '2026-01-01T24:30:00Z',
+    ]) {
+      expect(filterMessage({ from })).toContain(`"from" must be an ISO-8601 date-time`);
+    }
+  });
+
+  it('takes every real date, a leap day and the end of a day (24:00) included', () => {
+    expect(parseReportFilter({ from: '2024-02-29T12:00:00Z' }).from).toEqual(
+      new Date('2024-02-29T12:00:00Z'),
+    );
+    expect(parseReportFilter({ to: '2026-11-30T24:00:00Z' }).to).toEqual(new Date('2026-12-01T00:00:00Z'));
+    expect(parseReportFilter({ from: '1600-01-01T00:00:00Z', to: '2300-01-01' })).toMatchObject({
+      from: new Date('1600-01-01T00:00:00Z'),
+      to: new Date('2300-01-01T00:00:00Z'),
+    });
   });
 });

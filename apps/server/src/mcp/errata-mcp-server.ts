@@ -103,6 +103,34 @@ function toolError(error: unknown): ToolError {
   };
 }
 
+/** The MCP SDK's prefix of an McpError's message ("MCP error -32602: "). */
+const MCP_ERROR_PREFIX = /^MCP error -?\d+:\s*/;
+
+/**
+ * The failures the MCP SDK answers itself, before a tool body runs: arguments the tool's input schema refuses, a tool
+ * that does not exist. As text alone they would break the contract every other failure keeps.
+ */
+function sdkToolError(message: string): ToolError {
+  const reason = message.replace(MCP_ERROR_PREFIX, '');
+  if (/^(Input validation error|Invalid arguments for tool)/.test(reason)) {
+    return {
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'INVALID_ARGUMENTS',
+      description: `${reason}. Correct the argument and retry.`,
+    };
+  }
+  if (/^Tool .* (not found|disabled)$/.test(reason)) {
+    return {
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'UNKNOWN_TOOL',
+      description: `${reason}. Call tools/list for the tools Errata has, then retry.`,
+    };
+  }
+  return toolError(new Error(reason));
+}
+
 /** The query-string shape the REST parsers read: only the given filters. */
 const asQuery = (args: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined));
@@ -110,6 +138,9 @@ const asQuery = (args: Record<string, unknown>): Record<string, unknown> =>
 /** One MCP server per request (stateless Streamable HTTP), bound to the caller's project. */
 export function errataMcpServer(services: ErrataMcpServices, principal: Principal): McpServer {
   const server = new McpServer({ name: 'errata', version: SERVER_VERSION });
+  // Private in the SDK's types, and what its tools/call handler answers those failures with: they get the envelope.
+  (server as unknown as { createToolError(message: string): CallToolResult }).createToolError = (message) =>
+    mirrored({ ok: false, data: null, error: sdkToolError(message) });
   const { projectId } = principal;
 
   server.registerTool(

@@ -62,7 +62,12 @@ function within(column: RawBuilder<unknown>, range: TimeRange): RawBuilder<boole
 const anyOf = (conditions: readonly RawBuilder<boolean>[]): RawBuilder<boolean> =>
   conditions.length === 0 ? FALSE : sql<boolean>`(${sql.join(conditions, sql` OR `)})`;
 
-const nsOf = (time: Date): string => (BigInt(time.getTime()) * 1_000_000n).toString();
+/** Span times are nanoseconds since 1970 in a bigint column: a window edge before 1970 or after 2262 is one of its ends. */
+const MAX_NS = 2n ** 63n - 1n;
+const nsOf = (time: Date): string => {
+  const ns = BigInt(time.getTime()) * 1_000_000n;
+  return (ns < 0n ? 0n : ns > MAX_NS ? MAX_NS : ns).toString();
+};
 
 /**
  * Report reads: sums of the rollups over a window — whole days and hours from the rollups, the partial hours at
