@@ -13,7 +13,10 @@ it('documents every report, findings and servers endpoint with its parameters an
   expect(response.status).toBe(200);
   const document = (await response.json()) as {
     openapi: string;
-    paths: Record<string, { get?: { parameters?: { name: string }[]; security?: unknown[] } }>;
+    paths: Record<
+      string,
+      { get?: { parameters?: { name: string; required?: boolean }[]; security?: unknown[] } }
+    >;
     components: { securitySchemes: Record<string, { scheme: string }> };
   };
   expect(document.openapi).toMatch(/^3\./);
@@ -35,6 +38,18 @@ it('documents every report, findings and servers endpoint with its parameters an
     expect(operation!.parameters!.map((p) => p.name).sort(), path).toEqual([...parameters].sort());
     expect(operation!.security, path).toEqual([{ 'read-key': [] }]);
   }
+  // Required as the API requires them: a series needs `from`, a path parameter names the resource; the rest is optional.
+  const required = Object.entries(document.paths).flatMap(([path, item]) =>
+    (item.get?.parameters ?? []).filter((p) => p.required === true).map((p) => `${path} ${p.name}`),
+  );
+  expect(required.sort()).toEqual(
+    [
+      '/api/v1/reports/timeseries from',
+      '/api/v1/findings/{id} id',
+      '/api/v1/fixes/{findingId} findingId',
+      '/api/v1/traces/{traceId} traceId',
+    ].sort(),
+  );
 });
 
 it('serves the Swagger UI at /docs', async () => {

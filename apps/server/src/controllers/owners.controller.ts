@@ -10,7 +10,7 @@ import {
   Req,
   UseGuards,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { FINDING_ID } from '../http/findings-page';
@@ -103,6 +103,7 @@ export class OwnersController {
 
   @Get('deliveries')
   @ApiOperation({ summary: 'Webhook deliveries, newest first; ?status=dead lists the dead letters' })
+  @ApiQuery({ name: 'status', required: false, enum: DELIVERY_STATUSES })
   listDeliveries(@CurrentPrincipal() principal: Principal, @Query('status') status?: string) {
     if (status !== undefined && !DELIVERY_STATUSES.includes(status)) {
       throw new BadRequestException(`"status" must be one of ${DELIVERY_STATUSES.join(', ')}`);

@@ -61,7 +61,7 @@ export class ReportsController {
     description:
       'Each point is the reports over its own bucket: whole UTC hours or days, clipped to the window at its edges. `from` is required; `to` defaults to now; `step` defaults to hour for windows up to 72 hours and day beyond. Wasted retries are broken down as the retry-waste report groups them (`groupBy`).',
   })
-  @ApiReportFilters()
+  @ApiReportFilters({ fromRequired: true })
   @ApiQuery({ name: 'step', required: false, enum: ['hour', 'day'] })
   @ApiQuery({ name: 'groupBy', required: false, enum: RETRY_WASTE_GROUPINGS })
   timeseries(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {

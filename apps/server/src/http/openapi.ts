@@ -2,17 +2,24 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 
-/** The report filters of DOMAIN.md §8, as OpenAPI query parameters. */
-export function ApiReportFilters(): MethodDecorator {
-  const optional = (name: string, description: string, format?: string) =>
+/** The report filters of DOMAIN.md §8, as OpenAPI query parameters; a series needs `from`. */
+export function ApiReportFilters(options: { readonly fromRequired?: boolean } = {}): MethodDecorator {
+  const parameter = (name: string, description: string, format?: string, required = false) =>
     ApiQuery({
       name,
-      required: false,
+      required,
       description,
       schema: { type: 'string', ...(format ? { format } : {}) },
     });
+  const optional = (name: string, description: string, format?: string) =>
+    parameter(name, description, format);
   return applyDecorators(
-    optional('from', 'Start of the window (ISO-8601, inclusive), on each record’s start time.', 'date-time'),
+    parameter(
+      'from',
+      'Start of the window (ISO-8601, inclusive), on each record’s start time.',
+      'date-time',
+      options.fromRequired === true,
+    ),
     optional('to', 'End of the window (ISO-8601, exclusive).', 'date-time'),
     optional('server', 'MCP server name (serverInfo.name); selects tool calls.'),
     optional('tool', 'Tool name; selects tool calls.'),
