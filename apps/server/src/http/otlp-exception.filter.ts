@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { encodeStatus, encodingForContentType, OtlpDecodeError, type OtlpEncoding } from '@errata/otlp';
 import type { Request, Response } from 'express';
+import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { IngestOverloadedError } from '../services/ingest.service';
 import { BadCompressionError, BodyTooLargeError, UnsupportedEncodingError } from './read-request-body';
 
@@ -15,18 +16,6 @@ const CONTENT_TYPES: Record<OtlpEncoding, string> = {
   protobuf: 'application/x-protobuf',
   json: 'application/json',
 };
-
-/** Postgres unreachable or saturated: the exporter should come back later, not drop the data. */
-const UNAVAILABLE_PG_CODES = new Set([
-  '57P01',
-  '57P02',
-  '57P03',
-  '53300',
-  '08000',
-  '08001',
-  '08003',
-  '08006',
-]);
 
 interface Failure {
   readonly status: number;
@@ -80,18 +69,6 @@ export class OtlpExceptionFilter implements ExceptionFilter {
     );
     return { status: 500, message: 'internal error; nothing from this request was stored' };
   }
-}
-
-function isDatabaseUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (
-    typeof code === 'string' &&
-    (UNAVAILABLE_PG_CODES.has(code) || code === 'ECONNREFUSED' || code === 'ECONNRESET')
-  ) {
-    return true;
-  }
-  return /timeout exceeded when trying to connect|Connection terminated/i.test(error.message);
 }
 
 /** google.rpc.Code for the HTTP status, per the usual gRPC↔HTTP mapping. */

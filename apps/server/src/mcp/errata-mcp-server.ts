@@ -1,4 +1,4 @@
-import { BadRequestException, NotFoundException } from '@nestjs/common';
+import { BadRequestException } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FINDING_RULES } from '@errata/domain';
@@ -11,6 +11,7 @@ import type { FindingsService } from '../services/findings.service';
 import type { FixService } from '../services/fix.service';
 import { RETRY_WASTE_GROUPINGS, type RetryWasteService } from '../services/retry-waste.service';
 import { SERVER_VERSION } from '../version';
+import { AdminKeyRequired, sdkToolError, toolError, ToolError } from './tool-errors';
 
 export interface ErrataMcpServices {
   readonly retryWaste: RetryWasteService;
@@ -19,22 +20,11 @@ export interface ErrataMcpServices {
   readonly fixes: FixService;
 }
 
-/** A tool only an admin key may use was called with a read key. */
-class AdminKeyRequired extends Error {}
-
 /**
  * Errata's own tools follow the contract Errata recommends (DOMAIN.md §7, seed 000): every result is one envelope
  * `{ ok, data, error }` that the output schema admits in both shapes, mirrored as JSON in a text block; every
  * failure carries `errorCategory`, `isRetryable`, a stable `code` and a description; an empty result is a success.
  */
-const ToolError = z.object({
-  errorCategory: z.enum(['transient', 'validation', 'business', 'permission']),
-  isRetryable: z.boolean(),
-  code: z.string(),
-  description: z.string(),
-});
-type ToolError = z.infer<typeof ToolError>;
-
 const ENVELOPE = {
   ok: z.boolean().describe('true with `data`, false with `error`'),
   data: z.unknown().nullable().describe('the report, list or suggestion; null on failure'),
@@ -67,68 +57,6 @@ async function envelope(body: () => Promise<unknown>): Promise<CallToolResult> {
   } catch (error) {
     return mirrored({ ok: false, data: null, error: toolError(error) });
   }
-}
-
-function toolError(error: unknown): ToolError {
-  if (error instanceof AdminKeyRequired) {
-    return {
-      errorCategory: 'permission',
-      isRetryable: false,
-      code: 'ADMIN_KEY_REQUIRED',
-      description: `${error.message}. Connect with an admin key of this project to acknowledge fixes.`,
-    };
-  }
-  if (error instanceof NotFoundException) {
-    return {
-      errorCategory: 'validation',
-      isRetryable: true,
-      code: 'FINDING_NOT_FOUND',
-      description: `${error.message} in this project. Call list_findings for the ids there are, then retry.`,
-    };
-  }
-  if (error instanceof BadRequestException) {
-    return {
-      errorCategory: 'validation',
-      isRetryable: true,
-      code: 'INVALID_ARGUMENTS',
-      description: `${error.message}. Correct the argument and retry.`,
-    };
-  }
-  return {
-    errorCategory: 'transient',
-    isRetryable: true,
-    code: 'ERRATA_UNAVAILABLE',
-    description:
-      'Errata could not read its database just now. The request is valid; retry after a few seconds.',
-  };
-}
-
-/** The MCP SDK's prefix of an McpError's message ("MCP error -32602: "). */
-const MCP_ERROR_PREFIX = /^MCP error -?\d+:\s*/;
-
-/**
- * The failures the MCP SDK answers itself, before a tool body runs: arguments the tool's input schema refuses, a tool
- * that does not exist. As text alone they would break the contract every other failure keeps.
- */
-function sdkToolError(message: string): ToolError {
-  const reason = message.replace(MCP_ERROR_PREFIX, '');
-  if (/^(Input validation error|Invalid arguments for tool)/.test(reason)) {
-    return {
-      errorCategory: 'validation',
-      isRetryable: true,
-      code: 'INVALID_ARGUMENTS',
-      description: `${reason}. Correct the argument and retry.`,
-    };
-  }
-  if (/^Tool .* (not found|disabled)$/.test(reason)) {
-    return {
-      errorCategory: 'validation',
-      isRetryable: true,
-      code: 'UNKNOWN_TOOL',
-      description: `${reason}. Call tools/list for the tools Errata has, then retry.`,
-    };
-  }
-  return toolError(new Error(reason));
 }
 
 /** The query-string shape the REST parsers read: only the given filters. */

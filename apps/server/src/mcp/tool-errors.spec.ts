@@ -1,0 +1,55 @@
+import { BadRequestException, Logger } from '@nestjs/common';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sdkToolError, toolError } from './tool-errors';
+
+beforeAll(() => Logger.overrideLogger(false));
+
+const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
+
+describe('the error an MCP tool of Errata answers with', () => {
+  it('says "retry later" only when the database is unreachable', () => {
+    for (const error of [
+      withCode('terminating connection due to administrator command', '57P01'),
+      withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'),
+      new Error('timeout exceeded when trying to connect'),
+    ]) {
+      expect(toolError(error)).toMatchObject({
+        errorCategory: 'transient',
+        isRetryable: true,
+        code: 'ERRATA_UNAVAILABLE',
+      });
+    }
+  });
+
+  it("calls any other failure Errata's own, which retrying the same request will not fix", () => {
+    expect(
+      toolError(withCode('value "-62167219200000000000" is out of range for type bigint', '22003')),
+    ).toEqual({
+      errorCategory: 'transient',
+      isRetryable: false,
+      code: 'ERRATA_INTERNAL_ERROR',
+      description: expect.stringContaining('Retrying the same request will fail again') as string,
+    });
+    expect(toolError(new BadRequestException('"from" must be before "to"'))).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      isRetryable: true,
+    });
+  });
+
+  it("reads the MCP SDK's own answers: arguments the input schema refuses, an unknown tool", () => {
+    expect(
+      sdkToolError(
+        'MCP error -32602: Input validation error: Invalid arguments for tool get_retry_waste: bad',
+      ),
+    ).toEqual({
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'INVALID_ARGUMENTS',
+      description:
+        'Input validation error: Invalid arguments for tool get_retry_waste: bad. Correct the argument and retry.',
+    });
+    expect(sdkToolError('MCP error -32602: Tool get_retry_wastes not found')).toMatchObject({
+      code: 'UNKNOWN_TOOL',
+    });
+  });
+});

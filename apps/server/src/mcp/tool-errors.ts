@@ -1,0 +1,95 @@
+/**
+ * Why a tool of Errata's MCP endpoint failed, as the contract Errata recommends (DOMAIN.md §7, seed 000) says:
+ * a category, whether retrying can help, a stable code and a description of how to recover.
+ */
+import { BadRequestException, Logger, NotFoundException } from '@nestjs/common';
+import { z } from 'zod';
+import { isDatabaseUnavailable } from '../database/database-unavailable';
+
+export const ToolError = z.object({
+  errorCategory: z.enum(['transient', 'validation', 'business', 'permission']),
+  isRetryable: z.boolean(),
+  code: z.string(),
+  description: z.string(),
+});
+export type ToolError = z.infer<typeof ToolError>;
+
+/** A tool only an admin key may use was called with a read key. */
+export class AdminKeyRequired extends Error {}
+
+const logger = new Logger('ErrataMcp');
+
+export function toolError(error: unknown): ToolError {
+  if (error instanceof AdminKeyRequired) {
+    return {
+      errorCategory: 'permission',
+      isRetryable: false,
+      code: 'ADMIN_KEY_REQUIRED',
+      description: `${error.message}. Connect with an admin key of this project to acknowledge fixes.`,
+    };
+  }
+  if (error instanceof NotFoundException) {
+    return {
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'FINDING_NOT_FOUND',
+      description: `${error.message} in this project. Call list_findings for the ids there are, then retry.`,
+    };
+  }
+  if (error instanceof BadRequestException) {
+    return {
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'INVALID_ARGUMENTS',
+      description: `${error.message}. Correct the argument and retry.`,
+    };
+  }
+  if (isDatabaseUnavailable(error)) {
+    logger.warn(`database unavailable: ${(error as Error).message}`);
+    return {
+      errorCategory: 'transient',
+      isRetryable: true,
+      code: 'ERRATA_UNAVAILABLE',
+      description:
+        'Errata could not read its database just now. The request is valid; retry after a few seconds.',
+    };
+  }
+  // A failure of Errata's own: the same request would fail the same way, so an agent must not be told to retry it.
+  logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  return {
+    errorCategory: 'transient',
+    isRetryable: false,
+    code: 'ERRATA_INTERNAL_ERROR',
+    description:
+      'Errata failed to answer this request (its log says why). Retrying the same request will fail again; ' +
+      'report it to whoever runs Errata, and go on without this figure.',
+  };
+}
+
+/** The MCP SDK's prefix of an McpError's message ("MCP error -32602: "). */
+const MCP_ERROR_PREFIX = /^MCP error -?\d+:\s*/;
+
+/**
+ * The failures the MCP SDK answers itself, before a tool body runs: arguments the tool's input schema refuses, a tool
+ * that does not exist. As text alone they would break the contract every other failure keeps.
+ */
+export function sdkToolError(message: string): ToolError {
+  const reason = message.replace(MCP_ERROR_PREFIX, '');
+  if (/^(Input validation error|Invalid arguments for tool)/.test(reason)) {
+    return {
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'INVALID_ARGUMENTS',
+      description: `${reason}. Correct the argument and retry.`,
+    };
+  }
+  if (/^Tool .* (not found|disabled)$/.test(reason)) {
+    return {
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'UNKNOWN_TOOL',
+      description: `${reason}. Call tools/list for the tools Errata has, then retry.`,
+    };
+  }
+  return toolError(new Error(reason));
+}
