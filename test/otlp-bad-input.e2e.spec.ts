@@ -259,6 +259,23 @@ describe('OTLP/HTTP ingest refuses bad input with the documented status, stores 
     expect(runs).toHaveLength(1);
   });
 
+  it('stores strings holding a lone UTF-16 surrogate (which jsonb refuses) with U+FFFD in its place, and the rest of the request', async () => {
+    const lone = jsonSpan('8b8efff798038103d269b633813fc60c', 'dee19b7ec3c1b174');
+    lone.attributes[1] = { key: 'gen_ai.tool.name', value: { stringValue: 'sea\ud800rch' } };
+    lone.attributes.push({ key: 'errata.result.is_error', value: { boolValue: true } } as never, {
+      key: 'errata.result.text',
+      value: { stringValue: 'half a pair \udc00 here, a whole one 😀 there' },
+    });
+    const good = jsonSpan('8b8efff798038103d269b633813fc60c', 'dee19b7ec3c1b175');
+    const response = await post(jsonRequest([lone, good]), jsonHeaders);
+    expect(response.status).toBe(200);
+    const events = await listEvents(server.db);
+    const stored = events.find((event) => event.spanId === 'dee19b7ec3c1b174')!;
+    expect(stored.toolName).toBe('sea\uFFFDrch');
+    expect(JSON.stringify(stored.data)).toContain('half a pair \uFFFD here, a whole one 😀 there');
+    expect(events.some((event) => event.spanId === 'dee19b7ec3c1b175')).toBe(true);
+  });
+
   it('200 with partial_success naming the attribute for a 10 MB attribute; the rest is stored', async () => {
     const big = jsonSpan('6b8efff798038103d269b633813fc60c', 'aee19b7ec3c1b174');
     big.attributes.push({ key: 'errata.result.text', value: { stringValue: 'x'.repeat(10 * 1024 * 1024) } });

@@ -93,7 +93,7 @@ export interface Filters {
   readonly agent: string | null;
 }
 
-const isRange = (value: string | null): value is RangeName => value !== null && value in RANGES;
+const isRange = (value: string | null): value is RangeName => value !== null && Object.hasOwn(RANGES, value);
 
 function parseDate(value: string | null): Date | null {
   if (value === null) return null;

@@ -76,6 +76,20 @@ describe('classifyToolCall: declared categories', () => {
     );
   });
 
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'given a declared %j (an object prototype member), then no declared category: unknown',
+    (value) => {
+      for (const classification of [
+        failed(null, { 'errata.error.category': value }),
+        withStructured({ ok: false, error: { category: value } }),
+        failed(JSON.stringify({ category: value, message: 'failed' })),
+      ]) {
+        expect(classification).toMatchObject({ failed: true, category: 'unknown' });
+        expect(classification.source).not.toBe('declared');
+      }
+    },
+  );
+
   it('given internal, then unknown from the declared source, raw value kept', () => {
     expect(withStructured({ error: { code: 'INTERNAL_ERROR', category: 'internal' } })).toMatchObject({
       category: 'unknown',

@@ -87,7 +87,9 @@ const normalizeValue = (value: string): string =>
 /** A declared category value the rules understand (a canonical category, a synonym, or not_found / internal). */
 export const isKnownDeclaredCategory = (value: string): boolean => {
   const v = normalizeValue(value);
-  return v in CATEGORY_SYNONYMS || v === DECLARED_AMBIGUOUS.notFound || v === DECLARED_AMBIGUOUS.internal;
+  return (
+    Object.hasOwn(CATEGORY_SYNONYMS, v) || v === DECLARED_AMBIGUOUS.notFound || v === DECLARED_AMBIGUOUS.internal
+  );
 };
 
 export function classifyToolCall(call: ToolCallData): Classification {
@@ -162,7 +164,8 @@ export function mapDeclaredCategory(value: string): Category | typeof DECLARED_A
   const v = normalizeValue(value);
   if (v === DECLARED_AMBIGUOUS.internal) return 'unknown';
   if (v === DECLARED_AMBIGUOUS.notFound) return DECLARED_AMBIGUOUS.notFound;
-  return CATEGORY_SYNONYMS[v] ?? null;
+  // Own keys only: a server may declare "__proto__" or "constructor", which an object's prototype answers to.
+  return Object.hasOwn(CATEGORY_SYNONYMS, v) ? (CATEGORY_SYNONYMS[v] ?? null) : null;
 }
 
 function categorize(call: ToolCallData, payloads: readonly Payload[], declaredRaw: string | null): Decision {

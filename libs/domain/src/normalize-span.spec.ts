@@ -10,7 +10,7 @@ import {
   toolCallOf,
   TRACE,
 } from './fixtures.spec-helper';
-import { normalizeSpan } from './normalize-span';
+import { MAX_NAME_BYTES, normalizeSpan } from './normalize-span';
 import { SpanKind, StatusCode } from './span';
 
 describe('normalizeSpan: tool calls (Errata SDK)', () => {
@@ -187,6 +187,34 @@ describe('normalizeSpan: tool calls (Errata SDK)', () => {
     expect(toolCallOf(unnamed).tool).toBe('(unknown)');
   });
 
+  it('cuts names to MAX_NAME_BYTES (they are indexed keys), and drops a retry hint that is no span id or a negative token count', () => {
+    const long = 'n'.repeat(3_000);
+    const span = errataToolSpan(
+      'x',
+      { content: [] },
+      {
+        attributes: {
+          'gen_ai.tool.name': long,
+          'errata.server.name': long,
+          'errata.server.version': long,
+          'gen_ai.usage.input_tokens': -1_000,
+          'gen_ai.usage.output_tokens': 20,
+        },
+      },
+    );
+    const call = toolCallOf(span);
+    for (const name of [call.tool, call.server.name, call.server.version]) {
+      expect(Buffer.byteLength(name!)).toBeLessThanOrEqual(MAX_NAME_BYTES);
+      expect(name).toMatch(/^n+…\[truncated \d+ bytes\]$/);
+    }
+    expect(call.tokens).toBe(20);
+    const hint = (value: string | number) =>
+      toolCallOf(errataToolSpan('x', { content: [] }, { attributes: { 'errata.retry.of': value } })).retryHint
+        .of;
+    for (const value of ['not-a-span-id', 'abc', '   ', 123, `${sid(7)}0`]) expect(hint(value)).toBeNull();
+    expect(hint(` ${sid(0xabc).toUpperCase()} `)).toBe(sid(0xabc));
+  });
+
   it('given raw semconv arguments and no errata hash, then the hash is computed the SDK way', () => {
     const span = makeSpan({
       name: 'tools/call t',
@@ -263,6 +291,20 @@ describe('normalizeSpan: other instrumentations', () => {
 });
 
 describe('normalizeSpan: agent runs, escalations, subagent reports', () => {
+  it('cuts an agent name, id and conversation id to MAX_NAME_BYTES', () => {
+    const long = 'a'.repeat(20_000);
+    const span = makeSpan({
+      name: `invoke_agent ${long}`,
+      kind: SpanKind.INTERNAL,
+      attributes: { 'gen_ai.agent.id': long, 'gen_ai.conversation.id': long },
+    });
+    const run = normalizeSpan(span);
+    if (run?.type !== 'AgentRunObserved') throw new Error('not a run');
+    for (const name of [run.data.agentName, run.data.agentId, run.data.conversationId]) {
+      expect(Buffer.byteLength(name!)).toBeLessThanOrEqual(MAX_NAME_BYTES);
+    }
+  });
+
   it('given an invoke_agent span, then AgentRunObserved with name, id, conversation and role', () => {
     const span = makeSpan({
       name: 'invoke_agent researcher',

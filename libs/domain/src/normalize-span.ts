@@ -37,6 +37,20 @@ export const SUBAGENT_REPORT_SPAN = 'errata.subagent_report';
 /** `attempted` / `alternatives` keep at most this many items, each cut to the text limit. */
 export const MAX_REPORT_LIST_ITEMS = 100;
 
+/**
+ * Names (tool, server and its version, agent name and id, conversation) keep at most this many UTF-8 bytes. They
+ * are keys of the reports, indexed together in PostgreSQL, whose index rows hold at most 2,704 bytes: one 3,000-byte
+ * tool name stopped every projection. MCP tool names have at most 128 characters.
+ */
+export const MAX_NAME_BYTES = 256;
+
+/** A name as Errata keys it: cut to MAX_NAME_BYTES. */
+const nameOf = (value: string | null): string | null =>
+  value === null ? null : truncateUtf8(value, MAX_NAME_BYTES);
+
+/** A span id as `errata.retry.of` names the retried call: 16 hex digits; anything else is no hint. */
+const SPAN_ID = /^[0-9a-f]{16}$/;
+
 const ESCALATION_TARGETS: ReadonlySet<string> = new Set<EscalationTarget>(['human', 'user', 'coordinator']);
 const SUBAGENT_STATUSES: ReadonlySet<string> = new Set<SubagentStatus>(['complete', 'partial', 'failed']);
 const AGENT_ROLES: ReadonlySet<string> = new Set<AgentRole>(['coordinator', 'subagent']);
@@ -82,9 +96,9 @@ function agentRun(span: SpanRecord): AgentRunObserved {
     type: 'AgentRunObserved',
     data: {
       span: spanRef(span),
-      agentName: readString(a, 'gen_ai.agent.name') ?? (nameFromSpan === '' ? null : nameFromSpan),
-      agentId: readString(a, 'gen_ai.agent.id'),
-      conversationId: readString(a, 'gen_ai.conversation.id'),
+      agentName: nameOf(readString(a, 'gen_ai.agent.name') ?? (nameFromSpan === '' ? null : nameFromSpan)),
+      agentId: nameOf(readString(a, 'gen_ai.agent.id')),
+      conversationId: nameOf(readString(a, 'gen_ai.conversation.id')),
       role: role !== null && AGENT_ROLES.has(role) ? (role as AgentRole) : null,
     },
   };
@@ -186,15 +200,14 @@ function toolName(span: SpanRecord): string {
       ? span.name.slice(prefix.length).trim()
       : null;
   const traceloopName = span.name.endsWith('.tool') && span.name.length > 5 ? span.name.slice(0, -5) : null;
-  return (
+  const name =
     readString(a, 'gen_ai.tool.name') ??
     fromSpanName('tools/call ') ??
     readString(a, 'mcp.tool.name') ??
     readString(a, 'traceloop.entity.name') ??
     fromSpanName('execute_tool ') ??
-    (readString(a, 'traceloop.span.kind') === 'tool' ? traceloopName : null) ??
-    UNKNOWN_TOOL
-  );
+    (readString(a, 'traceloop.span.kind') === 'tool' ? traceloopName : null);
+  return name === null || name === '' ? UNKNOWN_TOOL : truncateUtf8(name, MAX_NAME_BYTES);
 }
 
 interface ResultSignals {
@@ -261,11 +274,21 @@ function rawArguments(a: Attributes): unknown {
   return sentry;
 }
 
-/** Sum of `gen_ai.usage.input_tokens` and `output_tokens`, null when neither is present. */
+/** Sum of `gen_ai.usage.input_tokens` and `output_tokens`, null when neither is a count (a negative is none). */
 function tokensOf(a: Attributes): number | null {
-  const input = readInt(a, 'gen_ai.usage.input_tokens');
-  const output = readInt(a, 'gen_ai.usage.output_tokens');
+  const count = (key: string): number | null => {
+    const n = readInt(a, key);
+    return n !== null && n >= 0 ? n : null;
+  };
+  const input = count('gen_ai.usage.input_tokens');
+  const output = count('gen_ai.usage.output_tokens');
   return input === null && output === null ? null : (input ?? 0) + (output ?? 0);
+}
+
+/** `errata.retry.of`: the retried call's span id, in lower case; a value that is no span id is no hint. */
+function retryOf(a: Attributes): string | null {
+  const value = readString(a, 'errata.retry.of')?.trim().toLowerCase() ?? null;
+  return value !== null && SPAN_ID.test(value) ? value : null;
 }
 
 /**
@@ -278,14 +301,16 @@ function serverOf(span: SpanRecord): ToolCallData['server'] {
   const isServer = span.kind === SpanKind.SERVER;
   const port = readInt(a, 'server.port');
   return {
-    name:
+    name: nameOf(
       readString(a, 'errata.server.name') ??
-      readString(a, 'mcp.server.name') ??
-      (isServer ? readString(span.resource, 'service.name') : null),
-    version:
+        readString(a, 'mcp.server.name') ??
+        (isServer ? readString(span.resource, 'service.name') : null),
+    ),
+    version: nameOf(
       readString(a, 'errata.server.version') ??
-      readString(a, 'mcp.server.version') ??
-      (isServer ? readString(span.resource, 'service.version') : null),
+        readString(a, 'mcp.server.version') ??
+        (isServer ? readString(span.resource, 'service.version') : null),
+    ),
     address: readString(a, 'server.address'),
     port: port !== null && port >= 0 && port <= 65535 ? port : null,
   };
@@ -369,7 +394,7 @@ function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCall
       },
       args: argsOf(a),
       retryHint: {
-        of: readString(a, 'errata.retry.of')?.trim().toLowerCase() ?? null,
+        of: retryOf(a),
         attempt: attempt !== null && attempt >= 0 ? attempt : null,
       },
       tokens: tokensOf(a),

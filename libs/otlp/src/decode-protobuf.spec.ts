@@ -109,13 +109,21 @@ describe('decodeTraceRequest, protobuf specifics', () => {
   });
 
   it('encodes OTLP/JSON-shaped requests, taking times as bigints too', () => {
-    const start = 18_446_744_073_709_551_615n; // the largest fixed64
-    const body = encodeTraceRequestProtobuf({
-      resourceSpans: [
-        { scopeSpans: [{ spans: [span({ startTimeUnixNano: start, endTimeUnixNano: start })] }] },
-      ],
+    const encoded = (time: bigint) =>
+      encodeTraceRequestProtobuf({
+        resourceSpans: [
+          { scopeSpans: [{ spans: [span({ startTimeUnixNano: time, endTimeUnixNano: time })] }] },
+        ],
+      });
+    const latest = 9_223_372_036_854_775_807n; // the latest time Errata stores (2^63 - 1 ns)
+    expect(decodeProtobuf(encoded(latest)).spans[0]).toMatchObject({
+      startTimeUnixNano: latest,
+      endTimeUnixNano: latest,
     });
-    expect(decodeProtobuf(body).spans[0]).toMatchObject({ startTimeUnixNano: start, endTimeUnixNano: start });
+    // The largest fixed64 is read whole, and refused as past what Errata stores.
+    expect(decodeProtobuf(encoded(18_446_744_073_709_551_615n)).rejected[0]?.reason).toContain(
+      '(18446744073709551615) is after the year 2262',
+    );
   });
 
   it('treats the Profiles-only string_value_strindex as an empty value', () => {

@@ -99,6 +99,24 @@ describe.each(ENCODINGS)('decodeTraceRequest validation (%s)', (encoding) => {
     expect(reason).toBe(`${field.end} (1767225600000000000) is before ${field.start} (1767225600123456789)`);
   });
 
+  it('rejects times at or after 2^63 ns (the year 2262), which Errata cannot store; accepts the last one before', () => {
+    const late = '9223372036854775808';
+    expect(rejectBeside(span({ endTimeUnixNano: late })).reason).toBe(
+      `${field.end} (${late}) is after the year 2262, past what Errata can store`,
+    );
+    expect(
+      rejectBeside(
+        span({ startTimeUnixNano: '18446744073709551615', endTimeUnixNano: '18446744073709551615' }),
+      ).reason,
+    ).toContain('after the year 2262');
+    const last = '9223372036854775807';
+    const decoded = decodeTraceRequest(
+      encode(request([span({ startTimeUnixNano: last, endTimeUnixNano: last })]), encoding),
+      encoding,
+    );
+    expect(decoded.rejected).toEqual([]);
+  });
+
   it('rejects a 10 MB attribute, naming it and its size', () => {
     const huge = 'x'.repeat(10 * 1024 * 1024);
     const rejected = rejectBeside(

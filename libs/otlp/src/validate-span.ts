@@ -10,9 +10,18 @@ export interface TimeFieldNames {
   readonly end: string;
 }
 
+/**
+ * Errata keeps span times as nanoseconds since 1970 in signed 64-bit integers: an OTLP uint64 at or past 2⁶³ (after
+ * the year 2262) cannot be stored, and accepted it stopped every projection.
+ */
+const MAX_TIME_UNIX_NANO = 2n ** 63n - 1n;
+
 export function checkTimes(start: bigint, end: bigint, names: TimeFieldNames): void {
   if (start === 0n) throw new SpanRejection(`${names.start} is missing or zero`);
   if (end < start) throw new SpanRejection(`${names.end} (${end}) is before ${names.start} (${start})`);
+  if (end > MAX_TIME_UNIX_NANO) {
+    throw new SpanRejection(`${names.end} (${end}) is after the year 2262, past what Errata can store`);
+  }
 }
 
 /**

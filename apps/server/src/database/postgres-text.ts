@@ -1,6 +1,7 @@
 /**
- * PostgreSQL text and jsonb cannot hold U+0000, which OTLP strings may carry. Stored text gets U+FFFD in its
- * place (the usual replacement character) instead of failing the whole request.
+ * PostgreSQL text and jsonb cannot hold U+0000, nor jsonb a lone UTF-16 surrogate, which OTLP/JSON strings may
+ * carry. Stored text gets U+FFFD in their place (the usual replacement character) instead of failing the whole
+ * request. (Text columns get lone surrogates as U+FFFD already: UTF-8 encoding replaces them.)
  */
 const REPLACEMENT = '\uFFFD';
 
@@ -10,9 +11,16 @@ export function withoutNul(text: string | null): string | null {
 
 /** An escaped `\u0000` in JSON text, not preceded by an escaping backslash of its own. */
 const ESCAPED_NUL = /(?<=(?:^|[^\\])(?:\\\\)*)\\u0000/g;
+/**
+ * An escaped UTF-16 surrogate: `JSON.stringify` writes a well-formed pair as it is and escapes a lone one, which
+ * jsonb refuses ("Unicode low surrogate must follow a high surrogate"), failing the whole request.
+ */
+const ESCAPED_LONE_SURROGATE = /(?<=(?:^|[^\\])(?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
 
-/** JSON text that jsonb accepts: `JSON.stringify`, with every NUL escape replaced. */
+/** JSON text that jsonb accepts: `JSON.stringify`, with every NUL and lone surrogate escape replaced by U+FFFD. */
 export function jsonForPostgres(value: unknown): string {
-  const json = JSON.stringify(value);
-  return json.includes('\\u0000') ? json.replace(ESCAPED_NUL, '\\ufffd') : json;
+  let json = JSON.stringify(value);
+  if (json.includes('\\u0000')) json = json.replace(ESCAPED_NUL, '\\ufffd');
+  if (json.includes('\\ud')) json = json.replace(ESCAPED_LONE_SURROGATE, '\\ufffd');
+  return json;
 }
