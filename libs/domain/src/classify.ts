@@ -88,7 +88,9 @@ const normalizeValue = (value: string): string =>
 export const isKnownDeclaredCategory = (value: string): boolean => {
   const v = normalizeValue(value);
   return (
-    Object.hasOwn(CATEGORY_SYNONYMS, v) || v === DECLARED_AMBIGUOUS.notFound || v === DECLARED_AMBIGUOUS.internal
+    Object.hasOwn(CATEGORY_SYNONYMS, v) ||
+    v === DECLARED_AMBIGUOUS.notFound ||
+    v === DECLARED_AMBIGUOUS.internal
   );
 };
 
