@@ -276,6 +276,42 @@ describe('OTLP/HTTP ingest refuses bad input with the documented status, stores 
     expect(events.some((event) => event.spanId === 'dee19b7ec3c1b175')).toBe(true);
   });
 
+  it('sums wasted time without overflow: retries that claim to have lasted since 1970 no longer stop the projection', async () => {
+    // Two traces, each a permission failure and its (wasted) retry ending just before 2^63 ns, in one hour bucket
+    const longRetry = (traceId: string, id: number) => {
+      const call = (spanId: string, startNs: bigint, endNs: bigint, failed: boolean) => ({
+        ...jsonSpan(traceId, spanId),
+        startTimeUnixNano: String(startNs),
+        endTimeUnixNano: String(endNs),
+        attributes: [
+          ...jsonSpan(traceId, spanId).attributes,
+          { key: 'errata.args.hash', value: { stringValue: 'a'.repeat(32) } },
+          { key: 'errata.result.is_error', value: { boolValue: failed } },
+          ...(failed ? [{ key: 'errata.error.category', value: { stringValue: 'permission' } }] : []),
+        ],
+      });
+      return [
+        call(`f00000000000000${id}`, 1_000n, 2_000n, true),
+        call(`e00000000000000${id}`, 3_000n, 2n ** 63n - 1n, false),
+      ];
+    };
+    const body = jsonRequest([
+      ...longRetry('4b8efff798038103d269b633813fc601', 1),
+      ...longRetry('4b8efff798038103d269b633813fc602', 2),
+    ]);
+    expect((await post(body, jsonHeaders)).status).toBe(200);
+
+    await server.catchUp();
+
+    const response = await fetch(
+      `${server.url}/api/v1/reports/retry-waste?from=1970-01-01T00:00:00Z&to=1970-01-01T01:00:00Z`,
+      { headers: { authorization: `Bearer ${server.readKey}` } },
+    );
+    const report = (await response.json()) as { totals: { wastedRetries: number; wastedMs: number } };
+    expect(report.totals.wastedRetries).toBe(2);
+    expect(report.totals.wastedMs).toBeGreaterThan(2 * 9.2e12); // 2^63 ns is 9.22e12 ms
+  });
+
   it('200 with partial_success naming the attribute for a 10 MB attribute; the rest is stored', async () => {
     const big = jsonSpan('6b8efff798038103d269b633813fc60c', 'aee19b7ec3c1b174');
     big.attributes.push({ key: 'errata.result.text', value: { stringValue: 'x'.repeat(10 * 1024 * 1024) } });

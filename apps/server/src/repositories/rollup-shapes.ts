@@ -60,6 +60,13 @@ export const list = (names: readonly string[]): RawBuilder<unknown> => sql.raw(n
 export const dimensionSources = (shape: RollupShape): RawBuilder<unknown> =>
   list(shape.dimensions.map(([column, source]) => `c.${source} AS ${column}`));
 
+/**
+ * The SQL type a measure is summed in: counts fit bigint; wasted nanoseconds add up durations, each below 2^63, and
+ * are numeric (migration 0008), where their sums cannot overflow.
+ */
+export const measureType = (measure: string): 'bigint' | 'numeric' =>
+  measure === 'wasted_ns' ? 'numeric' : 'bigint';
+
 /** A contribution's measures as columns (0 when absent). */
 export const measureValues = (shape: RollupShape): RawBuilder<unknown> =>
-  list(shape.measures.map((m) => `coalesce((c.measures->>'${m}')::bigint, 0) AS ${m}`));
+  list(shape.measures.map((m) => `coalesce((c.measures->>'${m}')::${measureType(m)}, 0) AS ${m}`));

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../database/schema';
 import { timestampFromMicros } from '../database/timestamps';
-import { dimensionSources, list, ROLLUPS, type RollupShape } from './rollup-shapes';
+import { dimensionSources, list, measureType, ROLLUPS, type RollupShape } from './rollup-shapes';
 import { inTraces, type TraceRef } from './trace-ref';
 
 /** A `contribution` row as the projection builds it: ids hex, start as microseconds and nanoseconds. */
@@ -88,7 +88,9 @@ export class RollupRepository {
     const dimensions = shape.dimensions.map(([column]) => column);
     const key = ['project_id', 'bucket_hours', 'bucket'];
     const withoutAgent = dimensions.filter((d) => !AGENT_DIMENSIONS.includes(d));
-    const sums = list(shape.measures.map((m) => `${sign} * coalesce(sum((s.measures->>'${m}')::bigint), 0)`));
+    const sums = list(
+      shape.measures.map((m) => `${sign} * coalesce(sum((s.measures->>'${m}')::${measureType(m)}), 0)`),
+    );
     const updates = list(shape.measures.map((m) => `${m} = ${shape.table}.${m} + excluded.${m}`));
     await sql`
       INSERT INTO ${sql.table(shape.table)} (${list(key)}, by_agent, ${list(dimensions)}, ${list(shape.measures)})
