@@ -77,6 +77,16 @@ export interface ProjectionCheckpointTable {
   updated_at: Generated<Timestamp>;
 }
 
+export interface ProjectionSkipTable {
+  id: Generated<Int8>;
+  projection: string;
+  transaction_id: Xid8;
+  global_position: Int8;
+  project_id: number;
+  error: string;
+  skipped_at: Generated<Timestamp>;
+}
+
 export interface ToolCallTable {
   project_id: number;
   trace_id: Bytea;
@@ -241,6 +251,7 @@ export interface DB {
   span_edge: SpanEdgeTable;
   ingest_batch: IngestBatchTable;
   projection_checkpoint: ProjectionCheckpointTable;
+  projection_skip: ProjectionSkipTable;
   tool_call: ToolCallTable;
   agent_run: AgentRunTable;
   escalation: EscalationTable;

@@ -79,4 +79,41 @@ export class CheckpointRepository {
       .where('name', '=', name)
       .execute();
   }
+
+  /** Records a record the projector set aside, in the caller's transaction (the one that moves past it). */
+  async recordSkip(
+    db: Kysely<DB>,
+    skip: { projection: string; position: LogPosition; projectId: number; error: string },
+  ): Promise<void> {
+    await db
+      .insertInto('projection_skip')
+      .values({
+        projection: skip.projection,
+        transaction_id: skip.position.transactionId,
+        global_position: skip.position.globalPosition,
+        project_id: skip.projectId,
+        error: skip.error,
+      })
+      .execute();
+  }
+
+  /** The records set aside, oldest first. */
+  skipped(db: Kysely<DB>) {
+    return db
+      .selectFrom('projection_skip')
+      .select([
+        'projection',
+        sql<string>`transaction_id::text`.as('transactionId'),
+        sql<string>`global_position::text`.as('globalPosition'),
+        'project_id as projectId',
+        'error',
+      ])
+      .orderBy('id')
+      .execute();
+  }
+
+  /** Forgets what was set aside, when a rebuild tries everything again. */
+  async clearSkips(db: Kysely<DB>): Promise<void> {
+    await sql`TRUNCATE projection_skip`.execute(db);
+  }
 }

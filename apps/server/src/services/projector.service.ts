@@ -9,6 +9,7 @@ import { RULES_VERSION } from '@errata/domain';
 import { sql, type Kysely } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DATABASE, type Database } from '../database/database';
+import { isDatabaseUnavailable } from '../database/database-unavailable';
 import type { DB } from '../database/schema';
 import { projectEvents } from '../projections/read-model.projection';
 import { traceContributions } from '../projections/trace-contributions';
@@ -36,6 +37,30 @@ export const READ_MODELS_VERSION = RULES_VERSION;
 const PROJECTOR_LOCK = 0x4572_7261; // "Erra"
 const BATCH_SIZE = 2_000;
 /**
+ * Records set aside in a row, without a batch applied in between, before the projector stops setting aside: when
+ * everything fails, the cause is Errata's own code or database, not one record, and retrying is what is left.
+ */
+const MAX_SKIPS_IN_A_ROW = 100;
+/** PostgreSQL error classes that say nothing about the records: busy, away, out of resources, cancelled. */
+const TRANSIENT_PG_CLASSES = ['08', '40', '53', '55', '57', '58'];
+
+/** Another instance moved the checkpoint: its batch stands, this one is rolled back and read again. */
+class CheckpointMoved extends Error {
+  constructor() {
+    super('projection checkpoint moved under this projector; rolling back its batch');
+  }
+}
+
+/**
+ * A failure the records of a batch cause, every time they are projected: not the database being away or busy, not
+ * another projector's move. A JavaScript error (what the domain throws on a record it cannot read) is one.
+ */
+export function isRecordFailure(error: unknown): boolean {
+  if (error instanceof CheckpointMoved || isDatabaseUnavailable(error)) return false;
+  const code = (error as { code?: unknown } | null)?.code;
+  return !(typeof code === 'string' && TRANSIENT_PG_CLASSES.includes(code.slice(0, 2)));
+}
+/**
  * The projector refreshes the planner's statistics itself once the projection tables have grown by this share (and
  * at least `ANALYZE_MIN_ROWS`): a table the planner believes empty or small gets plans that scan a whole project
  * for every batch's traces (measured: 290 ms instead of 10 ms per rollup update at 100 k events). Autovacuum would
@@ -62,6 +87,8 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   private appliedSinceAnalyze = 0;
   /** Ends the background loop's wait for a pause in ingest at shutdown. */
   private readonly shuttingDown = new AbortController();
+  /** Records set aside since a batch was last applied. */
+  private skipsInARow = 0;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -104,7 +131,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
    * replaced and added back. Returns how many events and edges it applied (0 = caught up, or another instance
    * holds the lock).
    */
-  async projectBatch(limit = BATCH_SIZE): Promise<number> {
+  async projectBatch(limit = BATCH_SIZE, edgeLimit = limit): Promise<number> {
     return this.database.db.transaction().execute(async (trx) => {
       const { rows } = await sql<{
         locked: boolean;
@@ -114,7 +141,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       const edgesAt = await this.checkpointFor(trx, SPAN_EDGES_PROJECTION);
       const [batch, edges] = await Promise.all([
         this.events.readAfter(trx, eventsAt, limit),
-        this.events.readEdgesAfter(trx, edgesAt, limit),
+        this.events.readEdgesAfter(trx, edgesAt, edgeLimit),
       ]);
       if (batch.length === 0 && edges.length === 0) return 0;
 
@@ -145,8 +172,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
         const last = read.at(-1);
         if (last === undefined) continue;
         const moved = await this.checkpoints.compareAndSet(trx, name, READ_MODELS_VERSION, from, last);
-        if (!moved)
-          throw new Error('projection checkpoint moved under this projector; rolling back its batch');
+        if (!moved) throw new CheckpointMoved();
       }
       return batch.length + edges.length;
     });
@@ -174,6 +200,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   private async startOver(trx: Kysely<DB>): Promise<void> {
     await this.readModels.truncate(trx);
     await this.rollups.truncate(trx);
+    await this.checkpoints.clearSkips(trx);
     for (const name of [READ_MODELS_PROJECTION, SPAN_EDGES_PROJECTION]) {
       await this.checkpoints.ensure(trx, name, READ_MODELS_VERSION);
       await this.checkpoints.reset(trx, name, READ_MODELS_VERSION);
@@ -186,14 +213,80 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
    */
   async catchUp(onProgress?: ProgressListener, beforeBatch?: () => Promise<boolean>): Promise<number> {
     let total = 0;
+    let limit = BATCH_SIZE;
     for (;;) {
       if (beforeBatch !== undefined && !(await beforeBatch())) return total;
-      const applied = await this.projectBatch();
+      let applied: number;
+      try {
+        applied = await this.projectBatch(limit);
+        this.skipsInARow = 0;
+      } catch (error) {
+        if (!isRecordFailure(error) || this.skipsInARow >= MAX_SKIPS_IN_A_ROW) throw error;
+        // The same records fail every time: halve the batch down to the one that fails, and set it aside.
+        if (limit > 1) {
+          limit = Math.ceil(limit / 2);
+          continue;
+        }
+        applied = await this.setAsideFailing();
+      }
       if (applied === 0) return total;
+      limit = Math.min(BATCH_SIZE, limit * 2);
       total += applied;
       onProgress?.(total);
       await this.refreshStatisticsAfter(applied);
     }
+  }
+
+  /**
+   * The batch of one event and one span edge fails: projects each alone, and sets aside the one that fails by itself
+   * (its checkpoint moves past it; `projection_skip` and the log say which and why). Returns how many were applied
+   * or set aside. Both fine alone: they are applied one after the other.
+   */
+  private async setAsideFailing(): Promise<number> {
+    for (const [events, edges, projection] of [
+      [1, 0, READ_MODELS_PROJECTION],
+      [0, 1, SPAN_EDGES_PROJECTION],
+    ] as const) {
+      try {
+        const applied = await this.projectBatch(events, edges);
+        if (applied > 0) return applied;
+      } catch (error) {
+        if (!isRecordFailure(error)) throw error;
+        return this.skipNext(projection, error);
+      }
+    }
+    return 0;
+  }
+
+  private async skipNext(projection: string, cause: unknown): Promise<number> {
+    const error = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+    return this.database.db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{
+        locked: boolean;
+      }>`SELECT pg_try_advisory_xact_lock(${PROJECTOR_LOCK}) AS locked`.execute(trx);
+      if (!rows[0]?.locked) return 0;
+      const at = await this.checkpointFor(trx, projection);
+      const [next] =
+        projection === READ_MODELS_PROJECTION
+          ? await this.events.readAfter(trx, at, 1)
+          : await this.events.readEdgesAfter(trx, at, 1);
+      if (next === undefined) return 0;
+      if (!(await this.checkpoints.compareAndSet(trx, projection, READ_MODELS_VERSION, at, next)))
+        throw new CheckpointMoved();
+      await this.checkpoints.recordSkip(trx, {
+        projection,
+        position: next,
+        projectId: next.projectId,
+        error,
+      });
+      this.skipsInARow++;
+      const what = projection === READ_MODELS_PROJECTION ? 'event' : 'span edge';
+      this.logger.error(
+        `set aside the ${what} at ${next.transactionId}/${next.globalPosition} (project ${next.projectId}), which ` +
+          `fails to project: ${error}. The reports go on without it; a rebuild tries it again (projection_skip).`,
+      );
+      return 1;
+    });
   }
 
   /**
