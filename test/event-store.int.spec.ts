@@ -9,7 +9,7 @@ import {
   ProjectorService,
 } from '../apps/server/src/services/projector.service';
 import { agentRunEvent as event } from './support/agent-run-event';
-import { startTestServer, type Store, type TestServer } from './support/server';
+import { defaultProjectId, startTestServer, type Store, type TestServer } from './support/server';
 
 /** The event store's guarantees, on both stores Errata supports. */
 describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) => {
@@ -20,13 +20,7 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
     // The background projector only runs at start here, so each test decides when batches are projected.
     server = await startTestServer(store, { ERRATA_PROJECTION_POLL_MS: '600000' });
     events = server.app.get(EventRepository);
-    projectId = (
-      await server.db
-        .selectFrom('project')
-        .select('id')
-        .where('name', '=', 'default')
-        .executeTakeFirstOrThrow()
-    ).id;
+    projectId = await defaultProjectId(server.db);
   }, 120_000);
   afterAll(() => server?.close());
 

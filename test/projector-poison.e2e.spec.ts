@@ -8,7 +8,7 @@ import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint
 import { EventRepository } from '../apps/server/src/repositories/event.repository';
 import { isRecordFailure, ProjectorService } from '../apps/server/src/services/projector.service';
 import { agentRunEvent } from './support/agent-run-event';
-import { startTestServer, type Store, type TestServer } from './support/server';
+import { defaultProjectId, startTestServer, type Store, type TestServer } from './support/server';
 
 /** A run whose start time is no number: projecting it throws, every time. */
 function poisonEvent(spanId: string) {
@@ -23,13 +23,7 @@ describe.each(['postgres', 'pglite'] as Store[])('a record the projector cannot 
   beforeAll(async () => {
     // The background projector runs only at start: the test decides when batches are projected.
     server = await startTestServer(store, { ERRATA_PROJECTION_POLL_MS: '600000' });
-    projectId = (
-      await server.db
-        .selectFrom('project')
-        .select('id')
-        .where('name', '=', 'default')
-        .executeTakeFirstOrThrow()
-    ).id;
+    projectId = await defaultProjectId(server.db);
     const errors = (message: unknown) => void logged.push(String(message));
     Logger.overrideLogger({ log() {}, warn() {}, error: errors, debug() {}, verbose() {}, fatal() {} });
   }, 120_000);

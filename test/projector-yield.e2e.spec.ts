@@ -13,7 +13,7 @@ import { IngestActivity } from '../apps/server/src/services/ingest-activity';
 import { ProjectorService } from '../apps/server/src/services/projector.service';
 import { agentRunEvent } from './support/agent-run-event';
 import { generatedCorpus } from './support/generated-corpus';
-import { sendSpans, startTestServer, type TestServer } from './support/server';
+import { defaultProjectId, sendSpans, startTestServer, type TestServer } from './support/server';
 
 const START_MS = Date.UTC(2026, 10, 30, 9);
 const COMMITTED_RUN = '00000000000000c1';
@@ -44,11 +44,7 @@ describe('the projector yields to ingest', () => {
         (await started.db.selectFrom('projection_checkpoint').select('name').execute()).length === 2,
       "the projector's first pass",
     );
-    const { id: projectId } = await started.db
-      .selectFrom('project')
-      .select('id')
-      .where('name', '=', 'default')
-      .executeTakeFirstOrThrow();
+    const projectId = await defaultProjectId(started.db);
     await started.app
       .get(EventRepository)
       .append(projectId, [agentRunEvent(COMMITTED_RUN)], [], { received: 1, dropped: 0, rejected: 0 });

@@ -63,6 +63,16 @@ export async function startTestServer(store: Store, env: Record<string, string> 
   };
 }
 
+/** The id of the `default` project, which the server makes at its first start. */
+export async function defaultProjectId(db: Kysely<DB>): Promise<number> {
+  const { id } = await db
+    .selectFrom('project')
+    .select('id')
+    .where('name', '=', 'default')
+    .executeTakeFirstOrThrow();
+  return id;
+}
+
 /** Events in the log, oldest first, with hex ids. */
 export function listEvents(db: Kysely<DB>) {
   return db

@@ -133,10 +133,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
    */
   async projectBatch(limit = BATCH_SIZE, edgeLimit = limit): Promise<number> {
     return this.database.db.transaction().execute(async (trx) => {
-      const { rows } = await sql<{
-        locked: boolean;
-      }>`SELECT pg_try_advisory_xact_lock(${PROJECTOR_LOCK}) AS locked`.execute(trx);
-      if (!rows[0]?.locked) return 0;
+      if (!(await tryProjectorLock(trx))) return 0;
       const eventsAt = await this.checkpointFor(trx, READ_MODELS_PROJECTION);
       const edgesAt = await this.checkpointFor(trx, SPAN_EDGES_PROJECTION);
       const [batch, edges] = await Promise.all([
@@ -261,10 +258,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   private async skipNext(projection: string, cause: unknown): Promise<number> {
     const error = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
     return this.database.db.transaction().execute(async (trx) => {
-      const { rows } = await sql<{
-        locked: boolean;
-      }>`SELECT pg_try_advisory_xact_lock(${PROJECTOR_LOCK}) AS locked`.execute(trx);
-      if (!rows[0]?.locked) return 0;
+      if (!(await tryProjectorLock(trx))) return 0;
       const at = await this.checkpointFor(trx, projection);
       const [next] =
         projection === READ_MODELS_PROJECTION
@@ -345,6 +339,14 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     });
     return this.settle(onProgress);
   }
+}
+
+/** Takes the projector lock for the transaction, unless another instance holds it. */
+async function tryProjectorLock(trx: Kysely<DB>): Promise<boolean> {
+  const { rows } = await sql<{
+    locked: boolean;
+  }>`SELECT pg_try_advisory_xact_lock(${PROJECTOR_LOCK}) AS locked`.execute(trx);
+  return rows[0]?.locked === true;
 }
 
 /** The traces a batch of events and edges touches, each once. */
