@@ -48,7 +48,11 @@ describe('migrations and readiness', () => {
     expect(stdout).toMatch(/migrations up to date \(PostgreSQL at postgres:\/\//);
 
     expect(await pendingMigrations(db, MIGRATIONS_DIR)).toEqual([]);
-    expect(await health.readiness()).toMatchObject({ ready: true, pendingMigrations: [] });
+    expect(await health.readiness()).toMatchObject({
+      ready: true,
+      pendingMigrations: [],
+      setAsideRecords: 0,
+    });
   });
 
   it('reports an unreachable database as not ready', async () => {

@@ -60,6 +60,9 @@ describe.each(['postgres', 'pglite'] as Store[])('a record the projector cannot 
     expect(
       logged.some((line) => /set aside the event .* \(project \d+\), which fails to project/.test(line)),
     ).toBe(true);
+    // And readiness says how many records are set aside
+    const readiness = (await (await fetch(`${server.url}/readyz`)).json()) as { setAsideRecords: number };
+    expect(readiness).toMatchObject({ ready: true, setAsideRecords: 1 });
   });
 
   it('is tried again by a rebuild, and set aside again while it still fails', async () => {

@@ -8,6 +8,8 @@ export interface Readiness {
   readonly store: Database['kind'];
   readonly database: 'reachable' | 'unreachable';
   readonly pendingMigrations: readonly string[];
+  /** Records the projector could not apply and set aside (`projection_skip`): the reports go on without them. */
+  readonly setAsideRecords: number | null;
 }
 
 @Injectable()
@@ -19,9 +21,23 @@ export class HealthService {
     try {
       await sql`SELECT 1`.execute(this.database.db);
       const pending = await pendingMigrations(this.database.db);
-      return { ready: pending.length === 0, store, database: 'reachable', pendingMigrations: pending };
+      const setAside =
+        pending.length === 0
+          ? ((
+              await sql<{ n: number }>`SELECT count(*)::int AS n FROM projection_skip`.execute(
+                this.database.db,
+              )
+            ).rows[0]?.n ?? 0)
+          : null;
+      return {
+        ready: pending.length === 0,
+        store,
+        database: 'reachable',
+        pendingMigrations: pending,
+        setAsideRecords: setAside,
+      };
     } catch {
-      return { ready: false, store, database: 'unreachable', pendingMigrations: [] };
+      return { ready: false, store, database: 'unreachable', pendingMigrations: [], setAsideRecords: null };
     }
   }
 }
