@@ -4,6 +4,7 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { sql } from 'kysely';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint.repository';
 import { AgentTrace } from './support/agent-spans';
 import { listEvents, startTestServer, type TestServer } from './support/server';
 
@@ -287,7 +288,8 @@ describe('OTLP/HTTP ingest refuses bad input with the documented status, stores 
           ...jsonSpan(traceId, spanId).attributes,
           { key: 'errata.args.hash', value: { stringValue: 'a'.repeat(32) } },
           { key: 'errata.result.is_error', value: { boolValue: failed } },
-          ...(failed ? [{ key: 'errata.error.category', value: { stringValue: 'permission' } }] : []),
+          // No declared category: an untyped-error finding, so the finding rollups sum the waste too.
+          ...(failed ? [{ key: 'errata.result.text', value: { stringValue: 'Error: access denied' } }] : []),
         ],
       });
       return [
@@ -310,6 +312,12 @@ describe('OTLP/HTTP ingest refuses bad input with the documented status, stores 
     const report = (await response.json()) as { totals: { wastedRetries: number; wastedMs: number } };
     expect(report.totals.wastedRetries).toBe(2);
     expect(report.totals.wastedMs).toBeGreaterThan(2 * 9.2e12); // 2^63 ns is 9.22e12 ms
+    const { rows } = await sql<{ wasted: string }>`
+      SELECT max(wasted_ns)::text AS wasted FROM finding_rollup WHERE bucket = '1970-01-01T00:00:00Z'`.execute(
+      server.db,
+    );
+    expect(Number(rows[0]!.wasted)).toBeGreaterThan(2 * 9.2e18);
+    expect(await server.app.get(CheckpointRepository).skipped(server.db)).toEqual([]);
   });
 
   it('200 with partial_success naming the attribute for a 10 MB attribute; the rest is stored', async () => {

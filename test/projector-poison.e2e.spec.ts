@@ -70,6 +70,49 @@ describe.each(['postgres', 'pglite'] as Store[])('a record the projector cannot 
     expect((await runNames()).sort()).toEqual(['0000000000000a01', '0000000000000a03']);
     expect(await server.app.get(CheckpointRepository).skipped(server.db)).toHaveLength(1);
   });
+
+  it('is set aside only from the checkpoint it failed at: after another projector moved on, nothing is', async () => {
+    const checkpoints = server.app.get(CheckpointRepository);
+    const at = (await checkpoints.get(server.db, 'read-models'))!.position;
+    // Given the next record read at that checkpoint, and the checkpoint moved past it meanwhile (another projector)
+    await server.app
+      .get(EventRepository)
+      .append(projectId, [agentRunEvent('0000000000000a04')], [], { received: 1, dropped: 0, rejected: 0 });
+    const [next] = await server.app.get(EventRepository).readAfter(server.db, at, 1);
+    await server.catchUp();
+    // When this projector would set it aside
+    const projector = server.app.get(ProjectorService) as unknown as {
+      setAside(projection: string, at: unknown, record: unknown, cause: unknown): Promise<number>;
+    };
+    // Then nothing is set aside: the record it read is not what follows the checkpoint any more
+    expect(await projector.setAside('read-models', at, next, new SyntaxError('late'))).toBe(0);
+    expect(await checkpoints.skipped(server.db)).toHaveLength(1);
+    expect(await runNames()).toContain('0000000000000a04');
+  });
+
+  it('stops setting aside after 100 records within an hour, and retries instead', async () => {
+    // Given 99 more records set aside within the hour
+    await server.db
+      .insertInto('projection_skip')
+      .values(
+        Array.from({ length: 99 }, (_, i) => ({
+          projection: 'read-models',
+          transaction_id: '1',
+          global_position: String(i + 1),
+          project_id: projectId,
+          error: 'earlier',
+        })),
+      )
+      .execute();
+    // When another record fails
+    await server.app
+      .get(EventRepository)
+      .append(projectId, [poisonEvent('0000000000000a05')], [], { received: 1, dropped: 0, rejected: 0 });
+    // Then it is not set aside: the projector reports the failure and will try it again
+    await expect(server.app.get(ProjectorService).catchUp()).rejects.toThrow(/soon/);
+    expect(await server.app.get(CheckpointRepository).skipped(server.db)).toHaveLength(100);
+    expect(logged.some((line) => /100 records set aside within an hour/.test(line))).toBe(true);
+  });
 });
 
 describe('which failures set a record aside', () => {
@@ -86,8 +129,15 @@ describe('which failures set a record aside', () => {
       withCode('40001'),
       withCode('57014'),
       withCode('53100'),
+      withCode('25P03'),
+      withCode('42703'),
       withCode('ECONNREFUSED'),
+      // pg's client errors after a dropped connection carry no code
+      new Error('Client has encountered a connection error and is not queryable'),
+      new Error('Client was closed and is not queryable'),
+      new Error('Query read timeout'),
+      new Error('something else entirely'),
     ])
-      expect(isRecordFailure(error)).toBe(false);
+      expect(isRecordFailure(error), error.message).toBe(false);
   });
 });

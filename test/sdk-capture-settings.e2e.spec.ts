@@ -116,7 +116,7 @@ describe('startErrata’s capture settings', () => {
     });
   });
 
-  it('lets go of runs that can never settle; a run that still can is ended at shutdown', async () => {
+  it('lets go of runs whose promise the host dropped unsettled; a run it keeps is still ended at shutdown', async () => {
     expect(await fixtureOutput('abandoned-runs.cjs', ['--expose-gc'])).toEqual({ open: 1 });
   });
 

@@ -8,7 +8,7 @@ import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { classifyToolCall } from '@errata/domain';
-import { instrumentMcpClient, toolCallSpanId } from '@errata/sdk';
+import { instrumentMcpClient, toolCallSpanId, withAgentRun } from '@errata/sdk';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -17,6 +17,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CallToolRequestSchema,
   CallToolResultSchema,
+  CreateMessageRequestSchema,
+  CreateMessageResultSchema,
   ErrorCode,
   type CallToolResult,
   ListToolsRequestSchema,
@@ -360,5 +362,71 @@ describe('errors the client SDK raises itself', () => {
     await client.callTool({ name: 'report', arguments: {} });
     expect(tracing.spans().map((span) => span.name)).toEqual(['tools/call report']);
     await client.close();
+  });
+});
+
+/**
+ * A server whose `ask` tool asks the client for a sample in the middle of the call, with a `_meta.traceparent` that
+ * `traceparentOf` makes from the call's own; `slow` waits, so that two calls are in flight; `inner` answers.
+ */
+async function samplingServer(traceparentOf: (received: string) => string) {
+  const server = new McpServer({ name: 'asks-back', version: '1.0.0' });
+  let releaseSlow!: () => void;
+  const slowHeld = new Promise<void>((resolve) => (releaseSlow = resolve));
+  server.registerTool('slow', { inputSchema: {} }, async () => {
+    await slowHeld;
+    return { content: [{ type: 'text', text: 'slow done' }] };
+  });
+  server.registerTool('inner', { inputSchema: {} }, async () => ({
+    content: [{ type: 'text', text: 'inner' }],
+  }));
+  server.registerTool('ask', { inputSchema: {} }, async (_args, extra) => {
+    const received = String(extra._meta?.['traceparent'] ?? '');
+    await extra.sendRequest(
+      {
+        method: 'sampling/createMessage',
+        params: { messages: [], maxTokens: 10, _meta: { traceparent: traceparentOf(received) } },
+      },
+      CreateMessageResultSchema,
+    );
+    releaseSlow();
+    return { content: [{ type: 'text', text: 'asked' }] };
+  });
+  const client = instrumentMcpClient(
+    new Client({ name: 'paths-test', version: '1.0.0' }, { capabilities: { sampling: {} } }),
+  );
+  client.setRequestHandler(CreateMessageRequestSchema, async () => {
+    await client.callTool({ name: 'inner', arguments: {} });
+    return { model: 'm', role: 'assistant', content: { type: 'text', text: 'sampled' } };
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  return client;
+}
+
+describe('a request the server sends in the middle of one of several calls in flight', () => {
+  const play = async (traceparentOf: (received: string) => string) => {
+    const client = await samplingServer(traceparentOf);
+    await withAgentRun({ name: 'parallel' }, () =>
+      Promise.all([
+        client.callTool({ name: 'slow', arguments: {} }),
+        client.callTool({ name: 'ask', arguments: {} }),
+      ]),
+    );
+    await client.close();
+    const named = (name: string) => tracing.spans().find((span) => span.name === name)!;
+    return { parentOfInner: named('tools/call inner').parentSpanContext?.spanId, named };
+  };
+
+  it('is handled in the call its traceparent names, not in the older call of the same trace', async () => {
+    const { parentOfInner, named } = await play((received) => received);
+    expect(parentOfInner).toBe(named('tools/call ask').spanContext().spanId);
+  });
+
+  it("is handled in the run of the calls of its trace when it names another span (the server's own)", async () => {
+    const { parentOfInner, named } = await play((received) =>
+      received.replace(/-[0-9a-f]{16}-/, '-00f067aa0ba902b7-'),
+    );
+    expect(parentOfInner).toBe(named('invoke_agent parallel').spanContext().spanId);
   });
 });

@@ -90,6 +90,14 @@ describe('classifyToolCall: declared categories', () => {
     },
   );
 
+  it('cuts a long declared code in the evidence (a key of the finding rollups, indexed with the names)', () => {
+    const code = `NO_${'X'.repeat(1_900)}_FOUND`;
+    const classification = withStructured({ ok: false, error: { code } }, true, 'search_orders');
+    expect(classification.emptyAsError).toBe(true);
+    expect(Buffer.byteLength(classification.evidence!)).toBeLessThan(200);
+    expect(classification.evidence).toMatch(/^empty:code:NO_X+…\[truncated \d+ bytes\]$/);
+  });
+
   it('given internal, then unknown from the declared source, raw value kept', () => {
     expect(withStructured({ error: { code: 'INTERNAL_ERROR', category: 'internal' } })).toMatchObject({
       category: 'unknown',

@@ -41,6 +41,7 @@ import {
   type FailureCategory,
 } from './rules';
 import { isSearchLikeTool } from './tool-names';
+import { truncateUtf8 } from './redaction';
 
 /**
  * Whether retrying can help: true / false, or `after_change` — only with changed arguments (validation).
@@ -265,6 +266,9 @@ function textDecision(texts: readonly string[]): Decision | null {
  * tools); a structured payload that is an empty list; a message "no results" / "no matches" / "0 results"
  * (any tool) or "not found" (search-like tools, not the SDK's "Tool x not found").
  */
+/** Bytes of a declared code that evidence keeps (`empty:code:…`). */
+const MAX_EVIDENCE_CODE_BYTES = 128;
+
 function emptyAsErrorEvidence(
   call: ToolCallData,
   payloads: readonly Payload[],
@@ -278,7 +282,8 @@ function emptyAsErrorEvidence(
   ];
   for (const code of codes) {
     if (EMPTY_CODE_ANY_TOOL.test(code) || (searchLike && EMPTY_CODE_SEARCH_TOOL.test(code))) {
-      return { source: 'declared', evidence: `empty:code:${code}` };
+      // Evidence is a key of the finding rollups, indexed with the names: a declared code may be 2 KiB.
+      return { source: 'declared', evidence: `empty:code:${truncateUtf8(code, MAX_EVIDENCE_CODE_BYTES)}` };
     }
   }
   if (payloads.some((p) => isEmptyListPayload(p.json)))

@@ -90,10 +90,11 @@ export function agentRunSpanContext(runContext: Context): SpanContext | undefine
 /**
  * Runs whose callback has not settled. A span is sent when it ends: a run still open when Errata shuts down (a chat
  * session, a worker waiting on a queue) would never be, and its calls would belong to no agent. Held weakly: a run
- * whose callback's promise nothing can settle any more (its resolver is gone) can never end, and is let go with it
- * rather than kept until shutdown.
+ * whose promise the host dropped unsettled can never end, and is let go with it rather than kept until shutdown.
  */
 const openRuns = new Set<WeakRef<Span>>();
+/** The run of each promise `withAgentRun` handed back, kept alive by it. */
+const runsHeldBy = new WeakMap<Promise<unknown>, Span>();
 const openRunOf = new WeakMap<Span, WeakRef<Span>>();
 const forgetRun = new FinalizationRegistry<WeakRef<Span>>((run) => openRuns.delete(run));
 
@@ -161,7 +162,7 @@ export function withAgentRun<T>(options: AgentRunOptions, fn: (run: AgentRun) =>
   }
   // The promise handed back settles as the callback's does. It is derived from it, not the callback's own: a
   // rejection handler on that one would mark the host's rejection handled, and Node would never report it.
-  return result.then(
+  const handedBack = result.then(
     (value: unknown) => {
       endRun(span);
       return value;
@@ -170,7 +171,11 @@ export function withAgentRun<T>(options: AgentRunOptions, fn: (run: AgentRun) =>
       endRun(span, error ?? new Error('rejected'));
       throw error;
     },
-  ) as T;
+  );
+  // Held while the host holds what it got back (as the callback's promise held it): a run the host still awaits is
+  // ended at shutdown even when nothing can settle it any more (`await new Promise(() => {})` until SIGTERM).
+  runsHeldBy.set(handedBack, span);
+  return handedBack as T;
 }
 
 /**

@@ -90,9 +90,10 @@ const callsInFlight = new WeakMap<object, Set<StartedCall>>();
 /**
  * The context to handle a request from the server in (sampling, elicitation, roots): that of the client's call it
  * comes in the middle of. Over stdio the SDK hands it over in the context `connect()` ran in, so a tool call or an
- * escalation made by the handler would belong to no run, or to the run that connected. The call is the one whose
- * trace the request's `_meta.traceparent` names (a server that passes the trace context on), else the only call in
- * flight; with several and no trace context it is unknowable, and the context is left as it is.
+ * escalation made by the handler would belong to no run, or to the run that connected. A request whose
+ * `_meta.traceparent` (a server that passes the trace context on) names a call's trace: the call it names, else the
+ * only call of that trace, else, when the calls of that trace were made in one context (their run), that context.
+ * Otherwise the only call in flight. Anything else is unknowable, and the context is left as it is.
  */
 function contextOfServerRequest(client: object, request: unknown): Context | undefined {
   const calls = callsInFlight.get(client);
@@ -100,13 +101,18 @@ function contextOfServerRequest(client: object, request: unknown): Context | und
   const params = isRecord(request) ? request['params'] : undefined;
   const meta = isRecord(params) ? params['_meta'] : undefined;
   const traceparent = isRecord(meta) ? meta['traceparent'] : undefined;
-  let only: StartedCall | undefined;
-  for (const call of calls) {
-    only = call;
-    if (typeof traceparent === 'string' && traceparent.includes(`-${call.span.spanContext().traceId}-`))
-      return call.context;
+  if (typeof traceparent === 'string') {
+    const [, traceId, spanId] = traceparent.split('-');
+    const ofTrace = [...calls].filter((call) => call.span.spanContext().traceId === traceId);
+    const named = ofTrace.find((call) => call.span.spanContext().spanId === spanId);
+    if (named !== undefined) return named.context;
+    if (ofTrace.length === 1) return ofTrace[0]?.context;
+    if (ofTrace.length > 1) {
+      const parents = new Set(ofTrace.map((call) => trace.getSpanContext(call.parent)?.spanId));
+      return parents.size === 1 ? ofTrace[0]?.parent : undefined;
+    }
   }
-  return calls.size === 1 ? only?.context : undefined;
+  return calls.size === 1 ? calls.values().next().value?.context : undefined;
 }
 
 /** The call these params are being sent for, whose request has not been sent yet. */
@@ -156,6 +162,8 @@ interface StartedCall {
   /** The capture settings of the call's client, read once when it starts. */
   readonly config: ToolCallCaptureConfig;
   readonly span: Span;
+  /** The context the call was made in, and the call's own (the first with its span). */
+  readonly parent: Context;
   readonly context: Context;
   readonly params: Record<string, unknown>;
   readonly toolName: string;
@@ -390,6 +398,7 @@ export class ToolCallTracer {
       progress,
       config,
       span,
+      parent,
       context: spanContext,
       params: sentParams,
       toolName,

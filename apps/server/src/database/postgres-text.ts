@@ -9,18 +9,17 @@ export function withoutNul(text: string | null): string | null {
   return text !== null && text.includes('\u0000') ? text.replaceAll('\u0000', REPLACEMENT) : text;
 }
 
-/** An escaped `\u0000` in JSON text, not preceded by an escaping backslash of its own. */
-const ESCAPED_NUL = /(?<=(?:^|[^\\])(?:\\\\)*)\\u0000/g;
 /**
- * An escaped UTF-16 surrogate: `JSON.stringify` writes a well-formed pair as it is and escapes a lone one, which
- * jsonb refuses ("Unicode low surrogate must follow a high surrogate"), failing the whole request.
+ * The escapes of JSON text, read left to right, so that an escaped backslash is never taken for the start of an
+ * escape: `\u0000`, and `\ud800`–`\udfff`, which `JSON.stringify` writes only for a lone UTF-16 surrogate (a
+ * well-formed pair is written as it is), are what jsonb refuses ("Unicode low surrogate must follow a high
+ * surrogate"). A lookbehind for the backslashes before each escape cost time quadratic in a run of backslashes.
  */
-const ESCAPED_LONE_SURROGATE = /(?<=(?:^|[^\\])(?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
+const JSON_ESCAPE = /\\(?:u0000|ud[89a-f][0-9a-f]{2}|[\s\S])/g;
 
 /** JSON text that jsonb accepts: `JSON.stringify`, with every NUL and lone surrogate escape replaced by U+FFFD. */
 export function jsonForPostgres(value: unknown): string {
-  let json = JSON.stringify(value);
-  if (json.includes('\\u0000')) json = json.replace(ESCAPED_NUL, '\\ufffd');
-  if (json.includes('\\ud')) json = json.replace(ESCAPED_LONE_SURROGATE, '\\ufffd');
-  return json;
+  const json = JSON.stringify(value);
+  if (!json.includes('\\u0000') && !json.includes('\\ud')) return json;
+  return json.replace(JSON_ESCAPE, (escape) => (escape.length === 6 ? '\\ufffd' : escape));
 }

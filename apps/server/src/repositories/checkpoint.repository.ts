@@ -112,6 +112,15 @@ export class CheckpointRepository {
       .execute();
   }
 
+  /** How many records were set aside within the last `ms` milliseconds. */
+  async skipsWithin(db: Kysely<DB>, ms: number): Promise<number> {
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM projection_skip WHERE skipped_at > now() - make_interval(secs => ${ms / 1000})`.execute(
+      db,
+    );
+    return rows[0]?.n ?? 0;
+  }
+
   /** Forgets what was set aside, when a rebuild tries everything again. */
   async clearSkips(db: Kysely<DB>): Promise<void> {
     await sql`TRUNCATE projection_skip`.execute(db);

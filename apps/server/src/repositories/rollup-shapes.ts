@@ -62,7 +62,7 @@ export const dimensionSources = (shape: RollupShape): RawBuilder<unknown> =>
 
 /**
  * The SQL type a measure is summed in: counts fit bigint; wasted nanoseconds add up durations, each below 2^63, and
- * are numeric (migration 0008), where their sums cannot overflow.
+ * are numeric (migrations 0008 and 0010), where their sums cannot overflow.
  */
 export const measureType = (measure: string): 'bigint' | 'numeric' =>
   measure === 'wasted_ns' ? 'numeric' : 'bigint';

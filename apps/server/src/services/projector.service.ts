@@ -37,12 +37,15 @@ export const READ_MODELS_VERSION = RULES_VERSION;
 const PROJECTOR_LOCK = 0x4572_7261; // "Erra"
 const BATCH_SIZE = 2_000;
 /**
- * Records set aside in a row, without a batch applied in between, before the projector stops setting aside: when
- * everything fails, the cause is Errata's own code or database, not one record, and retrying is what is left.
+ * Records set aside within an hour, by any instance, after which the projector stops setting aside: when that many
+ * fail, the cause is more likely Errata's own code or database than the records, and retrying is what is left.
  */
-const MAX_SKIPS_IN_A_ROW = 100;
-/** PostgreSQL error classes that say nothing about the records: busy, away, out of resources, cancelled. */
-const TRANSIENT_PG_CLASSES = ['08', '40', '53', '55', '57', '58'];
+const MAX_SKIPS_PER_HOUR = 100;
+/**
+ * PostgreSQL error classes a record can cause: a value out of range or malformed (22), a constraint it breaks (23),
+ * a row over a limit, such as an index row over 2,704 bytes (54).
+ */
+const RECORD_PG_CLASSES = new Set(['22', '23', '54']);
 
 /** Another instance moved the checkpoint: its batch stands, this one is rolled back and read again. */
 class CheckpointMoved extends Error {
@@ -52,13 +55,16 @@ class CheckpointMoved extends Error {
 }
 
 /**
- * A failure the records of a batch cause, every time they are projected: not the database being away or busy, not
- * another projector's move. A JavaScript error (what the domain throws on a record it cannot read) is one.
+ * A failure the records of a batch cause, every time they are projected: a data error of PostgreSQL's, or the
+ * TypeError / SyntaxError / RangeError JavaScript throws on a value it cannot read (a BigInt from "soon"). Not the
+ * database being away or busy, not another projector's move, and not an error of unknown kind, which pg's client
+ * throws for a dropped connection: those are retried, as a record set aside is lost to the reports.
  */
 export function isRecordFailure(error: unknown): boolean {
   if (error instanceof CheckpointMoved || isDatabaseUnavailable(error)) return false;
   const code = (error as { code?: unknown } | null)?.code;
-  return !(typeof code === 'string' && TRANSIENT_PG_CLASSES.includes(code.slice(0, 2)));
+  if (typeof code === 'string') return code.length === 5 && RECORD_PG_CLASSES.has(code.slice(0, 2));
+  return error instanceof TypeError || error instanceof SyntaxError || error instanceof RangeError;
 }
 /**
  * The projector refreshes the planner's statistics itself once the projection tables have grown by this share (and
@@ -87,8 +93,6 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   private appliedSinceAnalyze = 0;
   /** Ends the background loop's wait for a pause in ingest at shutdown. */
   private readonly shuttingDown = new AbortController();
-  /** Records set aside since a batch was last applied. */
-  private skipsInARow = 0;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -216,9 +220,8 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       let applied: number;
       try {
         applied = await this.projectBatch(limit);
-        this.skipsInARow = 0;
       } catch (error) {
-        if (!isRecordFailure(error) || this.skipsInARow >= MAX_SKIPS_IN_A_ROW) throw error;
+        if (!isRecordFailure(error)) throw error;
         // The same records fail every time: halve the batch down to the one that fails, and set it aside.
         if (limit > 1) {
           limit = Math.ceil(limit / 2);
@@ -236,48 +239,62 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
 
   /**
    * The batch of one event and one span edge fails: projects each alone, and sets aside the one that fails by itself
-   * (its checkpoint moves past it; `projection_skip` and the log say which and why). Returns how many were applied
-   * or set aside. Both fine alone: they are applied one after the other.
+   * (`projection_skip` and the log say which and why). Returns how many were applied or set aside.
    */
   private async setAsideFailing(): Promise<number> {
-    for (const [events, edges, projection] of [
-      [1, 0, READ_MODELS_PROJECTION],
-      [0, 1, SPAN_EDGES_PROJECTION],
-    ] as const) {
-      try {
-        const applied = await this.projectBatch(events, edges);
-        if (applied > 0) return applied;
-      } catch (error) {
-        if (!isRecordFailure(error)) throw error;
-        return this.skipNext(projection, error);
-      }
+    let done = 0;
+    for (const projection of [READ_MODELS_PROJECTION, SPAN_EDGES_PROJECTION]) {
+      done += await this.projectOrSetAside(projection);
     }
-    return 0;
+    return done;
   }
 
-  private async skipNext(projection: string, cause: unknown): Promise<number> {
+  /** The next record of one projection, alone; when that fails on the record, exactly this record is set aside. */
+  private async projectOrSetAside(projection: string): Promise<number> {
+    const reading = projection === READ_MODELS_PROJECTION;
+    // Where the checkpoint stands and what comes after it, read first: the skip moves from exactly here past exactly
+    // this record, or not at all (another projector moved on meanwhile).
+    const at = (await this.checkpoints.get(this.database.db, projection))?.position ?? LOG_START;
+    const [next] = reading
+      ? await this.events.readAfter(this.database.db, at, 1)
+      : await this.events.readEdgesAfter(this.database.db, at, 1);
+    if (next === undefined) return 0;
+    try {
+      return await this.projectBatch(reading ? 1 : 0, reading ? 0 : 1);
+    } catch (error) {
+      if (!isRecordFailure(error)) throw error;
+      return this.setAside(projection, at, next, error);
+    }
+  }
+
+  private async setAside(
+    projection: string,
+    at: LogPosition,
+    record: LogPosition & { readonly projectId: number },
+    cause: unknown,
+  ): Promise<number> {
     const error = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
     return this.database.db.transaction().execute(async (trx) => {
       if (!(await tryProjectorLock(trx))) return 0;
-      const at = await this.checkpointFor(trx, projection);
-      const [next] =
-        projection === READ_MODELS_PROJECTION
-          ? await this.events.readAfter(trx, at, 1)
-          : await this.events.readEdgesAfter(trx, at, 1);
-      if (next === undefined) return 0;
-      if (!(await this.checkpoints.compareAndSet(trx, projection, READ_MODELS_VERSION, at, next)))
-        throw new CheckpointMoved();
+      if ((await this.checkpoints.skipsWithin(trx, 3_600_000)) >= MAX_SKIPS_PER_HOUR) {
+        this.logger.error(
+          `${MAX_SKIPS_PER_HOUR} records set aside within an hour: taking the failure for Errata's own, not the ` +
+            'records, and retrying instead.',
+        );
+        throw cause;
+      }
+      if (!(await this.checkpoints.compareAndSet(trx, projection, READ_MODELS_VERSION, at, record))) return 0;
       await this.checkpoints.recordSkip(trx, {
         projection,
-        position: next,
-        projectId: next.projectId,
+        position: record,
+        projectId: record.projectId,
         error,
       });
-      this.skipsInARow++;
       const what = projection === READ_MODELS_PROJECTION ? 'event' : 'span edge';
       this.logger.error(
-        `set aside the ${what} at ${next.transactionId}/${next.globalPosition} (project ${next.projectId}), which ` +
-          `fails to project: ${error}. The reports go on without it; a rebuild tries it again (projection_skip).`,
+        `set aside the ${what} at ${record.transactionId}/${record.globalPosition} (project ${record.projectId}), ` +
+          `which fails to project: ${error}. The reports go on without it; a rebuild tries it again ` +
+          '(projection_skip).',
       );
       return 1;
     });
