@@ -6,7 +6,11 @@ import { Logger } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint.repository';
 import { EventRepository } from '../apps/server/src/repositories/event.repository';
-import { isRecordFailure, ProjectorService } from '../apps/server/src/services/projector.service';
+import {
+  isRecordFailure,
+  ProjectorService,
+  READ_MODELS_VERSION,
+} from '../apps/server/src/services/projector.service';
 import { agentRunEvent } from './support/agent-run-event';
 import { defaultProjectId, startTestServer, type Store, type TestServer } from './support/server';
 
@@ -71,47 +75,103 @@ describe.each(['postgres', 'pglite'] as Store[])('a record the projector cannot 
     expect(await server.app.get(CheckpointRepository).skipped(server.db)).toHaveLength(1);
   });
 
+  const append = (events: ReturnType<typeof agentRunEvent>[]) =>
+    server.app
+      .get(EventRepository)
+      .append(projectId, events, [], { received: events.length, dropped: 0, rejected: 0 });
+  const skippedCount = async () => (await server.app.get(CheckpointRepository).skipped(server.db)).length;
+
   it('is set aside only from the checkpoint it failed at: after another projector moved on, nothing is', async () => {
     const checkpoints = server.app.get(CheckpointRepository);
     const at = (await checkpoints.get(server.db, 'read-models'))!.position;
-    // Given the next record read at that checkpoint, and the checkpoint moved past it meanwhile (another projector)
-    await server.app
-      .get(EventRepository)
-      .append(projectId, [agentRunEvent('0000000000000a04')], [], { received: 1, dropped: 0, rejected: 0 });
+    // Given the next record read at that checkpoint, then the checkpoint moved past it (another projector), and a
+    // record after it
+    await append([agentRunEvent('0000000000000a04')]);
     const [next] = await server.app.get(EventRepository).readAfter(server.db, at, 1);
     await server.catchUp();
-    // When this projector would set it aside
+    await append([agentRunEvent('0000000000000a05')]);
+    // When this projector would set the record it read aside
     const projector = server.app.get(ProjectorService) as unknown as {
       setAside(projection: string, at: unknown, record: unknown, cause: unknown): Promise<number>;
     };
-    // Then nothing is set aside: the record it read is not what follows the checkpoint any more
+    // Then nothing is set aside, not the record now next either
     expect(await projector.setAside('read-models', at, next, new SyntaxError('late'))).toBe(0);
-    expect(await checkpoints.skipped(server.db)).toHaveLength(1);
-    expect(await runNames()).toContain('0000000000000a04');
+    await server.catchUp();
+    expect(await skippedCount()).toBe(1);
+    expect(await runNames()).toEqual(expect.arrayContaining(['0000000000000a04', '0000000000000a05']));
   });
 
-  it('stops setting aside after 100 records within an hour, and retries instead', async () => {
-    // Given 99 more records set aside within the hour
+  it('is set aside again after a rules version change, whose rebuild starts in a transaction of its own', async () => {
+    // Given a checkpoint of an older rules version (an upgrade), with the set-aside record first in the log
     await server.db
-      .insertInto('projection_skip')
-      .values(
-        Array.from({ length: 99 }, (_, i) => ({
-          projection: 'read-models',
-          transaction_id: '1',
-          global_position: String(i + 1),
-          project_id: projectId,
-          error: 'earlier',
-        })),
-      )
+      .updateTable('projection_checkpoint')
+      .set((eb) => ({ version: eb('version', '-', 1) }))
       .execute();
-    // When another record fails
-    await server.app
-      .get(EventRepository)
-      .append(projectId, [poisonEvent('0000000000000a05')], [], { received: 1, dropped: 0, rejected: 0 });
-    // Then it is not set aside: the projector reports the failure and will try it again
+    // When the projector catches up
+    await server.catchUp();
+    // Then it rebuilt everything, set the record aside again, and its checkpoints are of this version
+    expect((await runNames()).sort()).toEqual([
+      '0000000000000a01',
+      '0000000000000a03',
+      '0000000000000a04',
+      '0000000000000a05',
+    ]);
+    expect(await skippedCount()).toBe(1);
+    const versions = await server.db.selectFrom('projection_checkpoint').select('version').execute();
+    expect(versions.map((row) => row.version)).toEqual([READ_MODELS_VERSION, READ_MODELS_VERSION]);
+  });
+
+  it('sets aside more than 100 records mixed with good ones (as a rebuild replays them), all of them', async () => {
+    const events = Array.from({ length: 110 }, (_, i) => [
+      agentRunEvent(`00000000000b${String(i).padStart(4, '0')}`),
+      poisonEvent(`00000000000c${String(i).padStart(4, '0')}`),
+    ]).flat();
+    await append(events);
+    await server.catchUp();
+    expect(await skippedCount()).toBe(111);
+  });
+
+  it('stops setting aside when the 100 records before the failing one were all set aside, and retries instead', async () => {
+    // Given a good record, then 101 records in a row that all fail (Errata's own fault more likely than theirs)
+    await append([
+      agentRunEvent('00000000000e0000'),
+      ...Array.from({ length: 101 }, (_, i) => poisonEvent(`00000000000d${String(i).padStart(4, '0')}`)),
+    ]);
+    // Then the projector sets 100 aside, and reports the failure of the 101st, to try it again
     await expect(server.app.get(ProjectorService).catchUp()).rejects.toThrow(/soon/);
-    expect(await server.app.get(CheckpointRepository).skipped(server.db)).toHaveLength(100);
-    expect(logged.some((line) => /100 records set aside within an hour/.test(line))).toBe(true);
+    expect(await skippedCount()).toBe(211);
+    expect(logged.some((line) => /the 100 records before this one were all set aside/.test(line))).toBe(true);
+  }, 120_000);
+});
+
+describe('a record the projector cannot apply, first in the log, after a rules version change', () => {
+  it('is set aside again: the rebuild starts in a transaction of its own, not in the batch that fails', async () => {
+    const server = await startTestServer('postgres', { ERRATA_PROJECTION_POLL_MS: '600000' });
+    try {
+      const projectId = await defaultProjectId(server.db);
+      await server.app
+        .get(EventRepository)
+        .append(projectId, [poisonEvent('0000000000000f01'), agentRunEvent('0000000000000f02')], [], {
+          received: 2,
+          dropped: 0,
+          rejected: 0,
+        });
+      await server.catchUp();
+      // Given checkpoints of an older rules version (an upgrade)
+      await server.db
+        .updateTable('projection_checkpoint')
+        .set((eb) => ({ version: eb('version', '-', 1) }))
+        .execute();
+      // When the projector catches up, then the good record is projected again, the bad one set aside again
+      await server.catchUp();
+      const runs = await server.db.selectFrom('agent_run').select('span_id').execute();
+      expect(runs).toHaveLength(1);
+      expect(await server.app.get(CheckpointRepository).skipped(server.db)).toHaveLength(1);
+      const versions = await server.db.selectFrom('projection_checkpoint').select('version').execute();
+      expect(versions.map((row) => row.version)).toEqual([READ_MODELS_VERSION, READ_MODELS_VERSION]);
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -93,7 +93,7 @@ export function agentRunSpanContext(runContext: Context): SpanContext | undefine
  * whose promise the host dropped unsettled can never end, and is let go with it rather than kept until shutdown.
  */
 const openRuns = new Set<WeakRef<Span>>();
-/** The run of each promise `withAgentRun` handed back, kept alive by it. */
+/** The open run of each promise `withAgentRun` handed back, kept alive by it until the run ends. */
 const runsHeldBy = new WeakMap<Promise<unknown>, Span>();
 const openRunOf = new WeakMap<Span, WeakRef<Span>>();
 const forgetRun = new FinalizationRegistry<WeakRef<Span>>((run) => openRuns.delete(run));
@@ -162,18 +162,20 @@ export function withAgentRun<T>(options: AgentRunOptions, fn: (run: AgentRun) =>
   }
   // The promise handed back settles as the callback's does. It is derived from it, not the callback's own: a
   // rejection handler on that one would mark the host's rejection handled, and Node would never report it.
-  const handedBack = result.then(
+  const handedBack: Promise<unknown> = result.then(
     (value: unknown) => {
+      runsHeldBy.delete(handedBack);
       endRun(span);
       return value;
     },
     (error: unknown) => {
+      runsHeldBy.delete(handedBack);
       endRun(span, error ?? new Error('rejected'));
       throw error;
     },
   );
-  // Held while the host holds what it got back (as the callback's promise held it): a run the host still awaits is
-  // ended at shutdown even when nothing can settle it any more (`await new Promise(() => {})` until SIGTERM).
+  // The open run is held by what the host holds, as the callback's own promise held it: a promise the host keeps
+  // (a session it will end at shutdown) keeps its run to be ended then; one it drops lets the run go.
   runsHeldBy.set(handedBack, span);
   return handedBack as T;
 }

@@ -22,6 +22,12 @@ describe('the error an MCP tool of Errata answers with', () => {
   });
 
   it("calls any other failure Errata's own, which retrying the same request will not fix", () => {
+    // A statement timeout, memory or disk exhausted: the same request may hit them every time.
+    for (const code of ['57014', '53200', '53100']) {
+      expect(toolError(withCode('canceling statement due to statement timeout', code)).code).toBe(
+        'ERRATA_INTERNAL_ERROR',
+      );
+    }
     expect(
       toolError(withCode('value "-62167219200000000000" is out of range for type bigint', '22003')),
     ).toEqual({

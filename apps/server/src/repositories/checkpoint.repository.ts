@@ -112,12 +112,23 @@ export class CheckpointRepository {
       .execute();
   }
 
-  /** How many records were set aside within the last `ms` milliseconds. */
-  async skipsWithin(db: Kysely<DB>, ms: number): Promise<number> {
+  /** Of the `count` records right before `position` in a projection's log, how many were set aside. */
+  async setAsideBefore(
+    db: Kysely<DB>,
+    projection: string,
+    log: 'event' | 'span_edge',
+    position: LogPosition,
+    count: number,
+  ): Promise<number> {
     const { rows } = await sql<{ n: number }>`
-      SELECT count(*)::int AS n FROM projection_skip WHERE skipped_at > now() - make_interval(secs => ${ms / 1000})`.execute(
-      db,
-    );
+      SELECT count(*)::int AS n
+        FROM (SELECT transaction_id, global_position FROM ${sql.table(log)}
+               WHERE (transaction_id, global_position) < (${position.transactionId}::xid8, ${position.globalPosition}::bigint)
+               ORDER BY transaction_id DESC, global_position DESC
+               LIMIT ${count}) AS previous
+        JOIN projection_skip s
+          ON s.projection = ${projection} AND s.transaction_id = previous.transaction_id
+         AND s.global_position = previous.global_position`.execute(db);
     return rows[0]?.n ?? 0;
   }
 

@@ -37,10 +37,11 @@ export const READ_MODELS_VERSION = RULES_VERSION;
 const PROJECTOR_LOCK = 0x4572_7261; // "Erra"
 const BATCH_SIZE = 2_000;
 /**
- * Records set aside within an hour, by any instance, after which the projector stops setting aside: when that many
- * fail, the cause is more likely Errata's own code or database than the records, and retrying is what is left.
+ * When this many records right before a failing one in the log were all set aside, the projector stops setting aside:
+ * when everything fails, the cause is Errata's own code or database, not the records, and retrying is what is left.
+ * Poison records among good ones (a rebuild replaying a thousand set aside over months) never come in such a row.
  */
-const MAX_SKIPS_PER_HOUR = 100;
+const MAX_SKIPS_IN_A_ROW = 100;
 /**
  * PostgreSQL error classes a record can cause: a value out of range or malformed (22), a constraint it breaks (23),
  * a row over a limit, such as an index row over 2,704 bytes (54).
@@ -213,6 +214,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
    * runs before each batch (the background loop yields to ingest there) and ends the catching up when it says false.
    */
   async catchUp(onProgress?: ProgressListener, beforeBatch?: () => Promise<boolean>): Promise<number> {
+    await this.ensureCurrentVersion();
     let total = 0;
     let limit = BATCH_SIZE;
     for (;;) {
@@ -238,6 +240,18 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /**
+   * Starts the rebuild a new rules version asks for in a transaction of its own: inside a batch that fails, the
+   * emptied read models and the reset checkpoints would be rolled back with it, and tried again by every batch.
+   */
+  private async ensureCurrentVersion(): Promise<void> {
+    await this.database.db.transaction().execute(async (trx) => {
+      if (!(await tryProjectorLock(trx))) return;
+      await this.checkpointFor(trx, READ_MODELS_PROJECTION);
+      await this.checkpointFor(trx, SPAN_EDGES_PROJECTION);
+    });
+  }
+
+  /**
    * The batch of one event and one span edge fails: projects each alone, and sets aside the one that fails by itself
    * (`projection_skip` and the log say which and why). Returns how many were applied or set aside.
    */
@@ -254,7 +268,9 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     const reading = projection === READ_MODELS_PROJECTION;
     // Where the checkpoint stands and what comes after it, read first: the skip moves from exactly here past exactly
     // this record, or not at all (another projector moved on meanwhile).
-    const at = (await this.checkpoints.get(this.database.db, projection))?.position ?? LOG_START;
+    const checkpoint = await this.checkpoints.get(this.database.db, projection);
+    if (checkpoint?.version !== READ_MODELS_VERSION) return 0;
+    const at = checkpoint.position;
     const [next] = reading
       ? await this.events.readAfter(this.database.db, at, 1)
       : await this.events.readEdgesAfter(this.database.db, at, 1);
@@ -276,10 +292,14 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     const error = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
     return this.database.db.transaction().execute(async (trx) => {
       if (!(await tryProjectorLock(trx))) return 0;
-      if ((await this.checkpoints.skipsWithin(trx, 3_600_000)) >= MAX_SKIPS_PER_HOUR) {
+      const log = projection === READ_MODELS_PROJECTION ? 'event' : 'span_edge';
+      if (
+        (await this.checkpoints.setAsideBefore(trx, projection, log, record, MAX_SKIPS_IN_A_ROW)) >=
+        MAX_SKIPS_IN_A_ROW
+      ) {
         this.logger.error(
-          `${MAX_SKIPS_PER_HOUR} records set aside within an hour: taking the failure for Errata's own, not the ` +
-            'records, and retrying instead.',
+          `the ${MAX_SKIPS_IN_A_ROW} records before this one were all set aside: taking the failure for Errata's ` +
+            'own, not the records, and retrying instead.',
         );
         throw cause;
       }
