@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../apps/server/src/database/database';
 import { MIGRATIONS_DIR, pendingMigrations } from '../apps/server/src/database/migrations';
 import type { DB } from '../apps/server/src/database/schema';
+import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint.repository';
 import { HealthService } from '../apps/server/src/services/health.service';
 import { adminDatabaseUrl, databaseUrlFor } from './support/postgres';
 
@@ -27,7 +28,7 @@ describe('migrations and readiness', () => {
     db = new Kysely<DB>({
       dialect: new PostgresDialect({ pool: new Pool({ connectionString: databaseUrlFor(name) }) }),
     });
-    health = new HealthService({ db, kind: 'postgres' } as Database);
+    health = new HealthService({ db, kind: 'postgres' } as Database, new CheckpointRepository());
   });
   afterAll(async () => {
     await db.destroy();
@@ -64,7 +65,10 @@ describe('migrations and readiness', () => {
         }),
       }),
     });
-    const readiness = await new HealthService({ db: nowhere, kind: 'postgres' } as Database).readiness();
+    const readiness = await new HealthService(
+      { db: nowhere, kind: 'postgres' } as Database,
+      new CheckpointRepository(),
+    ).readiness();
     await nowhere.destroy();
     expect(readiness).toMatchObject({ ready: false, database: 'unreachable' });
   });

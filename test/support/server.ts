@@ -73,6 +73,21 @@ export async function defaultProjectId(db: Kysely<DB>): Promise<number> {
   return id;
 }
 
+/** The records the projector set aside (`projection_skip`), oldest first. */
+export function setAsideRecords(db: Kysely<DB>) {
+  return db
+    .selectFrom('projection_skip')
+    .select([
+      'projection',
+      sql<string>`transaction_id::text`.as('transactionId'),
+      sql<string>`global_position::text`.as('globalPosition'),
+      'project_id as projectId',
+      'error',
+    ])
+    .orderBy('id')
+    .execute();
+}
+
 /** Events in the log, oldest first, with hex ids. */
 export function listEvents(db: Kysely<DB>) {
   return db

@@ -260,15 +260,15 @@ function textDecision(texts: readonly string[]): Decision | null {
   return null;
 }
 
+/** Bytes of a declared code that evidence keeps (`empty:code:…`). */
+const MAX_EVIDENCE_CODE_BYTES = 128;
+
 /**
  * Empty-as-error (§3), for tool_error calls without a declared canonical category: declared `not_found` on a
  * search-like tool; a declared code NO_RESULTS / NO_MATCHES (any tool) or NOT_FOUND / NO_…_FOUND (search-like
  * tools); a structured payload that is an empty list; a message "no results" / "no matches" / "0 results"
  * (any tool) or "not found" (search-like tools, not the SDK's "Tool x not found").
  */
-/** Bytes of a declared code that evidence keeps (`empty:code:…`). */
-const MAX_EVIDENCE_CODE_BYTES = 128;
-
 function emptyAsErrorEvidence(
   call: ToolCallData,
   payloads: readonly Payload[],

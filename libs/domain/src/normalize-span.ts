@@ -207,7 +207,7 @@ function toolName(span: SpanRecord): string {
     readString(a, 'traceloop.entity.name') ??
     fromSpanName('execute_tool ') ??
     (readString(a, 'traceloop.span.kind') === 'tool' ? traceloopName : null);
-  return name === null || name === '' ? UNKNOWN_TOOL : truncateUtf8(name, MAX_NAME_BYTES);
+  return (name === '' ? null : nameOf(name)) ?? UNKNOWN_TOOL;
 }
 
 interface ResultSignals {

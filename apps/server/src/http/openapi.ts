@@ -11,8 +11,6 @@ export function ApiReportFilters(options: { readonly fromRequired?: boolean } = 
       description,
       schema: { type: 'string', ...(format ? { format } : {}) },
     });
-  const optional = (name: string, description: string, format?: string) =>
-    parameter(name, description, format);
   return applyDecorators(
     parameter(
       'from',
@@ -20,10 +18,10 @@ export function ApiReportFilters(options: { readonly fromRequired?: boolean } = 
       'date-time',
       options.fromRequired === true,
     ),
-    optional('to', 'End of the window (ISO-8601, exclusive).', 'date-time'),
-    optional('server', 'MCP server name (serverInfo.name); selects tool calls.'),
-    optional('tool', 'Tool name; selects tool calls.'),
-    optional('agent', 'Agent run name or id (gen_ai.agent.name / gen_ai.agent.id).'),
+    parameter('to', 'End of the window (ISO-8601, exclusive).', 'date-time'),
+    parameter('server', 'MCP server name (serverInfo.name); selects tool calls.'),
+    parameter('tool', 'Tool name; selects tool calls.'),
+    parameter('agent', 'Agent run name or id (gen_ai.agent.name / gen_ai.agent.id).'),
   );
 }
 

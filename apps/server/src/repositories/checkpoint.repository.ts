@@ -97,19 +97,10 @@ export class CheckpointRepository {
       .execute();
   }
 
-  /** The records set aside, oldest first. */
-  skipped(db: Kysely<DB>) {
-    return db
-      .selectFrom('projection_skip')
-      .select([
-        'projection',
-        sql<string>`transaction_id::text`.as('transactionId'),
-        sql<string>`global_position::text`.as('globalPosition'),
-        'project_id as projectId',
-        'error',
-      ])
-      .orderBy('id')
-      .execute();
+  /** How many records are set aside. */
+  async skippedCount(db: Kysely<DB>): Promise<number> {
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM projection_skip`.execute(db);
+    return rows[0]?.n ?? 0;
   }
 
   /** Of the `count` records right before `position` in a projection's log, how many were set aside. */

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
 import { pendingMigrations } from '../database/migrations';
+import { CheckpointRepository } from '../repositories/checkpoint.repository';
 
 export interface Readiness {
   readonly ready: boolean;
@@ -14,21 +15,18 @@ export interface Readiness {
 
 @Injectable()
 export class HealthService {
-  constructor(@Inject(DATABASE) private readonly database: Database) {}
+  constructor(
+    @Inject(DATABASE) private readonly database: Database,
+    private readonly checkpoints: CheckpointRepository,
+  ) {}
 
   async readiness(): Promise<Readiness> {
     const store = this.database.kind;
     try {
       await sql`SELECT 1`.execute(this.database.db);
       const pending = await pendingMigrations(this.database.db);
-      const setAside =
-        pending.length === 0
-          ? ((
-              await sql<{ n: number }>`SELECT count(*)::int AS n FROM projection_skip`.execute(
-                this.database.db,
-              )
-            ).rows[0]?.n ?? 0)
-          : null;
+      // projection_skip exists once the migrations are applied.
+      const setAside = pending.length === 0 ? await this.checkpoints.skippedCount(this.database.db) : null;
       return {
         ready: pending.length === 0,
         store,
