@@ -8,11 +8,13 @@ export default defineConfig({
   // SWC, not esbuild: NestJS dependency injection needs emitted decorator metadata.
   plugins: [swc.vite({ module: { type: 'es6' } })],
   resolve: {
-    alias: {
-      '@errata/domain': src('./libs/domain/src/index.ts'),
-      '@errata/otlp': src('./libs/otlp/src/index.ts'),
-      '@errata/sdk': src('./libs/sdk/src/index.ts'),
-    },
+    alias: [
+      { find: /^@errata\/domain$/, replacement: src('./libs/domain/src/index.ts') },
+      // The dashboard imports single modules of the domain (its tsconfig paths), to bundle only those.
+      { find: /^@errata\/domain\/(.+)$/, replacement: `${src('./libs/domain/src/')}$1` },
+      { find: /^@errata\/otlp$/, replacement: src('./libs/otlp/src/index.ts') },
+      { find: /^@errata\/sdk$/, replacement: src('./libs/sdk/src/index.ts') },
+    ],
   },
   test: {
     include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'test/**/*.spec.ts'],

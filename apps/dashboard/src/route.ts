@@ -2,6 +2,7 @@
  * Where the user is: the page from the path, and the window and filters from the query string, so that any
  * view can be shared as a link. Navigation uses the History API; the server answers every page path with the app.
  */
+import { parseIsoInstant } from '@errata/domain/iso-instant';
 import { useEffect, useState } from 'preact/hooks';
 
 export type Route =
@@ -95,11 +96,7 @@ export interface Filters {
 
 const isRange = (value: string | null): value is RangeName => value !== null && Object.hasOwn(RANGES, value);
 
-function parseDate(value: string | null): Date | null {
-  if (value === null) return null;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? null : date;
-}
+const parseDate = (value: string | null): Date | null => (value === null ? null : parseIsoInstant(value));
 
 /** A relative range ends at the next whole minute, so that reloading within a minute asks the same question. */
 export function filtersOf(query: URLSearchParams, now: Date = new Date()): Filters {

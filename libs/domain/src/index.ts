@@ -27,3 +27,4 @@ export * from './suggested-contract';
 export * from './fix-lifecycle';
 export * from './report-series';
 export * from './trace-timeline';
+export { parseIsoInstant } from './iso-instant';

@@ -1,3 +1,4 @@
+import { parseIsoInstant } from '@errata/domain';
 import { BadRequestException } from '@nestjs/common';
 import { seriesLength, type SeriesStep } from '../rollups/window-slices';
 
@@ -47,33 +48,11 @@ function text(raw: RawQuery, name: string): string | null {
   return value;
 }
 
-const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(T(\d{2}):(\d{2})(:(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
-/**
- * Whether the date and time fields name a real instant: `Date` rolls 2026-11-31 over to 1 December and 2026-02-30
- * to 2 March, which would answer for another window than the one asked about. 24:00 is the end of a day (ISO 8601).
- */
-function isCalendarDate(match: RegExpExecArray): boolean {
-  const [year, month, day, hour, minute, second] = [1, 2, 3, 5, 6, 8].map((i) => Number(match[i] ?? 0));
-  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
-  const endOfDay = hour === 24 && minute === 0 && second === 0;
-  return (
-    month! >= 1 &&
-    month! <= 12 &&
-    day! >= 1 &&
-    day! <= daysInMonth &&
-    (hour! <= 23 || endOfDay) &&
-    minute! <= 59 &&
-    second! <= 59
-  );
-}
-
 function date(raw: RawQuery, name: string): Date | null {
   const value = text(raw, name);
   if (value === null) return null;
-  const parsed = new Date(value);
-  const match = ISO_8601.exec(value);
-  if (match === null || !isCalendarDate(match) || Number.isNaN(parsed.getTime())) {
+  const parsed = parseIsoInstant(value);
+  if (parsed === null) {
     throw new BadRequestException(
       `"${name}" must be an ISO-8601 date-time such as 2026-11-30T00:00:00Z; got "${value}"`,
     );

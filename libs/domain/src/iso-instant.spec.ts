@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseIsoInstant } from './iso-instant';
+
+describe('parseIsoInstant', () => {
+  // Node reads TZ again when it is set: a zone away from UTC shows a date-time read as local time.
+  const zone = process.env['TZ'];
+  beforeAll(() => {
+    process.env['TZ'] = 'America/New_York';
+  });
+  afterAll(() => {
+    if (zone === undefined) delete process.env['TZ'];
+    else process.env['TZ'] = zone;
+  });
+
+  it('names no instant for a date the calendar does not have, which Date would roll over into another day', () => {
+    for (const value of [
+      '2026-11-31T02:44:00Z',
+      '2026-11-31',
+      '2026-02-29',
+      '2026-13-01T00:00:00Z',
+      '2026-00-10',
+      '2026-01-01T25:00:00Z',
+      '2026-01-01T23:60:00Z',
+      '2026-01-01T23:59:60Z',
+      '2026-01-01T24:30:00Z',
+    ]) {
+      expect(parseIsoInstant(value), value).toBeNull();
+    }
+  });
+
+  it('names no instant for what is not ISO 8601', () => {
+    for (const value of [
+      '',
+      'yesterday',
+      '1764547200000',
+      'Tue, 01 Dec 2026 00:00:00 GMT',
+      '2026-12-01 00:00',
+    ]) {
+      expect(parseIsoInstant(value), value).toBeNull();
+    }
+  });
+
+  it('takes every real date, a leap day and the end of a day (24:00) included', () => {
+    expect(parseIsoInstant('2024-02-29T12:00:00Z')).toEqual(new Date(Date.UTC(2024, 1, 29, 12)));
+    expect(parseIsoInstant('2026-11-30T24:00:00Z')).toEqual(new Date(Date.UTC(2026, 11, 1)));
+    expect(parseIsoInstant('2026-11-30T23:59:59.999+01:00')).toEqual(
+      new Date(Date.UTC(2026, 10, 30, 22, 59, 59, 999)),
+    );
+  });
+
+  it('reads a date-time without an offset as UTC, like a date alone, whatever the local time zone', () => {
+    expect(parseIsoInstant('2026-12-01T08:30')).toEqual(new Date(Date.UTC(2026, 11, 1, 8, 30)));
+    expect(parseIsoInstant('2026-12-01T08:30:15.5')).toEqual(new Date(Date.UTC(2026, 11, 1, 8, 30, 15, 500)));
+    expect(parseIsoInstant('2026-12-01')).toEqual(new Date(Date.UTC(2026, 11, 1)));
+  });
+});

@@ -1,0 +1,35 @@
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * The instant an ISO-8601 date or date-time names, or null when it names none. A date-time without an offset is
+ * UTC, as a date alone is (`Date` would read it in the local time zone of whoever parses it: the server's or the
+ * browser's). The fields must name a real instant: `Date` rolls 2026-11-31 over to 1 December and 2026-02-30 to
+ * 2 March, which would answer for another window than the one asked about. 24:00 is the end of a day.
+ */
+export function parseIsoInstant(value: string): Date | null {
+  const match = ISO_8601.exec(value);
+  if (match === null) return null;
+  const field = (index: number): number => Number(match[index] ?? 0);
+  const [year, month, day, hour, minute, second] = [
+    field(1),
+    field(2),
+    field(3),
+    field(4),
+    field(5),
+    field(6),
+  ];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const endOfDay = hour === 24 && minute === 0 && second === 0;
+  const isCalendarDate =
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    (hour <= 23 || endOfDay) &&
+    minute <= 59 &&
+    second <= 59;
+  if (!isCalendarDate) return null;
+  const hasTime = match[4] !== undefined;
+  const parsed = new Date(hasTime && match[8] === undefined ? `${value}Z` : value);
+  return Number.isNaN(parsed.getTime()) ? null : parsed;
+}
