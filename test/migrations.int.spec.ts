@@ -8,6 +8,7 @@ import type { Database } from '../apps/server/src/database/database';
 import { MIGRATIONS_DIR, pendingMigrations } from '../apps/server/src/database/migrations';
 import type { DB } from '../apps/server/src/database/schema';
 import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint.repository';
+import { EventRepository } from '../apps/server/src/repositories/event.repository';
 import { HealthService } from '../apps/server/src/services/health.service';
 import { adminDatabaseUrl, databaseUrlFor } from './support/postgres';
 
@@ -28,7 +29,8 @@ describe('migrations and readiness', () => {
     db = new Kysely<DB>({
       dialect: new PostgresDialect({ pool: new Pool({ connectionString: databaseUrlFor(name) }) }),
     });
-    health = new HealthService({ db, kind: 'postgres' } as Database, new CheckpointRepository());
+    const database = { db, kind: 'postgres', pool: null } as unknown as Database;
+    health = new HealthService(database, new CheckpointRepository(), new EventRepository(database));
   });
   afterAll(async () => {
     await db.destroy();
@@ -53,6 +55,7 @@ describe('migrations and readiness', () => {
       ready: true,
       pendingMigrations: [],
       setAsideRecords: 0,
+      projectionLagSeconds: 0,
     });
   });
 
@@ -65,9 +68,11 @@ describe('migrations and readiness', () => {
         }),
       }),
     });
+    const database = { db: nowhere, kind: 'postgres', pool: null } as unknown as Database;
     const readiness = await new HealthService(
-      { db: nowhere, kind: 'postgres' } as Database,
+      database,
       new CheckpointRepository(),
+      new EventRepository(database),
     ).readiness();
     await nowhere.destroy();
     expect(readiness).toMatchObject({ ready: false, database: 'unreachable' });

@@ -258,6 +258,24 @@ export class EventRepository {
     return row ?? null;
   }
 
+  /**
+   * Seconds since the first event after `after` in log order was received, or null when there is none: how far the
+   * reports are behind. Committed events only; a transaction still open below them holds them back all the same.
+   */
+  async secondsWaitingAfter(db: Kysely<DB>, after: LogPosition): Promise<number | null> {
+    const row = await db
+      .selectFrom('event')
+      .select(sql<number>`extract(epoch FROM now() - received_at)::float8`.as('seconds'))
+      .where(
+        sql<boolean>`(transaction_id, global_position) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)`,
+      )
+      .orderBy('transaction_id')
+      .orderBy('global_position')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? Math.max(0, row.seconds) : null;
+  }
+
   async countEdges(): Promise<number> {
     const row = await this.db
       .selectFrom('span_edge')

@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
 import { pendingMigrations } from '../database/migrations';
 import { CheckpointRepository } from '../repositories/checkpoint.repository';
+import { EventRepository, LOG_START } from '../repositories/event.repository';
+import { READ_MODELS_PROJECTION, READ_MODELS_VERSION } from './projector.service';
 
 export interface Readiness {
   readonly ready: boolean;
@@ -11,6 +13,11 @@ export interface Readiness {
   readonly pendingMigrations: readonly string[];
   /** Records the projector could not apply and set aside (`projection_skip`): the reports go on without them. */
   readonly setAsideRecords: number | null;
+  /**
+   * How far the reports are behind the log: seconds since the first event they do not include yet was received
+   * (0 when they include every event; null when the database cannot say).
+   */
+  readonly projectionLagSeconds: number | null;
 }
 
 @Injectable()
@@ -18,6 +25,7 @@ export class HealthService {
   constructor(
     @Inject(DATABASE) private readonly database: Database,
     private readonly checkpoints: CheckpointRepository,
+    private readonly events: EventRepository,
   ) {}
 
   async readiness(): Promise<Readiness> {
@@ -25,17 +33,32 @@ export class HealthService {
     try {
       await sql`SELECT 1`.execute(this.database.db);
       const pending = await pendingMigrations(this.database.db);
-      // projection_skip exists once the migrations are applied.
-      const setAside = pending.length === 0 ? await this.checkpoints.skippedCount(this.database.db) : null;
+      const migrated = pending.length === 0;
       return {
-        ready: pending.length === 0,
+        ready: migrated,
         store,
         database: 'reachable',
         pendingMigrations: pending,
-        setAsideRecords: setAside,
+        // projection_skip and the checkpoints are there once the migrations are applied.
+        setAsideRecords: migrated ? await this.checkpoints.skippedCount(this.database.db) : null,
+        projectionLagSeconds: migrated ? await this.projectionLag() : null,
       };
     } catch {
-      return { ready: false, store, database: 'unreachable', pendingMigrations: [], setAsideRecords: null };
+      return {
+        ready: false,
+        store,
+        database: 'unreachable',
+        pendingMigrations: [],
+        setAsideRecords: null,
+        projectionLagSeconds: null,
+      };
     }
+  }
+
+  /** A checkpoint of other rules is rebuilt from the log's start: the reports wait for all of it. */
+  private async projectionLag(): Promise<number> {
+    const checkpoint = await this.checkpoints.get(this.database.db, READ_MODELS_PROJECTION);
+    const position = checkpoint?.version === READ_MODELS_VERSION ? checkpoint.position : LOG_START;
+    return Math.round((await this.events.secondsWaitingAfter(this.database.db, position)) ?? 0);
   }
 }

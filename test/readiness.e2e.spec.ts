@@ -1,0 +1,53 @@
+/** `/readyz` says how far the reports are behind the event log, so an operator can tell a stalled projector. */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventRepository } from '../apps/server/src/repositories/event.repository';
+import { agentRunEvent } from './support/agent-run-event';
+import { defaultProjectId, startTestServer, type Store, type TestServer } from './support/server';
+
+describe.each(['postgres', 'pglite'] as Store[])('the projection lag /readyz reports, on %s', (store) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // The background projector runs only at start: the test decides when the events are projected.
+    server = await startTestServer(store, { ERRATA_PROJECTION_POLL_MS: '600000' });
+  }, 120_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const readiness = async () =>
+    (await (await fetch(`${server.url}/readyz`)).json()) as { ready: boolean; projectionLagSeconds: number };
+
+  it('is 0 when the reports include every event', async () => {
+    await server.catchUp();
+    expect(await readiness()).toMatchObject({ ready: true, projectionLagSeconds: 0 });
+  });
+
+  it('is the age of the first event the reports do not include yet, and 0 again once it is projected', async () => {
+    // Given two events the projector has not read, received 90 and 30 seconds ago
+    const projectId = await defaultProjectId(server.db);
+    await server.app
+      .get(EventRepository)
+      .append(projectId, [agentRunEvent('0000000000000b01'), agentRunEvent('0000000000000b02')], [], {
+        received: 2,
+        dropped: 0,
+        rejected: 0,
+      });
+    await sql`UPDATE event SET received_at = now() - interval '90 seconds' WHERE span_id = '\\x0000000000000b01'`.execute(
+      server.db,
+    );
+    await sql`UPDATE event SET received_at = now() - interval '30 seconds' WHERE span_id = '\\x0000000000000b02'`.execute(
+      server.db,
+    );
+
+    // Then the reports are 90 seconds behind, and still ready: they answer, only late
+    const behind = await readiness();
+    expect(behind.ready).toBe(true);
+    expect(behind.projectionLagSeconds).toBeGreaterThanOrEqual(90);
+    expect(behind.projectionLagSeconds).toBeLessThan(120);
+
+    // When the projector catches up, they are not behind any more
+    await server.catchUp();
+    expect((await readiness()).projectionLagSeconds).toBe(0);
+  });
+});
