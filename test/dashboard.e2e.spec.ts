@@ -13,8 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { FixService } from '../apps/server/src/services/fix.service';
+import { AgentTrace } from './support/agent-spans';
 import { artifactDir, launchChromium } from './support/browser';
-import { startTestServer, type TestServer } from './support/server';
+import { sendSpans, startTestServer, type TestServer } from './support/server';
 
 const DEMO = join(__dirname, '../apps/demo-agent/dist/main.js');
 const SCREENSHOTS = artifactDir('dashboard');
@@ -582,6 +583,37 @@ describe('dashboard (chromium)', () => {
     expect(await fresh.getByRole('button', { name: /^Copy: / }).count()).toBe(3);
     await fresh.screenshot({ path: join(SCREENSHOTS, 'empty-state.png'), fullPage: true });
     await fresh.close();
+  });
+
+  it('servers: a server that did not say its name opens as the (unknown) filter, which selects its calls', async () => {
+    // Given a failed call to a server without serverInfo or mcp.server.name
+    const at = Date.now() - 10 * 60_000;
+    const nameless = { 'errata.server.name': undefined };
+    const spans = new AgentTrace().run('nameless-agent', at, [
+      {
+        tool: 'mystery_lookup',
+        startMs: at + 1,
+        durationMs: 5,
+        isError: true,
+        text: 'Timed out',
+        extra: nameless,
+      },
+    ]);
+    expect(await sendSpans(server.url, server.ingestKey, spans)).toBe(200);
+    await server.catchUp();
+
+    // When its row on the servers page is opened
+    await visit('/servers', 'Servers');
+    await page.locator('tr.server-row[data-key=""] a').click();
+
+    // Then the findings are filtered to it, not to every server, and its tools are the ones to choose from
+    await page.waitForURL(/server=%28unknown%29/);
+    await page.getByRole('heading', { name: 'Findings', level: 1 }).waitFor();
+    expect(await page.getByLabel('Server', { exact: true }).inputValue()).toBe('(unknown)');
+    expect(await page.getByLabel('Tool', { exact: true }).locator('option').allTextContents()).toEqual([
+      'All tools',
+      'mystery_lookup',
+    ]);
   });
 
   it('a key that stops working sends the user back to sign in, with a note', async () => {

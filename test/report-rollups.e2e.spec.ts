@@ -33,6 +33,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectorService } from '../apps/server/src/services/projector.service';
+import { AgentTrace } from './support/agent-spans';
 import { generatedCorpus } from './support/generated-corpus';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
 
@@ -298,4 +299,43 @@ describe('reports from rollups', () => {
     await server.app.get(ProjectorService).rebuild();
     expect(await snapshot()).toEqual(before);
   }, 60_000);
+});
+
+describe('the server filter', () => {
+  it('(unknown) selects the calls whose server did not say its name, the group the reports label so', async () => {
+    // Given, on a day of their own, two failed calls to a server that never said its name, each retried once,
+    // and one call to a named server
+    const at = Date.UTC(2026, 11, 5, 10);
+    const nameless = { 'errata.server.name': undefined };
+    const spans = new AgentTrace().run('nameless-agent', at, [
+      { tool: 'lookup', startMs: at + 1, durationMs: 5, isError: true, text: 'Timed out', extra: nameless },
+      { tool: 'lookup', startMs: at + 10, durationMs: 5, isError: true, text: 'Timed out', extra: nameless },
+      { tool: 'search', startMs: at + 20, durationMs: 5, isError: true, text: 'Timed out', extra: nameless },
+      { tool: 'search', startMs: at + 30, durationMs: 5, isError: true, text: 'Timed out', extra: nameless },
+      { tool: 'lookup', server: 'named-server', startMs: at + 40, durationMs: 5 },
+    ]);
+    await deliver(spans);
+    await server.catchUp();
+    const day = `from=${new Date(at).toISOString()}&to=${new Date(at + 24 * HOUR).toISOString()}`;
+
+    // Then the report grouped by server labels their retries (unknown)
+    const byServer = (await api(`reports/retry-waste?groupBy=server&${day}`)) as {
+      groups: { key: string; retries: number }[];
+    };
+    expect(byServer.groups).toEqual([expect.objectContaining({ key: '(unknown)', retries: 2 })]);
+
+    // And that label, as the server filter, selects exactly their calls: the group can be opened
+    const unknown = (await api(`reports/retry-waste?server=(unknown)&${day}`)) as {
+      totals: { calls: number; retries: number };
+    };
+    expect(unknown.totals).toMatchObject({ calls: 4, retries: 2 });
+    const scorecard = (await api(`servers?server=(unknown)&${day}`)) as {
+      servers: { server: string | null }[];
+    };
+    expect(scorecard.servers.map((s) => s.server)).toEqual([null]);
+    const named = (await api(`reports/retry-waste?server=named-server&${day}`)) as {
+      totals: { calls: number };
+    };
+    expect(named.totals.calls).toBe(1);
+  });
 });

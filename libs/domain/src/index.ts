@@ -11,6 +11,7 @@ export * from './classify';
 export * from './runs';
 export * from './retries';
 export * from './retry-waste-report';
+export { UNKNOWN_SERVER } from './server-label';
 export * from './result-signals';
 export { isRecord, parseJson } from './attributes';
 export type { Payload } from './payload';

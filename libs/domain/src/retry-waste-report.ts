@@ -13,11 +13,9 @@ import {
 } from './report-contributions';
 import { RETRY_LABELS, type CallFact, type RetryLabel } from './retries';
 import { RULES_VERSION } from './rules';
+import { UNKNOWN_SERVER } from './server-label';
 
 export type RetryWasteGroupBy = 'category' | 'server' | 'tool';
-
-/** Group key for a null server. */
-export const UNKNOWN_SERVER = '(unknown)';
 
 export interface RetryWasteTotals {
   readonly calls: number;

@@ -1,4 +1,5 @@
 import type { ServerScorecard } from '@errata/domain';
+import { UNKNOWN_SERVER } from '@errata/domain/server-label';
 import { useState } from 'preact/hooks';
 import { formatDateTime } from '../format';
 import { navigate, RANGES, withQuery, type Filters, type RangeName } from '../route';
@@ -22,13 +23,15 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
     to: filters.to.toISOString(),
   });
   const scorecard = servers.state === 'ready' ? servers.data.servers : [];
-  const serverNames = [...new Set([...scorecard.map((s) => s.server ?? ''), filters.server ?? ''])]
+  const serverNames = [
+    ...new Set([...scorecard.map((s) => s.server ?? UNKNOWN_SERVER), filters.server ?? '']),
+  ]
     .filter((name) => name !== '')
     .sort();
   const toolNames = [
     ...new Set([
       ...scorecard
-        .filter((s) => filters.server === null || s.server === filters.server)
+        .filter((s) => filters.server === null || (s.server ?? UNKNOWN_SERVER) === filters.server)
         .flatMap((s) => s.tools.map((t) => t.tool)),
       filters.tool ?? '',
     ]),

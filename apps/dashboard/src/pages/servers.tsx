@@ -1,4 +1,5 @@
 import type { ServerScorecard } from '@errata/domain';
+import { UNKNOWN_SERVER } from '@errata/domain/server-label';
 import type { PageProps } from '../app';
 import { CountList, NoData, NumberCell, PageHeader } from '../components/figures';
 import { Link } from '../components/link';
@@ -48,7 +49,7 @@ export function ServersPage({ filters, query }: PageProps) {
                     <tr class="server-row" data-key={server.server ?? ''}>
                       <th scope="row">
                         <Link
-                          href={`/findings${withQuery(new URLSearchParams(filterQuery(query)), { server: server.server, tool: null })}`}
+                          href={`/findings${withQuery(new URLSearchParams(filterQuery(query)), { server: server.server ?? UNKNOWN_SERVER, tool: null })}`}
                         >
                           {name}
                         </Link>

@@ -19,7 +19,10 @@ export function ApiReportFilters(options: { readonly fromRequired?: boolean } = 
       options.fromRequired === true,
     ),
     parameter('to', 'End of the window (ISO-8601, exclusive).', 'date-time'),
-    parameter('server', 'MCP server name (serverInfo.name); selects tool calls.'),
+    parameter(
+      'server',
+      'MCP server name (serverInfo.name); selects tool calls. `(unknown)` selects the calls whose server did not say its name.',
+    ),
     parameter('tool', 'Tool name; selects tool calls.'),
     parameter('agent', 'Agent run name or id (gen_ai.agent.name / gen_ai.agent.id).'),
   );

@@ -34,7 +34,12 @@ const ENVELOPE = {
 const FILTERS = {
   from: z.string().optional().describe('ISO-8601 start of the window, inclusive (e.g. 2026-11-29T00:00:00Z)'),
   to: z.string().optional().describe('ISO-8601 end of the window, exclusive'),
-  server: z.string().optional().describe('an MCP server name (serverInfo.name)'),
+  server: z
+    .string()
+    .optional()
+    .describe(
+      'an MCP server name (serverInfo.name); "(unknown)" for the calls whose server did not say its name',
+    ),
   tool: z.string().optional().describe('a tool name'),
   agent: z.string().optional().describe("an agent run's gen_ai.agent.name or gen_ai.agent.id"),
 };

@@ -9,6 +9,7 @@ import {
   type FindingSums,
   type OffenceTimeline,
   type ReportSums,
+  UNKNOWN_SERVER,
 } from '@errata/domain';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
@@ -333,12 +334,18 @@ function filterConditions(filter: RollupFilter): RawBuilder<boolean> {
   return sql.join(
     [
       agentCondition(filter.agent, sql.raw('')),
-      ...(filter.server !== null ? [sql<boolean>`server = ${filter.server}`] : []),
+      ...(filter.server !== null ? [serverCondition(filter.server)] : []),
       ...(filter.tool !== null ? [sql<boolean>`tool = ${filter.tool}`] : []),
     ],
     sql` AND `,
   ) as RawBuilder<boolean>;
 }
+
+/** `(unknown)` selects the calls whose server did not say its name, as the reports label them. */
+const serverCondition = (server: string): RawBuilder<boolean> =>
+  server === UNKNOWN_SERVER
+    ? sql<boolean>`(server IS NULL OR server = ${server})`
+    : sql<boolean>`server = ${server}`;
 
 function agentCondition(agent: string | null, prefix: RawBuilder<unknown>): RawBuilder<boolean> {
   return agent === null
