@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { FixEvent } from '@errata/domain';
 import { instrumentMcpClient } from '@errata/sdk';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -316,7 +317,62 @@ describe('acknowledge_fix over MCP', () => {
   });
 });
 
+/** The finding id of the fix a round suggested for a server. */
+function suggestionFor(serverName: string, events: readonly FixEvent[]): string {
+  const suggested = events.find((e) => e.type === 'FixSuggested' && e.data.server === serverName);
+  expect(suggested, `a suggestion for ${serverName}`).toBeDefined();
+  return suggested!.data.findingId;
+}
+
 describe('fix lifecycle from traffic', () => {
+  it('given a clean newer version called only before the suggestion, verifies the fix only from calls after it', async () => {
+    const receiver = new Receiver();
+    await traffic('orders-g', '1.1.0', 6); // clean, but before anyone suggested anything
+    await traffic('orders-g', '1.0.0', 3);
+    await registerOwner('orders-g', receiver);
+    const fixes = server.app.get(FixService);
+    const findingId = suggestionFor('orders-g', await fixes.runOnce());
+    expect((await fixes.runOnce()).filter((e) => e.data.findingId === findingId)).toEqual([]);
+
+    await traffic('orders-g', '1.1.0', 5);
+    expect((await fixes.runOnce()).filter((e) => e.data.findingId === findingId)).toEqual([
+      { type: 'FixVerified', data: { findingId, version: '1.1.0', calls: 5, at: expect.any(String) } },
+    ]);
+    await until('the verification message', async () =>
+      receiver.received.some((r) => JSON.parse(r.body).type === 'errata.fix.verified'),
+    );
+    await receiver.close();
+  });
+
+  it('given an owner replaced after the suggestion (its deliveries went with it), the new owner receives it', async () => {
+    const unreachable = new Receiver();
+    unreachable.answers = [500, 500, 500];
+    const first = await registerOwner('orders-h', unreachable);
+    await traffic('orders-h', '1.0.0', 3);
+    const fixes = server.app.get(FixService);
+    const findingId = suggestionFor('orders-h', await fixes.runOnce());
+    await until('a failed attempt', async () => unreachable.received.length >= 1);
+    expect((await api('DELETE', `owners/${first.id}`)).status).toBe(204);
+    await unreachable.close();
+
+    const replacement = new Receiver();
+    await registerOwner('orders-h', replacement);
+    // No news: the suggestion is sent again, to the new owner
+    expect((await fixes.runOnce()).filter((e) => e.data.findingId === findingId)).toEqual([]);
+    await until('the suggestion at the new owner', async () => replacement.received.length === 1);
+    expect(JSON.parse(replacement.received[0]!.body)).toMatchObject({
+      type: 'errata.fix.suggested',
+      data: { fix: { findingId } },
+    });
+    await until('the fix to be delivered', async () => {
+      return (await api('GET', `fixes/${findingId}`)).body.state === 'delivered';
+    });
+    await fixes.runOnce();
+    await server.app.get(DeliveryService).sendDue();
+    expect(replacement.received).toHaveLength(1); // once
+    await replacement.close();
+  });
+
   it('given the old version violating and a new one that does not, acknowledged, then verified; a relapse regresses it', async () => {
     const receiver = new Receiver();
     await registerOwner('orders-e', receiver);

@@ -200,6 +200,24 @@ describe('projects and keys', () => {
     );
     expect(badRange.code).toBe(2);
     expect(badRange.stderr).toMatch(/^errata: "versionRange" must be comparators/);
+    // A webhook URL every delivery would be refused for (SSRF guard on) is refused at once
+    for (const url of ['http://hooks.example.com/errata', 'https://[::ffff:127.0.0.1]/errata']) {
+      const refused = await cli(
+        database,
+        'owners',
+        'add',
+        '--project',
+        'default',
+        '--server',
+        'y',
+        '--url',
+        url,
+      );
+      expect(refused.code, url).toBe(2);
+      expect(refused.stderr).toMatch(
+        /^errata: "webhookUrl" is refused: .*ERRATA_WEBHOOK_ALLOW_INTERNAL=true/,
+      );
+    }
     const noFix = await cli(
       database,
       'fixes',

@@ -52,8 +52,30 @@ it('documents every report, findings and servers endpoint with its parameters an
   );
 });
 
-it('serves the Swagger UI at /docs', async () => {
+it('serves the Swagger UI at /docs, which no other site may frame (a key is pasted into it)', async () => {
   const response = await fetch(`${server.url}/docs`);
   expect(response.status).toBe(200);
   expect(await response.text()).toContain('swagger-ui');
+  expect(response.headers.get('x-frame-options')).toBe('DENY');
+  expect(response.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+});
+
+it('documents fix delivery as admin-key endpoints with the owner registration body, and OTLP ingest as 200 with an ingest key', async () => {
+  type Operation = { security?: unknown[]; responses?: Record<string, unknown>; requestBody?: unknown };
+  const document = (await (await fetch(`${server.url}/docs-json`)).json()) as {
+    paths: Record<string, Record<string, Operation>>;
+  };
+  const adminPaths = Object.entries(document.paths).filter(([path]) =>
+    /^\/api\/v1\/(owners|fixes|deliveries)|\/acknowledge$/.test(path),
+  );
+  expect(adminPaths.length).toBeGreaterThanOrEqual(8);
+  for (const [path, item] of adminPaths)
+    for (const [method, operation] of Object.entries(item))
+      expect(operation.security, `${method} ${path}`).toEqual([{ 'admin-key': [] }]);
+  expect(document.paths['/api/v1/owners']!['post']!.requestBody).toMatchObject({
+    content: { 'application/json': { schema: { required: ['server', 'webhookUrl'] } } },
+  });
+  const ingest = document.paths['/v1/traces']!['post']!;
+  expect(Object.keys(ingest.responses!)).toEqual(['200']);
+  expect(ingest.security).toEqual([{ 'ingest-key': [] }]);
 });

@@ -72,6 +72,27 @@ describe('fix lifecycle', () => {
     });
   });
 
+  it('given verified, a late delivery or an acknowledgement is recorded, the fix stays verified and a relapse still regresses it', () => {
+    const verifiedEvent: FixEvent = {
+      type: 'FixVerified',
+      data: { findingId: 'f1', version: '1.3.0', calls: 25, at: AT },
+    };
+    const later = '2026-11-30T11:00:00.000Z';
+    for (const after of [
+      { type: 'FixDelivered', data: { findingId: 'f1', ownerId: 'o1', at: later } },
+      { type: 'FixAcknowledged', data: { findingId: 'f1', by: 'cli', at: later } },
+    ] as FixEvent[]) {
+      const fix = given(suggested, verifiedEvent, after);
+      expect(fix).toMatchObject({ state: 'verified', verifiedVersion: '1.3.0', verifiedAt: AT });
+      expect(after.type === 'FixDelivered' ? fix.deliveredAt : fix.acknowledgedAt).toBe(later);
+      expect(decideFromTraffic(fix, [{ version: '1.3.0', calls: 25, offences: 0 }], options)).toBeNull();
+      expect(decideFromTraffic(fix, [{ version: '1.3.0', calls: 30, offences: 4 }], options)).toMatchObject({
+        type: 'FixRegressed',
+        data: { version: '1.3.0', offences: 4 },
+      });
+    }
+  });
+
   it('orders versions numerically, a pre-release before its release', () => {
     expect(['1.10.0', '1.9.2', '1.9.2-rc1', '2.0', '1.9.10'].sort(compareVersions)).toEqual([
       '1.9.2-rc1',

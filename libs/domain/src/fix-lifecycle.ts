@@ -85,16 +85,25 @@ export function evolveFix(fix: Fix | null, event: FixEvent): Fix {
     };
   }
   if (fix === null) throw new Error(`${event.type} for ${event.data.findingId} before FixSuggested`);
+  // Verified stands until traffic says the fix regressed: a suggestion delivered late (the owner's endpoint was
+  // down, or an admin redelivered it) or an acknowledgement after the fact is recorded, but does not re-open the fix,
+  // which would stop Errata watching for a relapse.
+  const verified = fix.state === 'verified';
   switch (event.type) {
     case 'FixDelivered':
       // A re-notification after a regression is a delivery too; it does not undo an acknowledgement's record.
       return {
         ...fix,
-        state: fix.state === 'acknowledged' ? 'acknowledged' : 'delivered',
+        state: verified || fix.state === 'acknowledged' ? fix.state : 'delivered',
         deliveredAt: event.data.at,
       };
     case 'FixAcknowledged':
-      return { ...fix, state: 'acknowledged', acknowledgedAt: event.data.at, acknowledgedBy: event.data.by };
+      return {
+        ...fix,
+        state: verified ? 'verified' : 'acknowledged',
+        acknowledgedAt: event.data.at,
+        acknowledgedBy: event.data.by,
+      };
     case 'FixVerified':
       return { ...fix, state: 'verified', verifiedAt: event.data.at, verifiedVersion: event.data.version };
     case 'FixRegressed':

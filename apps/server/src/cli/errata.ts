@@ -156,7 +156,7 @@ async function run(
     case 'owners add': {
       const project = await existingProject(projects, values.project);
       const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : null);
-      const owner = await new OwnerService(new OwnerRepository(database)).register(project.id, {
+      const owner = await new OwnerService(loadConfig(), new OwnerRepository(database)).register(project.id, {
         serverName: required(values.server, '--server <name>') as string,
         webhookUrl: required(values.url, '--url <webhook url>') as string,
         versionRange: text('version-range'),
@@ -168,7 +168,9 @@ async function run(
     }
     case 'owners list': {
       const project = await existingProject(projects, values.project);
-      for (const owner of await new OwnerService(new OwnerRepository(database)).list(project.id)) {
+      for (const owner of await new OwnerService(loadConfig(), new OwnerRepository(database)).list(
+        project.id,
+      )) {
         const state = owner.disabledAt ? `disabled ${owner.disabledAt} (${owner.disabledReason})` : 'enabled';
         out(
           `${owner.id}  ${owner.serverName} ${owner.versionRange ?? '(all versions)'}  ${owner.webhookUrl}  ${state}`,

@@ -1,5 +1,6 @@
 import {
   Controller,
+  HttpCode,
   Inject,
   Post,
   Req,
@@ -12,6 +13,7 @@ import { encodeTraceResponse, encodingForContentType, partialSuccessMessage } fr
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
+import { ApiIngestKey } from '../http/openapi';
 import { OtlpExceptionFilter } from '../http/otlp-exception.filter';
 import { readRequestBody } from '../http/read-request-body';
 import type { Principal } from '../services/api-key.service';
@@ -28,6 +30,8 @@ export class OtlpIngestController {
   ) {}
 
   @Post('traces')
+  @HttpCode(200) // for the OpenAPI document (the handler answers itself): OTLP/HTTP answers a success with 200
+  @ApiIngestKey()
   @RequireScope('ingest')
   async exportTraces(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response) {
     const contentType = req.headers['content-type'];

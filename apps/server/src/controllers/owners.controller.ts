@@ -10,10 +10,11 @@ import {
   Req,
   UseGuards,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { FINDING_ID } from '../http/findings-page';
+import { ApiAdminKey } from '../http/openapi';
 import { optionalText, readJsonObject, requiredText } from '../http/json-body';
 import { BadRequestException } from '@nestjs/common';
 import type { Principal } from '../services/api-key.service';
@@ -28,7 +29,7 @@ const DELIVERY_STATUSES = ['pending', 'delivered', 'dead', 'disabled'];
  * lifecycle, and the webhook deliveries (dead letters included) with manual redelivery.
  */
 @ApiTags('fixes')
-@ApiBearerAuth('read-key')
+@ApiAdminKey()
 @Controller('api/v1')
 @UseGuards(ApiKeyGuard)
 @RequireScope('admin')
@@ -43,6 +44,24 @@ export class OwnersController {
   @ApiOperation({
     summary:
       'Register the owner of an MCP server: { server, versionRange?, webhookUrl, contact? }; the answer holds the signing secret, once',
+  })
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['server', 'webhookUrl'],
+      properties: {
+        server: { type: 'string', description: 'the MCP server name (serverInfo.name)' },
+        versionRange: {
+          type: 'string',
+          description: 'comparators such as ">=1.2.0 <2"; all versions when absent',
+        },
+        webhookUrl: {
+          type: 'string',
+          description: 'https:// (http and internal addresses only with ERRATA_WEBHOOK_ALLOW_INTERNAL)',
+        },
+        contact: { type: 'string' },
+      },
+    },
   })
   async registerOwner(@CurrentPrincipal() principal: Principal, @Req() request: Request) {
     const body = await readJsonObject(request);

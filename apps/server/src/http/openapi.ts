@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { NextFunction, Request, Response } from 'express';
 
 /** The report filters of DOMAIN.md §8, as OpenAPI query parameters; a series needs `from`. */
 export function ApiReportFilters(options: { readonly fromRequired?: boolean } = {}): MethodDecorator {
@@ -31,6 +32,12 @@ export function ApiReportFilters(options: { readonly fromRequired?: boolean } = 
 /** Read endpoints: a project read (or admin) key as a bearer token. */
 export const ApiReadKey = (): ClassDecorator & MethodDecorator => ApiBearerAuth('read-key');
 
+/** Fix delivery's endpoints: a project admin key as a bearer token. */
+export const ApiAdminKey = (): ClassDecorator & MethodDecorator => ApiBearerAuth('admin-key');
+
+/** OTLP ingest: a project ingest key as a bearer token. */
+export const ApiIngestKey = (): ClassDecorator & MethodDecorator => ApiBearerAuth('ingest-key');
+
 /** `/docs` (Swagger UI) and `/docs-json` (the OpenAPI document) for the REST API. */
 export function mountOpenApi(app: NestExpressApplication): void {
   const document = SwaggerModule.createDocument(
@@ -46,7 +53,14 @@ export function mountOpenApi(app: NestExpressApplication): void {
         { type: 'http', scheme: 'bearer', description: 'A project read or admin key.' },
         'read-key',
       )
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A project admin key.' }, 'admin-key')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A project ingest key.' }, 'ingest-key')
       .build(),
   );
+  // Users paste a key into the Swagger UI's Authorize dialog: no other site may frame it.
+  app.use(['/docs', '/docs-json'], (_req: Request, res: Response, next: NextFunction) => {
+    res.set({ 'content-security-policy': "frame-ancestors 'none'", 'x-frame-options': 'DENY' });
+    next();
+  });
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 }

@@ -98,6 +98,17 @@ export class DeliveryRepository {
       .execute();
   }
 
+  /** The owners that have a message with this dedupe key (sent or not), in the caller's transaction. */
+  async ownersSent(db: Kysely<DB>, findingId: string, dedupeKey: string): Promise<string[]> {
+    const rows = await db
+      .selectFrom('webhook_delivery')
+      .select('owner_id')
+      .where('finding_id', '=', findingId)
+      .where('dedupe_key', '=', dedupeKey)
+      .execute();
+    return rows.map((row) => row.owner_id);
+  }
+
   /** Claims up to `limit` due deliveries of enabled owners for `leaseMs`, counting the attempt. */
   async claimDue(limit: number, leaseMs: number) {
     const { rows } = await sql<{

@@ -26,13 +26,15 @@ export function backoffMs(attempt: number, baseMs: number, random = Math.random)
   return Math.round(Math.min(DAY_MS, baseMs * 4 ** Math.max(0, attempt - 1)) * (0.5 + random()));
 }
 
-/** `Retry-After` as seconds or an HTTP date, in ms from now; null when absent or unreadable. */
+/**
+ * `Retry-After` as seconds or an HTTP date, in ms from now, at most a day (the longest backoff: a receiver cannot park
+ * a delivery for years, nor overflow the next attempt's time); null when absent or unreadable.
+ */
 export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | null {
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined || value.trim() === '') return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
+  const ms = /^\d+$/.test(value.trim()) ? Number(value.trim()) * 1000 : Date.parse(value) - now;
+  return Number.isNaN(ms) ? null : Math.min(DAY_MS, Math.max(0, ms));
 }
 
 /**

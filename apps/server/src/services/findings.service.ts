@@ -10,6 +10,8 @@ import {
   type Category,
   type FindingRule,
   type FindingSums,
+  UNKNOWN_SERVER,
+  type VersionTraffic,
 } from '@errata/domain';
 import type { ReportFilter } from '../http/report-query';
 import { DeliveryRepository } from '../repositories/delivery.repository';
@@ -91,9 +93,48 @@ export class FindingsService {
     return scorecardFromSums({ calls, findings, reports: [] });
   }
 
-  /** Every finding (one sample each), with the sums it came from: what the fix lifecycle reads. */
+  /** Every finding (one sample each): the ones the fix lifecycle may suggest fixes for. */
   async everything(projectId: number, filter: ReportFilter) {
     return this.findings({ projectId, ...filter }, () => true, 1);
+  }
+
+  /**
+   * Calls of a finding's tool and offences of its rule per server version, among the calls that started at `from` or
+   * later: the traffic that verifies a fix, or shows it regressed.
+   */
+  async versionTraffic(
+    projectId: number,
+    finding: { server: string | null; tool: string; rule: FindingRule },
+    from: Date,
+  ): Promise<VersionTraffic[]> {
+    const filter = {
+      projectId,
+      from,
+      to: null,
+      server: finding.server ?? UNKNOWN_SERVER,
+      tool: finding.tool,
+      agent: null,
+    };
+    const [calls, findings] = await Promise.all([
+      this.rollups.callSums(filter, ['calls']),
+      this.rollups.findingSums(filter),
+    ]);
+    const perVersion = new Map<string, { calls: number; offences: number }>();
+    const entry = (version: string) => {
+      let found = perVersion.get(version);
+      if (found === undefined) perVersion.set(version, (found = { calls: 0, offences: 0 }));
+      return found;
+    };
+    // The filter's (unknown) also selects a server named so: compare exactly.
+    for (const row of calls) {
+      if (row.server !== finding.server || row.serverVersion === null) continue;
+      entry(row.serverVersion).calls += Number(row.sums.calls);
+    }
+    for (const row of findings) {
+      if (row.server !== finding.server || row.rule !== finding.rule || row.serverVersion === null) continue;
+      entry(row.serverVersion).offences += Number(row.sums.offences);
+    }
+    return [...perVersion].map(([version, counts]) => ({ version, ...counts }));
   }
 
   private async findings(filter: RollupFilter, wanted: (row: FindingSums) => boolean, samples: number) {

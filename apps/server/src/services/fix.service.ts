@@ -6,14 +6,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import {
-  decideFromTraffic,
-  type CallSums,
-  type Finding,
-  type FindingSums,
-  type Fix,
-  type FixEvent,
-} from '@errata/domain';
+import { decideFromTraffic, type Finding, type Fix, type FixEvent } from '@errata/domain';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -95,7 +88,7 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
 
   private async runProject(projectId: number): Promise<FixEvent[]> {
     const owners = (await this.owners.list(projectId)).filter((owner) => owner.disabledAt === null);
-    const { report, calls, findings: findingSums } = await this.findings.everything(projectId, NO_FILTER);
+    const { report } = await this.findings.everything(projectId, NO_FILTER);
     const appended: FixEvent[] = [];
     for (const finding of report.findings) {
       const owned = owners.filter(
@@ -123,11 +116,17 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
                   at: now,
                 },
               }
-            : decideFromTraffic(fix, traffic(finding, calls, findingSums), {
-                minCalls: this.config.fixMinCalls,
-                now,
-              });
-        if (decided === null) return [];
+            : // Only traffic after the suggestion tells whether the fix landed: what came before is what it was
+              // suggested for (the versions violating then are the fix's bad versions).
+              decideFromTraffic(
+                fix,
+                await this.findings.versionTraffic(projectId, finding, new Date(fix.suggestedAt)),
+                { minCalls: this.config.fixMinCalls, now },
+              );
+        if (decided === null) {
+          if (fix !== null) await this.notifyNewOwners(trx, projectId, owned, finding, fix);
+          return [];
+        }
         const after = await this.fixes.append(trx, projectId, [decided]);
         await this.notify(trx, projectId, owned, finding, after!, decided);
         return [decided];
@@ -135,6 +134,29 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
       appended.push(...events);
     }
     return appended;
+  }
+
+  /**
+   * An owner registered after the fix's latest news (a new one, or one replaced to correct its webhook URL, whose
+   * deliveries went with it) gets that news too: else a suggestion nobody received would wait for the next event.
+   */
+  private async notifyNewOwners(
+    trx: Kysely<DB>,
+    projectId: number,
+    owners: readonly Owner[],
+    finding: Finding,
+    fix: Fix,
+  ) {
+    const latest = (await this.fixes.events(trx, projectId, finding.id))
+      .map((row) => ({ type: row.type, data: row.data }) as FixEvent)
+      .filter((event) => webhookTypeOf(event) !== null)
+      .at(-1);
+    if (latest === undefined) return;
+    const served = new Set(
+      await this.deliveries.ownersSent(trx, finding.id, dedupeKeyOf(finding.id, latest)),
+    );
+    const unserved = owners.filter((owner) => !served.has(owner.id));
+    if (unserved.length > 0) await this.notify(trx, projectId, unserved, finding, fix, latest);
   }
 
   /** Enqueues the webhook an event sends each owner, in the event's transaction; one payload for all of them. */
@@ -146,13 +168,7 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     fix: Fix,
     event: FixEvent,
   ) {
-    const type = {
-      FixSuggested: 'errata.fix.suggested',
-      FixVerified: 'errata.fix.verified',
-      FixRegressed: 'errata.fix.regressed',
-      FixDelivered: null,
-      FixAcknowledged: null,
-    }[event.type];
+    const type = webhookTypeOf(event);
     if (type === null) return;
     const detail = await this.findings.get(projectId, finding.id, NO_FILTER);
     const payload = JSON.stringify({
@@ -160,14 +176,13 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
       timestamp: new Date().toISOString(),
       data: { fix, finding: detail, suggestedContract: detail.suggestedContract },
     });
-    const version = 'version' in event.data ? event.data.version : '';
     for (const owner of owners) {
       await this.deliveries.enqueue(trx, {
         projectId,
         ownerId: owner.id,
         findingId: finding.id,
         msgId: `msg_${randomUUID().replace(/-/g, '')}`,
-        dedupeKey: `${type}:${finding.id}:${version}`,
+        dedupeKey: dedupeKeyOf(finding.id, event),
         eventType: type,
         payload,
       });
@@ -175,22 +190,20 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
   }
 }
 
-/** Calls of the finding's tool and offences of its rule per server version, over all stored traffic. */
-function traffic(finding: Finding, calls: readonly CallSums[], findings: readonly FindingSums[]) {
-  const perVersion = new Map<string, { calls: number; offences: number }>();
-  const entry = (version: string) => {
-    let found = perVersion.get(version);
-    if (found === undefined) perVersion.set(version, (found = { calls: 0, offences: 0 }));
-    return found;
-  };
-  for (const row of calls) {
-    if (row.server !== finding.server || row.tool !== finding.tool || row.serverVersion === null) continue;
-    entry(row.serverVersion).calls += Number(row.sums.calls);
-  }
-  for (const row of findings) {
-    if (row.server !== finding.server || row.tool !== finding.tool || row.rule !== finding.rule) continue;
-    if (row.serverVersion === null) continue;
-    entry(row.serverVersion).offences += Number(row.sums.offences);
-  }
-  return [...perVersion].map(([version, counts]) => ({ version, ...counts }));
+/** The webhook an event sends the owners, if it sends one. */
+function webhookTypeOf(event: FixEvent): string | null {
+  const types = {
+    FixSuggested: 'errata.fix.suggested',
+    FixVerified: 'errata.fix.verified',
+    FixRegressed: 'errata.fix.regressed',
+    FixDelivered: null,
+    FixAcknowledged: null,
+  } as const;
+  return types[event.type];
+}
+
+/** One message per owner and piece of news: a round that decides it again enqueues nothing new. */
+function dedupeKeyOf(findingId: string, event: FixEvent): string {
+  const version = 'version' in event.data ? event.data.version : '';
+  return `${webhookTypeOf(event)}:${findingId}:${version}`;
 }

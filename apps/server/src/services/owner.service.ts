@@ -1,6 +1,8 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { compareVersions } from '@errata/domain';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { OwnerRepository, type Owner } from '../repositories/owner.repository';
+import { refusalOf } from '../webhooks/safe-http';
 import { newSecret } from '../webhooks/standard-webhooks';
 
 export interface OwnerRegistration {
@@ -39,18 +41,20 @@ export function inVersionRange(version: string | null, range: string | null): bo
 
 @Injectable()
 export class OwnerService {
-  constructor(private readonly owners: OwnerRepository) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'webhookAllowInternal'>,
+    private readonly owners: OwnerRepository,
+  ) {}
 
   /** Registers an owner; the signing secret is in this answer only. */
   async register(projectId: number, registration: OwnerRegistration) {
-    let url: URL;
-    try {
-      url = new URL(registration.webhookUrl);
-    } catch {
-      throw new BadRequestException(`"webhookUrl" is not a URL: ${registration.webhookUrl}`);
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-      throw new BadRequestException('"webhookUrl" must be an http(s) URL');
+    // A URL every delivery would be refused for fails now, not after the last attempt of the first suggestion.
+    const refusal = refusalOf(registration.webhookUrl, this.config.webhookAllowInternal);
+    if (refusal !== null) {
+      const allow = this.config.webhookAllowInternal
+        ? ''
+        : ' (ERRATA_WEBHOOK_ALLOW_INTERNAL=true lets webhooks reach them)';
+      throw new BadRequestException(`"webhookUrl" is refused: ${refusal}${allow}`);
     }
     const range = registration.versionRange;
     if (

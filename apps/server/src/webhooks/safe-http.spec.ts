@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backoffMs, retryAfterMs } from '../services/delivery.service';
-import { DeliveryRefusedError, isInternalAddress, postSafely } from './safe-http';
+import { DeliveryRefusedError, isInternalAddress, postSafely, refusalOf } from './safe-http';
 
 const GUARDED = { allowInternal: false, timeoutMs: 2_000, maxResponseBytes: 1024 };
 const OPEN = { ...GUARDED, allowInternal: true };
@@ -73,6 +73,28 @@ describe('postSafely, the webhook SSRF guard', () => {
   });
 });
 
+describe('refusalOf, the check a webhook URL gets when its owner registers', () => {
+  it('refuses what every delivery would be refused for: no URL, not https, an internal address written out', () => {
+    for (const url of [
+      'hooks.example.com/errata',
+      'http://hooks.example.com/errata',
+      'ftp://hooks.example.com/errata',
+      'https://169.254.169.254/latest/meta-data/',
+      'https://[::ffff:127.0.0.1]/hook',
+      'https://2130706433/hook',
+    ])
+      expect(refusalOf(url, false), url).not.toBeNull();
+  });
+
+  it('takes a public https URL, and with internal addresses allowed, http and loopback too', () => {
+    expect(refusalOf('https://hooks.example.com/errata', false)).toBeNull();
+    expect(refusalOf('https://93.184.216.34/hook', false)).toBeNull();
+    expect(refusalOf('http://127.0.0.1:8080/hook', true)).toBeNull();
+    expect(refusalOf('https://[::1]/hook', true)).toBeNull();
+    expect(refusalOf('ftp://127.0.0.1/hook', true)).not.toBeNull();
+  });
+});
+
 describe('retry timing', () => {
   it('backs off four times longer each attempt, capped at a day, with ±50 % jitter', () => {
     expect(backoffMs(1, 5_000, () => 0.5)).toBe(5_000);
@@ -88,5 +110,11 @@ describe('retry timing', () => {
     ).toBe(60_000);
     expect(retryAfterMs(undefined)).toBeNull();
     expect(retryAfterMs('soon')).toBeNull();
+  });
+
+  it('waits at most a day for a Retry-After, however far it asks (a year, or more seconds than a timestamp holds)', () => {
+    expect(retryAfterMs(String(365 * 86_400))).toBe(86_400_000);
+    expect(retryAfterMs('99999999999999999999')).toBe(86_400_000);
+    expect(retryAfterMs('Fri, 01 Jan 2100 00:00:00 GMT', Date.UTC(2026, 10, 30))).toBe(86_400_000);
   });
 });

@@ -59,6 +59,26 @@ export interface SafeResponse {
   readonly body: string;
 }
 
+/**
+ * Why a webhook URL is refused before any connection, or null: not a URL, not https (http only where internal
+ * addresses are allowed), or an internal address written out. A name that resolves to an internal address is
+ * refused when the request connects: what it resolves to can change.
+ */
+export function refusalOf(url: string, allowInternal: boolean): string | null {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return `not a URL: ${url}`;
+  }
+  if (target.protocol !== 'https:' && !(allowInternal && target.protocol === 'http:')) {
+    return `only https:// endpoints are allowed, got ${target.protocol}//`;
+  }
+  if (allowInternal) return null;
+  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+  return isIP(host) !== 0 && isInternalAddress(host) ? `refused internal address ${host}` : null;
+}
+
 /** Throws DeliveryRefusedError for a URL it will not call; resolves with any HTTP answer, even an error status. */
 export async function postSafely(
   url: string,
@@ -66,19 +86,9 @@ export async function postSafely(
   headers: Record<string, string>,
   options: SafePostOptions,
 ): Promise<SafeResponse> {
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    throw new DeliveryRefusedError(`not a URL: ${url}`);
-  }
-  if (target.protocol !== 'https:' && !(options.allowInternal && target.protocol === 'http:')) {
-    throw new DeliveryRefusedError(`only https:// endpoints are allowed, got ${target.protocol}//`);
-  }
-  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (isIP(host) !== 0 && !options.allowInternal && isInternalAddress(host)) {
-    throw new DeliveryRefusedError(`refused internal address ${host}`);
-  }
+  const refusal = refusalOf(url, options.allowInternal);
+  if (refusal !== null) throw new DeliveryRefusedError(refusal);
+  const target = new URL(url);
   const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
     dns.lookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);
