@@ -134,6 +134,15 @@ describe('normalizeSpan: tool calls (Errata SDK)', () => {
     );
   });
 
+  it('given a success whose only text says nothing matched, sent without the empty flag, then ok_empty as the SDK would flag it', () => {
+    const noResults = { isError: false, content: [{ type: 'text' as const, text: 'No results found' }] };
+    expect(toolCallOf(errataToolSpan('delegate_task', noResults)).outcome).toBe('ok_empty');
+    expect(toolCallOf(errataToolSpan('search_docs', noResults, { empty: false })).outcome).toBe('ok');
+    expect(toolCallOf(errataToolSpan('search_docs', noResults, { itemCount: 3 })).outcome).toBe('ok');
+    const found = { isError: false, content: [{ type: 'text' as const, text: 'Found 3 results' }] };
+    expect(toolCallOf(errataToolSpan('search_docs', found)).outcome).toBe('ok');
+  });
+
   it('given an error text of JSON nested thousands deep, then it is stored without overflowing the stack', () => {
     const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
     const span = errataToolSpan('t', { isError: true, content: [{ type: 'text', text: deep }] });

@@ -19,6 +19,7 @@ import type {
 } from './events';
 import { deriveOutcome, integerCode, messageExplainsNoResult, rpcCodeFromMessage } from './outcome';
 import { redact, storedText, truncateUtf8 } from './redaction';
+import { saysNoResults } from './result-signals';
 import { SpanKind, StatusCode, type Attributes, type SpanRecord } from './span';
 
 export interface NormalizeOptions {
@@ -344,11 +345,15 @@ function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCall
 
   const empty = readBool(a, 'errata.result.empty') ?? vendor.empty;
   const itemCount = readInt(a, 'errata.result.item_count');
+  const resultText = readString(a, 'errata.result.text') ?? vendor.text;
+  const tool = toolName(span);
   const outcome = deriveOutcome({
     errorType,
     rpcStatusCode,
     isError,
-    empty,
+    // A plain exporter sends "No results found" without saying the result is empty, as Errata's SDK would.
+    empty:
+      empty ?? (itemCount === null && resultText !== null && saysNoResults(resultText, tool) ? true : null),
     itemCount,
     statusError,
     statusMessage: rawStatusMessage,
@@ -361,7 +366,7 @@ function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCall
     data: {
       span: spanRef(span),
       source,
-      tool: toolName(span),
+      tool,
       server: serverOf(span),
       mcp: {
         sessionId: readString(a, 'mcp.session.id'),
@@ -381,7 +386,7 @@ function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCall
         isError,
         empty,
         itemCount: itemCount !== null && itemCount >= 0 ? itemCount : null,
-        text: storedText(readString(a, 'errata.result.text') ?? vendor.text, limit),
+        text: storedText(resultText, limit),
         structured: storedText(readString(a, 'errata.result.structured'), limit),
         textMirror: readBool(a, 'errata.result.text_mirror'),
       },

@@ -83,6 +83,19 @@ describe('analyzeRetries: labels (DOMAIN.md §2 table)', () => {
     expect(labelsOf(unrecovered)).toEqual([['b', 'a', 'guess', true, 'inferred']]);
   });
 
+  it('given a guess whose chain reaches ok_empty and then fails again, then the guess is useful, and the chain unrecovered', () => {
+    const calls = [
+      fact('a', 0, 100, 'tool_error', 'unknown'),
+      fact('b', 200, 100, 'ok_empty', 'empty'),
+      fact('c', 400, 100, 'tool_error', 'unknown'),
+    ];
+    expect(labelsOf(calls)).toEqual([
+      ['b', 'a', 'guess', false, 'inferred'],
+      ['c', 'b', 'repeated_empty', true, 'inferred'],
+    ]);
+    expect(analyzeRetries(calls).chains).toMatchObject([{ recovered: false, lastOutcome: 'tool_error' }]);
+  });
+
   it('given a failed call without a category, then it is treated as unknown', () => {
     const calls = [fact('a', 0, 100, 'protocol_error', null), fact('b', 200, 100, 'ok', null)];
     expect(analyzeRetries(calls).retries[0]).toMatchObject({

@@ -165,12 +165,16 @@ export function analyzeRetries(calls: readonly CallFact[], options: RetryOptions
       list.push(i);
     }
   });
-  const recovered = new Map<number, boolean>();
+  // A guess is wasted when its chain never reaches ok / ok_empty (DOMAIN.md §2), even if it fails again after.
+  const reachesOk = new Map<number, boolean>();
   const chains: RetryChain[] = [];
   for (const [r, list] of [...members].sort(([a], [b]) => a - b)) {
     const first = ordered[r]!;
     const last = ordered[list[list.length - 1]!]!;
-    recovered.set(r, isOkOrEmpty(last.outcome));
+    reachesOk.set(
+      r,
+      list.some((i) => isOkOrEmpty(ordered[i]!.outcome)),
+    );
     chains.push({
       key: first.key,
       calls: list.map((i) => ordered[i]!.key),
@@ -189,7 +193,7 @@ export function analyzeRetries(calls: readonly CallFact[], options: RetryOptions
     const a = ordered[parent]!;
     const chainRoot = root[i]!;
     const sameArgs = a.argsHash !== null && b.argsHash !== null ? a.argsHash === b.argsHash : null;
-    const { label, wasted } = labelRetry(a, b, sameArgs, recovered.get(chainRoot) ?? false);
+    const { label, wasted } = labelRetry(a, b, sameArgs, reachesOk.get(chainRoot) ?? false);
     retries.push({
       key: b.key,
       retryOf: a.key,
@@ -246,7 +250,7 @@ export function labelRetry(
   a: CallFact,
   b: CallFact,
   sameArgs: boolean | null,
-  chainRecovered: boolean,
+  chainReachesOk: boolean,
 ): { label: RetryLabel; wasted: boolean } {
   const same = sameArgs === true;
   if (a.outcome === 'ok_empty')
@@ -265,7 +269,7 @@ export function labelRetry(
       return early ? { label: 'ignored_retry_after', wasted: true } : { label: 'recovery', wasted: false };
     }
     case 'unknown':
-      return { label: 'guess', wasted: !chainRecovered };
+      return { label: 'guess', wasted: !chainReachesOk };
   }
 }
 
@@ -289,7 +293,7 @@ export function toCallFact(call: ToolCallData, classification: Classification, r
     endNs: BigInt(call.span.endTimeUnixNano),
     argsHash: call.args.hash,
     retryOf: call.retryHint.of,
-    retryAfterMs: classification.retryAfterMs ?? call.declared.retryAfterMs,
+    retryAfterMs: classification.retryAfterMs,
     tokens: call.tokens,
   };
 }

@@ -133,12 +133,13 @@ describe('seed 000: structured error responses', () => {
     expect(classification).toMatchObject({ category: 'transient', source: 'declared', retryable: false });
   });
 
-  it('bad pattern: isError false with "No results found." is a plain ok call on its own', () => {
+  it('bad pattern: isError false with "No results found." is a valid empty result on its own (only a failed subagent behind it hides a failure)', () => {
+    // Sent without errata.result.empty, as a plain exporter would: the text says it, as Errata's SDK would flag it.
     const { call, classification } = run('research', {
       isError: false,
       content: [{ type: 'text', text: 'No results found.' }],
     });
-    expect(call.outcome).toBe('ok');
+    expect(call.outcome).toBe('ok_empty');
     expect(classification).toMatchObject({ failed: false, failureAsEmpty: false });
   });
 

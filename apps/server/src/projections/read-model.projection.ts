@@ -1,6 +1,7 @@
 import {
   classifyToolCall,
   detectCallFindings,
+  serverLabel,
   type AgentRunData,
   type ErrataEvent,
   type EscalationData,
@@ -60,7 +61,7 @@ function toolCallRow(projectId: number, call: ToolCallData): ToolCallRow {
     parentSpanId: call.span.parentSpanId,
     startNs: call.span.startTimeUnixNano,
     endNs: call.span.endTimeUnixNano,
-    serverName: call.server.name,
+    serverName: serverLabel(call.server), // the name the reports give it: serverInfo's, else address[:port]
     serverVersion: call.server.version,
     tool: call.tool,
     outcome: call.outcome,
@@ -73,7 +74,7 @@ function toolCallRow(projectId: number, call: ToolCallData): ToolCallRow {
     argsHash: call.args.hash,
     retryOf: call.retryHint.of,
     retryAttempt: integerOrNull(call.retryHint.attempt),
-    retryAfterMs: integerOrNull(call.declared.retryAfterMs),
+    retryAfterMs: integerOrNull(classification.retryAfterMs), // the span's attribute, else the result's payload
     tokens: integerOrNull(call.tokens),
     rulesVersion: classification.rulesVersion,
     customerExplanation: classification.customerExplanation,
