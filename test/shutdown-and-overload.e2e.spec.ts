@@ -1,11 +1,13 @@
 import { once } from 'node:events';
-import { request } from 'node:http';
+import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentTrace, type ToolCallSpec } from './support/agent-spans';
+import { IngestActivity } from '../apps/server/src/services/ingest-activity';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
 import { listEvents, startTestServer, type TestServer } from './support/server';
 import { spawnServer } from './support/server-process';
@@ -64,6 +66,92 @@ describe('overload: 503 + Retry-After, and exporters that retry lose nothing', (
     expect(sent.filter((id) => !stored.has(id))).toEqual([]);
     expect(stored.size).toBe(events.length);
   }, 60_000);
+});
+
+describe('overload: a request past the limit is refused before its body is read', () => {
+  let server: TestServer;
+  let body: Buffer;
+  beforeAll(async () => {
+    server = await startTestServer('postgres', {
+      ERRATA_MAX_CONCURRENT_INGESTS: '2',
+      ERRATA_MAX_BODY_BYTES: String(1024 * 1024),
+    });
+    const t0 = Date.UTC(2026, 10, 30, 18);
+    body = Buffer.from(
+      ProtobufTraceSerializer.serializeRequest(new AgentTrace().run('slow', t0, manyCalls(50, t0)))!,
+    );
+  });
+  afterAll(() => server.close());
+
+  const inFlight = () => server.app.get(IngestActivity).requestsInFlight;
+
+  async function until(condition: () => boolean) {
+    const deadline = Date.now() + 5_000;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error('timed out waiting for the server');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** Starts an upload of `payload` and sends only its first bytes: the rest is sent by `finish()`. */
+  function startUpload(payload: Buffer, headers: Record<string, string> = {}) {
+    const upload: ClientRequest = request(`${server.url}/v1/traces`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-protobuf',
+        'content-length': payload.length,
+        authorization: `Bearer ${server.ingestKey}`,
+        ...headers,
+      },
+    });
+    upload.on('error', () => {}); // the aborted upload and the refused one lose their sockets
+    const answered = once(upload, 'response').then(([response]) => {
+      (response as IncomingMessage).resume();
+      return response as IncomingMessage;
+    });
+    answered.catch(() => {}); // an upload the test aborts is never answered
+    upload.write(payload.subarray(0, 20));
+    return { upload, answered, finish: () => upload.end(payload.subarray(20)) };
+  }
+
+  it('answers the third concurrent upload 503 + Retry-After at once, and frees the place of an aborted one', async () => {
+    const first = startUpload(body);
+    const second = startUpload(gzipSync(body), { 'content-encoding': 'gzip' });
+    await until(() => inFlight() === 2);
+
+    const third = startUpload(body);
+    const refused = await Promise.race([
+      third.answered,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('no answer while the body was still coming')), 3_000),
+      ),
+    ]);
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    third.upload.destroy();
+
+    second.upload.destroy(); // a client that goes away mid-body (gzip) gives its place back
+    await until(() => inFlight() === 1);
+    const fourth = startUpload(body);
+    fourth.finish();
+    expect((await fourth.answered).statusCode).toBe(200);
+
+    first.upload.destroy(); // likewise without compression
+    await until(() => inFlight() === 0);
+  }, 30_000);
+
+  it('frees the place of an upload refused with 413', async () => {
+    const bomb = gzipSync(Buffer.alloc(8 * 1024 * 1024));
+    for (let i = 0; i < 3; i++) {
+      const upload = startUpload(bomb, { 'content-encoding': 'gzip' });
+      upload.finish();
+      expect((await upload.answered).statusCode).toBe(413);
+    }
+    await until(() => inFlight() === 0);
+    const after = startUpload(body);
+    after.finish();
+    expect((await after.answered).statusCode).toBe(200);
+  }, 30_000);
 });
 
 describe('graceful shutdown on SIGTERM', () => {

@@ -41,8 +41,11 @@ export class OtlpIngestController {
         `unsupported Content-Type "${contentType ?? ''}"; send application/x-protobuf or application/json`,
       );
     }
-    const body = await readRequestBody(req, this.config.maxBodyBytes);
-    const result = await this.ingest.ingest(principal.projectId, body, encoding);
+    const result = await this.ingest.ingest(
+      principal.projectId,
+      () => readRequestBody(req, this.config.maxBodyBytes),
+      encoding,
+    );
     const partial =
       result.rejected.length > 0
         ? { rejectedSpans: result.rejected.length, errorMessage: partialSuccessMessage(result.rejected) }

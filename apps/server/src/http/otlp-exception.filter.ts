@@ -10,7 +10,12 @@ import { encodeStatus, encodingForContentType, OtlpDecodeError, type OtlpEncodin
 import type { Request, Response } from 'express';
 import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { IngestOverloadedError } from '../services/ingest.service';
-import { BadCompressionError, BodyTooLargeError, UnsupportedEncodingError } from './read-request-body';
+import {
+  BadCompressionError,
+  BodyTooLargeError,
+  RequestAbortedError,
+  UnsupportedEncodingError,
+} from './read-request-body';
 
 const CONTENT_TYPES: Record<OtlpEncoding, string> = {
   protobuf: 'application/x-protobuf',
@@ -57,6 +62,8 @@ export class OtlpExceptionFilter implements ExceptionFilter {
     if (exception instanceof BodyTooLargeError)
       return { status: HttpStatus.PAYLOAD_TOO_LARGE, message: exception.message };
     if (exception instanceof UnsupportedEncodingError) return { status: 415, message: exception.message };
+    // Nobody reads this answer; it is no error of Errata's, so it is not logged as one.
+    if (exception instanceof RequestAbortedError) return { status: 400, message: exception.message };
     if (exception instanceof IngestOverloadedError) {
       return { status: 503, message: exception.message, retryAfterSeconds: exception.retryAfterSeconds };
     }

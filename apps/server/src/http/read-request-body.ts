@@ -16,13 +16,19 @@ export class BadCompressionError extends Error {
     super(`request body is not valid gzip: ${cause}`);
   }
 }
+export class RequestAbortedError extends Error {
+  constructor() {
+    super('the client closed the connection before the whole body arrived');
+  }
+}
 
 /** Past the limit the rest of the upload is read and discarded (so the client sees the 413), up to this much. */
 const DISCARD_FACTOR = 4;
 
 /**
  * Reads the whole body, inflating gzip on the fly, and stops keeping bytes once `limit` is exceeded: the limit
- * applies to the decompressed size, so a small gzip bomb is refused without inflating it all.
+ * applies to the decompressed size, so a small gzip bomb is refused without inflating it all. Settles however the
+ * request ends, also when the client goes away mid-body (RequestAbortedError), so the caller can free what it holds.
  */
 export function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').toString().trim().toLowerCase();
@@ -40,13 +46,25 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bu
     let failed = false;
     const source = encoding === 'gzip' ? req.pipe(createGunzip()) : req;
 
-    const fail = (error: Error) => {
-      if (failed) return;
+    const stop = () => {
       failed = true;
       chunks.length = 0;
       if (source !== req) (source as ReturnType<typeof createGunzip>).destroy();
+    };
+    const fail = (error: Error) => {
+      if (failed) return;
+      stop();
       discardThenReject(req, error, limit).catch(reject);
     };
+    // The inflating stream is not told when the request dies: without this a gzip upload cut off mid-body would
+    // never settle.
+    const abandon = () => {
+      if (failed || req.complete) return;
+      stop();
+      reject(new RequestAbortedError());
+    };
+    req.on('error', abandon);
+    req.once('close', abandon);
 
     source.on('data', (chunk: Buffer) => {
       if (failed) return;
@@ -54,10 +72,7 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bu
       if (size > limit) fail(new BodyTooLargeError(limit));
       else chunks.push(chunk);
     });
-    source.on('error', (error: Error) => {
-      if (source === req) reject(error);
-      else fail(new BadCompressionError(error.message));
-    });
+    if (source !== req) source.on('error', (error: Error) => fail(new BadCompressionError(error.message)));
     source.on('end', () => {
       if (!failed) resolve(Buffer.concat(chunks, size));
     });
@@ -66,7 +81,7 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bu
 
 function discardThenReject(req: IncomingMessage, error: Error, limit: number): Promise<never> {
   return new Promise((_, reject) => {
-    if (req.readableEnded) return reject(error);
+    if (req.readableEnded || req.destroyed) return reject(error);
     let discarded = 0;
     req.unpipe();
     req.on('data', (chunk: Buffer) => {
@@ -79,6 +94,7 @@ function discardThenReject(req: IncomingMessage, error: Error, limit: number): P
     });
     req.once('end', () => reject(error));
     req.once('error', () => reject(error));
+    req.once('close', () => reject(error));
     req.resume();
   });
 }

@@ -31,14 +31,24 @@ export class IngestService {
   ) {}
 
   /**
-   * Decodes, normalizes and appends one OTLP request in one write. Resolves only after the commit, so a
+   * Reads, decodes, normalizes and appends one OTLP request in one write. Resolves only after the commit, so a
    * 200 means every accepted span is durable. Throws OtlpDecodeError for an undecodable body.
+   *
+   * The request takes its place among `ERRATA_MAX_CONCURRENT_INGESTS` before `readBody` runs: a body is held in
+   * memory inflated (up to `ERRATA_MAX_BODY_BYTES`), so only the limit bounds that memory when it covers the
+   * reading too; a request over it is refused without its body being read. The place is given back however the
+   * request ends (stored, undecodable, too large, or its client gone).
    */
-  async ingest(projectId: number, body: Uint8Array, encoding: OtlpEncoding): Promise<IngestResult> {
+  async ingest(
+    projectId: number,
+    readBody: () => Promise<Uint8Array>,
+    encoding: OtlpEncoding,
+  ): Promise<IngestResult> {
     if (this.activity.requestsInFlight >= this.config.maxConcurrentIngests)
       throw new IngestOverloadedError(1);
     this.activity.begin();
     try {
+      const body = await readBody();
       const decoded = decodeTraceRequest(body, encoding, {
         maxAttributeValueBytes: this.config.maxAttributeBytes,
       });
