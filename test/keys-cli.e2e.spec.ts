@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -49,6 +50,16 @@ async function countRows(database: TestDatabase, table: string, where = 'true'):
       `SELECT count(*)::int AS n FROM ${table} WHERE ${where}`,
     );
     return rows[0]!.n;
+  } finally {
+    await client.end();
+  }
+}
+
+async function query(database: TestDatabase, text: string, values: unknown[]): Promise<void> {
+  const client = new Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    await client.query(text, values);
   } finally {
     await client.end();
   }
@@ -119,20 +130,20 @@ describe('projects and keys', () => {
   it('ERRATA_INGEST_KEY / ERRATA_READ_KEY: project default has exactly those keys; a changed key replaces the old', async () => {
     const env = {
       DATABASE_URL: database.url,
-      ERRATA_INGEST_KEY: 'env-ingest-1',
-      ERRATA_READ_KEY: 'env-read-1',
+      ERRATA_INGEST_KEY: 'env-ingest-key-one',
+      ERRATA_READ_KEY: 'env-read-key-number-1',
     };
     const first = await spawnServer(env);
     expect(first.output()).not.toMatch(/errata_ingest_/);
-    expect(await ingest(first.url, 'env-ingest-1')).toBe(200);
-    expect(await readReport(first.url, 'env-read-1')).toBe(200);
+    expect(await ingest(first.url, 'env-ingest-key-one')).toBe(200);
+    expect(await readReport(first.url, 'env-read-key-number-1')).toBe(200);
     first.child.kill('SIGTERM');
     await once(first.child, 'exit');
 
-    const second = await spawnServer({ ...env, ERRATA_INGEST_KEY: 'env-ingest-2' });
-    expect(await ingest(second.url, 'env-ingest-2')).toBe(200);
-    expect(await ingest(second.url, 'env-ingest-1')).toBe(401);
-    expect(await readReport(second.url, 'env-read-1')).toBe(200);
+    const second = await spawnServer({ ...env, ERRATA_INGEST_KEY: 'env-ingest-key-two' });
+    expect(await ingest(second.url, 'env-ingest-key-two')).toBe(200);
+    expect(await ingest(second.url, 'env-ingest-key-one')).toBe(401);
+    expect(await readReport(second.url, 'env-read-key-number-1')).toBe(200);
     second.child.kill('SIGTERM');
     await once(second.child, 'exit');
     const listed = await cli(database, 'keys', 'list', '--project', 'default');
@@ -141,6 +152,59 @@ describe('projects and keys', () => {
       .filter((line) => /\benv\b/.test(line) && /\blive\b/.test(line));
     expect(liveEnvKeys).toHaveLength(2);
   }, 60_000);
+
+  it('stores and lists an env key by the start of its hash, never by its own characters, also for a row an older version stored', async () => {
+    const ingestKey = randomBytes(12).toString('hex');
+    const readKey = randomBytes(12).toString('hex');
+    const env = { DATABASE_URL: database.url, ERRATA_INGEST_KEY: ingestKey, ERRATA_READ_KEY: readKey };
+    const fingerprint = (key: string) =>
+      `sha256:${createHash('sha256').update(key).digest('hex').slice(0, 8)}`;
+    const first = await spawnServer(env);
+    first.child.kill('SIGTERM');
+    await once(first.child, 'exit');
+    // Older versions stored the key's first 8 characters; the next start writes the prefix again.
+    await query(
+      database,
+      `UPDATE api_key SET key_prefix = left($1, 8) WHERE label = 'ERRATA_READ_KEY' AND revoked_at IS NULL`,
+      [readKey],
+    );
+    const second = await spawnServer(env);
+    second.child.kill('SIGTERM');
+    await once(second.child, 'exit');
+
+    const listed = await cli(database, 'keys', 'list', '--project', 'default');
+    for (const key of [ingestKey, readKey]) {
+      expect(listed.stdout).toContain(`${fingerprint(key)}…`);
+      expect(listed.stdout).not.toContain(key.slice(0, 6));
+    }
+  }, 60_000);
+
+  it.each([
+    ['ERRATA_READ_KEY', 'pw12'],
+    ['ERRATA_INGEST_KEY', 'abc'],
+    ['ERRATA_INGEST_KEY', '15-characters-x'],
+  ])(
+    'refuses to start with %s = "%s": a key shorter than 16 characters',
+    async (variable, key) => {
+      const before = await countRows(database, 'api_key');
+      const failure = await spawnServer({ DATABASE_URL: database.url, [variable]: key }).then(
+        async (started) => {
+          started.child.kill('SIGTERM');
+          await once(started.child, 'exit');
+          return 'it started';
+        },
+        (error: Error) => error.message,
+      );
+      expect(failure).toMatch(
+        new RegExp(
+          `Errata failed to start: ${variable} must be at least 16 characters long, got ${key.length}`,
+        ),
+      );
+      expect(failure).not.toContain(key);
+      expect(await countRows(database, 'api_key')).toBe(before);
+    },
+    60_000,
+  );
 
   it('npm run projections:rebuild replays the log into the read models with progress output', async () => {
     const events = await countRows(database, 'event');

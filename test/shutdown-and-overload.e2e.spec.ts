@@ -162,7 +162,10 @@ describe('graceful shutdown on SIGTERM', () => {
   afterAll(() => database.drop());
 
   it('finishes the request in flight, stores it, then exits and releases its connections', async () => {
-    const server = await spawnServer({ DATABASE_URL: database.url, ERRATA_INGEST_KEY: 'drain-key' });
+    const server = await spawnServer({
+      DATABASE_URL: database.url,
+      ERRATA_INGEST_KEY: 'drain-test-ingest-key',
+    });
     const t0 = Date.UTC(2026, 10, 30, 17);
     const spans = new AgentTrace().run('drain', t0, manyCalls(200, t0));
     const body = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
@@ -176,7 +179,7 @@ describe('graceful shutdown on SIGTERM', () => {
       headers: {
         'content-type': 'application/x-protobuf',
         'content-length': body.length,
-        authorization: 'Bearer drain-key',
+        authorization: 'Bearer drain-test-ingest-key',
       },
     });
     const answered = once(upload, 'response');

@@ -67,14 +67,17 @@ type Env = Partial<Record<ConfigVariable, string>> & NodeJS.ProcessEnv;
 
 export class ConfigError extends Error {}
 
+/** The shortest key ERRATA_INGEST_KEY / ERRATA_READ_KEY accept (the keys Errata makes itself are 40+ characters). */
+export const MIN_ENV_KEY_LENGTH = 16;
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConfig {
   return {
     port: integer(env, 'PORT', 4318, 0, 65535),
     host: text(env, 'HOST') ?? '0.0.0.0',
     databaseUrl: text(env, 'DATABASE_URL'),
     dataDir: resolve(cwd, text(env, 'ERRATA_DATA_DIR') ?? '.errata'),
-    ingestKey: text(env, 'ERRATA_INGEST_KEY'),
-    readKey: text(env, 'ERRATA_READ_KEY'),
+    ingestKey: apiKey(env, 'ERRATA_INGEST_KEY'),
+    readKey: apiKey(env, 'ERRATA_READ_KEY'),
     maxBodyBytes: integer(env, 'ERRATA_MAX_BODY_BYTES', 64 * 1024 * 1024, 1024),
     maxAttributeBytes: integer(env, 'ERRATA_MAX_ATTRIBUTE_BYTES', 1024 * 1024, 1024),
     maxConcurrentIngests: integer(env, 'ERRATA_MAX_CONCURRENT_INGESTS', 16, 1),
@@ -105,6 +108,17 @@ function boolean(env: Env, name: ConfigVariable, fallback: boolean): boolean {
 function text(env: Env, name: ConfigVariable): string | null {
   const value = env[name]?.trim();
   return value ? value : null;
+}
+
+/** A key the operator chose: a short one is guessed quickly, so it stops the start instead of being stored. */
+function apiKey(env: Env, name: ConfigVariable): string | null {
+  const key = text(env, name);
+  if (key !== null && key.length < MIN_ENV_KEY_LENGTH) {
+    throw new ConfigError(
+      `${name} must be at least ${MIN_ENV_KEY_LENGTH} characters long, got ${key.length}; generate one with: openssl rand -hex 24`,
+    );
+  }
+  return key;
 }
 
 function integer(

@@ -134,11 +134,19 @@ export class ProjectRepository {
       .execute();
   }
 
-  /** Un-revokes (or keeps) an env key; returns false when no row has that hash. */
-  async reviveEnvKey(projectId: number, scope: KeyScope, keyHash: Buffer): Promise<boolean> {
+  /**
+   * Un-revokes (or keeps) an env key; returns false when no row has that hash. The prefix is written again: older
+   * versions stored an env key's first characters there.
+   */
+  async reviveEnvKey(
+    projectId: number,
+    scope: KeyScope,
+    keyHash: Buffer,
+    keyPrefix: string,
+  ): Promise<boolean> {
     const rows = await this.db
       .updateTable('api_key')
-      .set({ revoked_at: null })
+      .set({ revoked_at: null, key_prefix: keyPrefix })
       .where('key_hash', '=', keyHash)
       .where('project_id', '=', projectId)
       .where('scope', '=', scope)

@@ -18,6 +18,16 @@ export function hashKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
 
+/**
+ * What `keys list` shows of a key set through ERRATA_INGEST_KEY / ERRATA_READ_KEY. Such a key is any string the
+ * operator chose, so no part of it is safe to show (keys Errata makes show their fixed `errata_<scope>_` start
+ * and a few random characters); it is named by the start of its hash instead, which tells no more than the stored
+ * hash does and which `printf %s "$KEY" | sha256sum` reproduces.
+ */
+export function envKeyPrefix(keyHash: Buffer): string {
+  return `sha256:${keyHash.toString('hex').slice(0, 8)}`;
+}
+
 /** What a key of `scope` may do: admin keys can also read and ingest; ingest and read keys only that. */
 export function scopeAllows(scope: KeyScope, needed: KeyScope): boolean {
   return scope === needed || scope === 'admin';

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { KeyScope } from '../database/schema';
 import { ProjectRepository } from '../repositories/project.repository';
-import { ApiKeyService, hashKey } from './api-key.service';
+import { ApiKeyService, envKeyPrefix, hashKey } from './api-key.service';
 
 export const DEFAULT_PROJECT = 'default';
 
@@ -44,12 +44,13 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
             `ERRATA_${scope.toUpperCase()}_KEY is already a ${owner.scope} key of project ${owner.projectName}`,
           );
         }
-        if (!(await projects.reviveEnvKey(project.id, scope, keyHash))) {
+        const keyPrefix = envKeyPrefix(keyHash);
+        if (!(await projects.reviveEnvKey(project.id, scope, keyHash, keyPrefix))) {
           await projects.insertKey({
             projectId: project.id,
             scope,
             keyHash,
-            keyPrefix: key.slice(0, 8),
+            keyPrefix,
             managedBy: 'env',
             label: `ERRATA_${scope.toUpperCase()}_KEY`,
           });
