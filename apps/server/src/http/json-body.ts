@@ -1,6 +1,7 @@
 import { BadRequestException, PayloadTooLargeException } from '@nestjs/common';
 import type { Request } from 'express';
 import { BodyTooLargeError, readRequestBody } from './read-request-body';
+import { refuseNul } from './text-parameter';
 
 /** A JSON object body (Nest's own body parsers are off), or 400 saying what is wrong with it. */
 export async function readJsonObject(request: Request, limit = 64 * 1024): Promise<Record<string, unknown>> {
@@ -27,7 +28,7 @@ export function optionalText(body: Record<string, unknown>, name: string): strin
   const value = body[name];
   if (value === undefined || value === null || value === '') return null;
   if (typeof value !== 'string') throw new BadRequestException(`"${name}" must be a string`);
-  return value.trim();
+  return refuseNul(value.trim(), name);
 }
 
 export function requiredText(body: Record<string, unknown>, name: string): string {

@@ -1,6 +1,7 @@
 import { parseIsoInstant } from '@errata/domain';
 import { BadRequestException } from '@nestjs/common';
 import { seriesLength, type SeriesStep } from '../rollups/window-slices';
+import { refuseNul } from './text-parameter';
 
 /** The filters every report accepts (DOMAIN.md §8). */
 export interface ReportFilter {
@@ -45,7 +46,7 @@ function text(raw: RawQuery, name: string): string | null {
   const value = raw[name];
   if (value === undefined || value === '') return null;
   if (typeof value !== 'string') throw new BadRequestException(`"${name}" must be given once`);
-  return value;
+  return refuseNul(value, name);
 }
 
 function date(raw: RawQuery, name: string): Date | null {

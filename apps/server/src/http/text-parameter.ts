@@ -1,0 +1,13 @@
+import { BadRequestException } from '@nestjs/common';
+
+/**
+ * A text a client sent, as PostgreSQL can take it: its text type cannot hold U+0000, so a NUL would fail the query
+ * (a 500) where the client needs to hear which parameter was wrong. Stored texts from OTLP get U+FFFD in its place
+ * instead (`withoutNul`), since a span is stored rather than refused; a filter or a field of a request is refused.
+ */
+export function refuseNul(value: string, name: string): string {
+  if (value.includes('\u0000')) {
+    throw new BadRequestException(`"${name}" must not contain a NUL character (U+0000)`);
+  }
+  return value;
+}
