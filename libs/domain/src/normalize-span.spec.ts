@@ -89,6 +89,72 @@ describe('normalizeSpan: tool calls (Errata SDK)', () => {
     expect(Buffer.byteLength(declared.category ?? '')).toBeLessThanOrEqual(2048);
   });
 
+  it('redacts and cuts the free-text attributes an exporter may fill with anything (error type, ids, address)', () => {
+    const secrets = 'Authorization: Bearer abc123def456ghi789 password=hunter2pw alice.secret@example.com';
+    const span = errataToolSpan(
+      'lookup',
+      { isError: true },
+      {
+        attributes: {
+          'error.type': `tool_error ${secrets}`,
+          'rpc.response.status_code': `-32603 ${secrets}`,
+          'jsonrpc.request.id': `req ${secrets} ${'x'.repeat(3_000)}`,
+          'mcp.session.id': 'sess-alice.secret@example.com',
+          'mcp.protocol.version': `2025-11-25 ${secrets}`,
+          'network.transport': `pipe ${secrets}`,
+          'server.address': 'user:hunter2pw@mcp.internal',
+        },
+      },
+    );
+    const call = toolCallOf(span);
+    const stored = [
+      call.errorType,
+      call.rpcStatusCode,
+      call.mcp.requestId,
+      call.mcp.sessionId,
+      call.mcp.protocolVersion,
+      call.mcp.transport,
+      call.server.address,
+    ];
+    for (const text of stored) {
+      expect(text).not.toMatch(/hunter2|abc123def456|alice\.secret/);
+      expect(Buffer.byteLength(text!)).toBeLessThanOrEqual(MAX_NAME_BYTES);
+    }
+    expect(call.errorType).toBe(
+      'tool_error Authorization: Bearer [REDACTED:bearer] password=[REDACTED:password] [REDACTED:email]',
+    );
+    expect(call.mcp.requestId).toMatch(/^req .*…\[truncated \d+ bytes\]$/);
+    expect(call.server.address).toBe('mcp.internal');
+  });
+
+  it('keeps the error types and JSON-RPC codes the classifier reads exactly as sent', () => {
+    const errorTypes = [
+      'tool_error',
+      'timeout',
+      'TimeoutError',
+      'REQUEST_TIMEOUT',
+      'AbortError',
+      'UnauthorizedError',
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ENOTFOUND',
+      '-32602',
+      '-32001',
+      '-32000',
+      '-32601',
+    ];
+    for (const errorType of errorTypes) {
+      const call = toolCallOf(
+        errataToolSpan('t', { content: [] }, { attributes: { 'error.type': errorType } }),
+      );
+      expect(call.errorType).toBe(errorType);
+    }
+    for (const code of [-32700, -32602, -32001, -32000, 401, 429]) {
+      const call = toolCallOf(protocolErrorSpan('t', code, 'failed'));
+      expect([call.errorType, call.rpcStatusCode]).toEqual([String(code), String(code)]);
+    }
+  });
+
   it('never keeps raw arguments', () => {
     const span = errataToolSpan(
       'x',
@@ -312,6 +378,17 @@ describe('normalizeSpan: agent runs, escalations, subagent reports', () => {
     for (const name of [run.data.agentName, run.data.agentId, run.data.conversationId]) {
       expect(Buffer.byteLength(name!)).toBeLessThanOrEqual(MAX_NAME_BYTES);
     }
+  });
+
+  it('redacts the conversation id: an exporter may put a user’s address or a token in it', () => {
+    const span = makeSpan({
+      name: 'invoke_agent support',
+      kind: SpanKind.INTERNAL,
+      attributes: { 'gen_ai.conversation.id': 'conv-alice.secret@example.com token=abc123def456' },
+    });
+    const run = normalizeSpan(span);
+    if (run?.type !== 'AgentRunObserved') throw new Error('not a run');
+    expect(run.data.conversationId).toBe('[REDACTED:email] token=[REDACTED:secret]');
   });
 
   it('given an invoke_agent span, then AgentRunObserved with name, id, conversation and role', () => {

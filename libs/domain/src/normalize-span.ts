@@ -49,6 +49,13 @@ export const MAX_NAME_BYTES = 256;
 const nameOf = (value: string | null): string | null =>
   value === null ? null : truncateUtf8(value, MAX_NAME_BYTES);
 
+/**
+ * A short free-text attribute that is no key of the reports (error type, status code, session and request ids,
+ * server address, conversation id), as stored: any exporter may put anything there, a credential or an e-mail
+ * address included, so it is redacted like every stored text, and cut to MAX_NAME_BYTES like a name. Empty → null.
+ */
+const storedShortText = (value: string | null): string | null => storedText(value, MAX_NAME_BYTES);
+
 /** A span id as `errata.retry.of` names the retried call: 16 hex digits; anything else is no hint. */
 const SPAN_ID = /^[0-9a-f]{16}$/;
 
@@ -99,7 +106,7 @@ function agentRun(span: SpanRecord): AgentRunObserved {
       span: spanRef(span),
       agentName: nameOf(readString(a, 'gen_ai.agent.name') ?? (nameFromSpan === '' ? null : nameFromSpan)),
       agentId: nameOf(readString(a, 'gen_ai.agent.id')),
-      conversationId: nameOf(readString(a, 'gen_ai.conversation.id')),
+      conversationId: storedShortText(readString(a, 'gen_ai.conversation.id')),
       role: role !== null && AGENT_ROLES.has(role) ? (role as AgentRole) : null,
     },
   };
@@ -312,10 +319,14 @@ function serverOf(span: SpanRecord): ToolCallData['server'] {
         readString(a, 'mcp.server.version') ??
         (isServer ? readString(span.resource, 'service.version') : null),
     ),
-    address: readString(a, 'server.address'),
+    address: storedShortText(hostOf(readString(a, 'server.address'))),
     port: port !== null && port >= 0 && port <= 65535 ? port : null,
   };
 }
+
+/** A host never holds an `@`: whatever comes before one is user info (`user:password@host`), a credential. */
+const hostOf = (address: string | null): string | null =>
+  address === null ? null : address.slice(address.lastIndexOf('@') + 1);
 
 function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCallObserved {
   const a = span.attributes;
@@ -369,17 +380,20 @@ function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCall
       tool,
       server: serverOf(span),
       mcp: {
-        sessionId: readString(a, 'mcp.session.id'),
-        protocolVersion: readString(a, 'mcp.protocol.version'),
-        requestId:
+        sessionId: storedShortText(readString(a, 'mcp.session.id')),
+        protocolVersion: storedShortText(readString(a, 'mcp.protocol.version')),
+        requestId: storedShortText(
           readString(a, 'jsonrpc.request.id') ??
-          readString(a, 'rpc.jsonrpc.request_id') ??
-          readString(a, 'mcp.request.id'),
-        transport: readString(a, 'network.transport') ?? readString(a, 'mcp.transport'),
+            readString(a, 'rpc.jsonrpc.request_id') ??
+            readString(a, 'mcp.request.id'),
+        ),
+        transport: storedShortText(readString(a, 'network.transport') ?? readString(a, 'mcp.transport')),
       },
       outcome,
-      errorType,
-      rpcStatusCode,
+      // The outcome was read from the raw values; what the classifier reads later stays as it was (error types and
+      // JSON-RPC codes are short, with no secret-shaped part), only a secret sent in them is replaced.
+      errorType: storedShortText(errorType),
+      rpcStatusCode: storedShortText(rpcStatusCode),
       httpStatusCode: readInt(a, 'http.response.status_code') ?? readInt(a, 'http.status_code'),
       statusMessage: storedText(rawStatusMessage, limit),
       result: {
