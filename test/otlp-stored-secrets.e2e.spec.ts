@@ -16,8 +16,18 @@ const SECRETS = [
   'password=hunter2pw',
   'alice.secret@example.com',
   'acct 12345678901234',
+  'Authorization: Bearer QwErTyUiOpAsDfGhJkLzXcVbNmQwErTy',
+  'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+  'alice.secret\\u0040example.com',
 ].join(' | ');
-const LEAKED = /ABCDEFGHIJKLMNOPQRSTUV|abc123def456|hunter2|alice\.secret|12345678901234/;
+/** A JSON error result with secrets in a list and an object under secret-named keys. */
+const SECRET_JSON = JSON.stringify({
+  error: 'login failed',
+  password: ['Sup3rS3cret!'],
+  token: { access: 'tok_live_9f8e7d6c' },
+});
+const LEAKED =
+  /ABCDEFGHIJKLMNOPQRSTUV|abc123def456|hunter2|alice\.secret|12345678901234|QwErTyUiOp|wJalrXUtnFEMI|Sup3rS3cret|tok_live/;
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const text = (key: string, value: string) => ({ key, value: { stringValue: value } });
@@ -54,6 +64,7 @@ function secretTrace(traceId: string) {
         text('errata.server.name', 'crm'),
         bool('errata.result.is_error', true),
         text('errata.result.text', `lookup failed: ${SECRETS}`),
+        text('errata.result.structured', SECRET_JSON),
         text('error.type', `tool_error ${SECRETS}`),
         text('rpc.response.status_code', `-32603 ${SECRETS}`),
         text('jsonrpc.request.id', `req ${SECRETS}`),

@@ -58,6 +58,56 @@ describe('redact', () => {
       'key -----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY----- end',
       'key [REDACTED:private_key] end',
     ],
+    [
+      'bearer token of letters only',
+      'upstream 401: request had Authorization: Bearer QwErTyUiOpAsDfGhJkLzXcVbNmQwErTy',
+      'upstream 401: request had Authorization: Bearer [REDACTED:bearer]',
+    ],
+    [
+      'long lower-case bearer token',
+      'curl -H "Bearer abcdefghijklmnopqrstuvwxyz"',
+      'curl -H "Bearer [REDACTED:bearer]"',
+    ],
+    [
+      'word-like token after an explicit Authorization: Bearer',
+      'Authorization: Bearer abcdefgh',
+      'Authorization: Bearer [REDACTED:authorization]',
+    ],
+    [
+      'mixed-case bare authorization value',
+      'Authorization: QwErTyUi',
+      'Authorization: [REDACTED:authorization]',
+    ],
+    [
+      'AWS secret access key in an env pair',
+      'boto: AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY rejected',
+      'boto: AWS_ACCESS_KEY_ID=[REDACTED:api_key] AWS_SECRET_ACCESS_KEY=[REDACTED:secret] rejected',
+    ],
+    [
+      'AWS secret access key in a spaced pair',
+      'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      'aws_secret_access_key = [REDACTED:secret]',
+    ],
+    [
+      'AWS secret access key in a colon pair',
+      'aws_secret_access_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      'aws_secret_access_key: [REDACTED:secret]',
+    ],
+    [
+      'private key, client secret and camel-case key names in JSON inside a text',
+      'config {"privateKey":"abcdefghijkl","client_secret":"s3cr3t","signing-key":"x"} rejected',
+      'config {"privateKey":"[REDACTED:secret]","client_secret":"[REDACTED:secret]","signing-key":"[REDACTED:secret]"} rejected',
+    ],
+    [
+      'JSON-escaped e-mail address in a text',
+      'failed: {"email":"alice\\u0040example.com"} oops',
+      'failed: {"email":"[REDACTED:email]"} oops',
+    ],
+    [
+      'URL-encoded e-mail address',
+      'GET /users?email=alice%40example.com&x=1',
+      'GET /users?email=[REDACTED:email]&x=1',
+    ],
   ])('given a %s, when redacted, then it is replaced by a stable placeholder', (_kind, input, expected) => {
     expect(redact(input)).toBe(expected);
   });
@@ -74,6 +124,16 @@ describe('redact', () => {
     'Task sk-learn is not installed',
     'Use @modelcontextprotocol/sdk version 1.2.3',
     'Access denied - path outside allowed directories',
+    'Bearer of bad news',
+    'The Bearer instrument must sign',
+    'token bucket is empty',
+    'token: expired',
+    'keyboard layout not supported',
+    'primary_key column is missing',
+    'primary_key: id',
+    'hotkey=ctrl and monkey=3',
+    'key=value pairs only',
+    '100%40 done',
     '',
     'short',
   ])('given normal text %j, when redacted, then it is untouched', (text) => {
@@ -82,7 +142,8 @@ describe('redact', () => {
 
   it('is idempotent', () => {
     const text =
-      'Bearer abc123DEF456 postgres://u:p4ss@h/db password=x1 jane@example.com 12345678 sk-aaaaaaaaaaaaaaaaaaaa';
+      'Bearer abc123DEF456 postgres://u:p4ss@h/db password=x1 jane@example.com 12345678 sk-aaaaaaaaaaaaaaaaaaaa ' +
+      'Authorization: Bearer QwErTyUiOpAsDfGhJk AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7 bob\\u0040example.com';
     const once = redact(text);
     expect(redact(once)).toBe(once);
   });
@@ -115,6 +176,21 @@ describe('redactPayload', () => {
       max_tokens: 100,
       token_count: 3,
       nested: { csrf_token: '[REDACTED:secret]' },
+    });
+  });
+
+  it('given a secret-named key holding a list or an object, then the whole value is replaced', () => {
+    const out = redactPayload(
+      '{"error":"login failed","password":["Sup3rS3cret!"],"token":{"access":"tok_live_9f8e7d6c"},' +
+        '"aws_secret_access_key":"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY","api_key":null,"secret":false}',
+    );
+    expect(JSON.parse(out)).toEqual({
+      error: 'login failed',
+      password: '[REDACTED:password]',
+      token: '[REDACTED:secret]',
+      aws_secret_access_key: '[REDACTED:secret]',
+      api_key: null,
+      secret: false,
     });
   });
 

@@ -45,11 +45,17 @@ const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z 
 const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
 const BEARER = /\b(bearer\s+)([A-Za-z0-9._~+/-]+=*)/gi;
 /**
- * An `Authorization:` header value: always after a known scheme (Basic, Digest, …; Bearer tokens are caught
- * before), and a bare value only when it looks like a credential (a non-letter, or 16+ characters).
+ * An `Authorization:` header value: always after a known scheme (Basic, Bearer, Digest, …), and a bare value unless
+ * it reads as a word (`authorization: required`).
  */
 const AUTHORIZATION =
-  /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)((?:basic|digest|token|negotiate|ntlm|hoba|mutual|aws4-hmac-sha256)\s+)?([A-Za-z0-9._~+/-]{8,}=*)/gi;
+  /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)((?:basic|bearer|digest|token|negotiate|ntlm|hoba|mutual|aws4-hmac-sha256)\s+)?([A-Za-z0-9._~+/-]{8,}=*)/gi;
+/**
+ * Whether a value after `Bearer` or a bare `Authorization:` reads as an English word ("the bearer of this card",
+ * "authorization: required"), which an error text needs to keep, rather than as a credential: letters only, a
+ * capital at most first, and shorter than any token. A mixed-case, long, or non-letter value is a credential.
+ */
+const readsAsWord = (value: string): boolean => value.length < 16 && /^[A-Za-z][a-z]*$/.test(value);
 const API_KEY = new RegExp(
   [
     String.raw`\bsk-[A-Za-z0-9_-]{16,}`, // OpenAI, Anthropic (sk-ant-…), sk-proj-…
@@ -63,8 +69,13 @@ const API_KEY = new RegExp(
   'g',
 );
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:)([^\s@/?#]+)@/gi;
-/** Key names whose value is a secret; a prefix (`db_password`, `csrf_token`) counts as the same key. */
-const SECRET_KEYWORD = String.raw`(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey)`;
+/**
+ * Key names whose value is a secret; a prefix (`db_password`, `csrf_token`, `client_secret`) counts as the same key.
+ * Any `*_key` / `*-key` / `*.key` name is one (`aws_secret_access_key`, `private_key`, `STRIPE_KEY`): which of them
+ * are secrets cannot be told from the name, and over-redaction is preferred to leaks. `key` alone, `keyboard` and
+ * `monkey` are not.
+ */
+const SECRET_KEYWORD = String.raw`(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|(?:access|secret|private|signing|encryption|master)[_-]?key|[_.-]key)`;
 /** `"password": "…"` / `'token': '…'` (JSON and friends). */
 const KV_QUOTED = new RegExp(
   String.raw`(["'])([A-Za-z0-9_.-]*?${SECRET_KEYWORD})\1(\s*:\s*)(["'])((?:\\.|(?!\4)[^\\])*)\4`,
@@ -86,6 +97,8 @@ const AUTHORIZATION_GATE = /authorization/i;
 const BEARER_GATE = /bearer/i;
 /** A JSON key whose value is a secret whatever it looks like (`api_key`, `db_password`, not `max_tokens`). */
 const SECRET_JSON_KEY = new RegExp(String.raw`^[A-Za-z0-9_.-]*?${SECRET_KEYWORD}$`, 'i');
+/** An e-mail address's `@`, also escaped as JSON (`\u0040`) or in a URL (`%40`) in a text that is not decoded. */
+const AT_SIGN = /@|\\u0040|%40/gi;
 /** The part of an e-mail address after `@`, matched from there (sticky). */
 const EMAIL_DOMAIN = /[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/y;
 /** Characters of an address's local part ([A-Za-z0-9._%+-]). */
@@ -108,7 +121,7 @@ const isPassword = (keyName: string): boolean => /pass|pwd/i.test(keyName);
  * Replaces secrets and personal data with stable placeholders: private keys, JWTs, bearer tokens and other
  * `Authorization` header values, API
  * keys (`sk-…`, `AKIA…`, `ghp_…`, `xox…`, Stripe, Google), passwords in URLs and `password=`-style pairs
- * (also `secret`, `token`, `api_key`), e-mail addresses, card-like digit groups and runs of 8+ digits.
+ * (also `secret`, `token`, `api_key`, `*_key`), e-mail addresses, card-like digit groups and runs of 8+ digits.
  * Idempotent: redact(redact(x)) === redact(x).
  */
 export function redact(text: string): string {
@@ -118,12 +131,12 @@ export function redact(text: string): string {
   if (out.includes('eyJ')) out = out.replace(JWT, PLACEHOLDER.jwt);
   if (BEARER_GATE.test(out)) {
     out = out.replace(BEARER, (match, prefix: string, token: string) =>
-      token.length >= 8 && /[^A-Za-z]/.test(token) ? prefix + PLACEHOLDER.bearer : match,
+      token.length >= 8 && !readsAsWord(token) ? prefix + PLACEHOLDER.bearer : match,
     );
   }
   if (AUTHORIZATION_GATE.test(out)) {
     out = out.replace(AUTHORIZATION, (match, prefix: string, scheme: string | undefined, value: string) =>
-      scheme !== undefined || value.length >= 16 || /[^A-Za-z]/.test(value)
+      scheme !== undefined || !readsAsWord(value)
         ? `${prefix}${scheme ?? ''}${PLACEHOLDER.authorization}`
         : match,
     );
@@ -155,7 +168,7 @@ export function redact(text: string): string {
         : `${key}${sep}${vq}${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}`,
     );
   }
-  if (out.includes('@')) out = redactEmails(out);
+  if (out.search(AT_SIGN) >= 0) out = redactEmails(out);
   if (DIGIT_GATE.test(out))
     out = out.replace(CARD, PLACEHOLDER.number).replace(DIGIT_RUN, PLACEHOLDER.number);
   return out;
@@ -165,24 +178,24 @@ export function redact(text: string): string {
 function redactEmails(text: string): string {
   let out = '';
   let copied = 0;
-  for (let at = text.indexOf('@'); at >= 0; at = text.indexOf('@', at + 1)) {
-    let start = at;
+  AT_SIGN.lastIndex = 0;
+  for (let at = AT_SIGN.exec(text); at !== null; at = AT_SIGN.exec(text)) {
+    let start = at.index;
     while (start > copied && isLocalPartChar(text.charCodeAt(start - 1))) start--;
-    if (start === at) continue;
-    EMAIL_DOMAIN.lastIndex = at + 1;
-    const domain = EMAIL_DOMAIN.exec(text);
-    if (domain === null) continue;
+    if (start === at.index) continue;
+    EMAIL_DOMAIN.lastIndex = at.index + at[0].length;
+    if (EMAIL_DOMAIN.exec(text) === null) continue;
     out += text.slice(copied, start) + PLACEHOLDER.email;
-    copied = at + 1 + domain[0].length;
-    at = copied - 1;
+    copied = EMAIL_DOMAIN.lastIndex;
+    AT_SIGN.lastIndex = copied;
   }
   return copied === 0 ? text : out + text.slice(copied);
 }
 
 /**
  * Redacts a text that may be JSON (a `structuredContent` serialization or its text mirror) without
- * breaking it: when it parses, every string (keys included) is redacted, the string or number value of a
- * secret-named key (`password`, `api_key`, `*_token`, …) is replaced whatever it looks like, and every number
+ * breaking it: when it parses, every string (keys included) is redacted, the value of a secret-named key
+ * (`password`, `api_key`, `*_token`, …) is replaced whatever it looks like (a list or object too), and every number
  * holding a run of 8+ digits becomes the `[REDACTED:number]` string, and whatever is nested deeper than
  * MAX_REDACTED_JSON_DEPTH becomes `[REDACTED:nested]`; the result is re-serialized compactly. Anything else (plain
  * text, or JSON already cut by truncation) goes through `redact`.
@@ -211,7 +224,9 @@ function redactJsonValue(value: unknown, depth: number): unknown {
   if (Array.isArray(value)) return value.map((item) => redactJsonValue(item, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
-    const secret = (typeof inner === 'string' || typeof inner === 'number') && SECRET_JSON_KEY.test(key);
+    // Whatever the value holds, a list or an object included (`"password": ["…"]`, `"token": {"access": "…"}`); only
+    // null and booleans, which cannot hold a secret, are kept.
+    const secret = inner !== null && typeof inner !== 'boolean' && SECRET_JSON_KEY.test(key);
     out[redact(key)] = secret
       ? isPassword(key)
         ? PLACEHOLDER.password
