@@ -26,8 +26,30 @@ const SECRET_JSON = JSON.stringify({
   password: ['Sup3rS3cret!'],
   token: { access: 'tok_live_9f8e7d6c' },
 });
+/** A successful call's whole result, as Traceloop exports it: a customer's record, which Errata does not keep. */
+const CUSTOMER_RECORD = 'Customer: Jane Roe, 12 Elm Street, Springfield; diagnosis: type 2 diabetes';
 const LEAKED =
-  /ABCDEFGHIJKLMNOPQRSTUV|abc123def456|hunter2|alice\.secret|12345678901234|QwErTyUiOp|wJalrXUtnFEMI|Sup3rS3cret|tok_live/;
+  /ABCDEFGHIJKLMNOPQRSTUV|abc123def456|hunter2|alice\.secret|12345678901234|QwErTyUiOp|wJalrXUtnFEMI|Sup3rS3cret|tok_live|Jane Roe/;
+
+/** A Traceloop (OpenLLMetry) tool span that is no error: its output attribute holds the whole result. */
+function traceloopSpan(traceId: string, parentSpanId: string, startMs: number, output: unknown) {
+  return {
+    traceId,
+    spanId: hex(8),
+    parentSpanId,
+    name: 'get_customer.tool',
+    kind: 1,
+    startTimeUnixNano: at(startMs),
+    endTimeUnixNano: at(startMs + 20),
+    attributes: [
+      text('traceloop.span.kind', 'tool'),
+      text('traceloop.entity.name', 'get_customer'),
+      text('traceloop.entity.input', JSON.stringify({ arguments: { id: 'c-1' } })),
+      text('traceloop.entity.output', JSON.stringify(output)),
+    ],
+    status: { code: 1 },
+  };
+}
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const text = (key: string, value: string) => ({ key, value: { stringValue: value } });
@@ -73,6 +95,9 @@ function secretTrace(traceId: string) {
       ],
       status: { code: 2, message: `failed: ${SECRETS}` },
     },
+    traceloopSpan(traceId, agent, 100, { result: CUSTOMER_RECORD, is_error: false }),
+    // A success that says it failed (failure-as-empty): its text is kept, for the misclassified results report.
+    traceloopSpan(traceId, agent, 200, { result: { ok: false, error: 'CRM unavailable' }, is_error: false }),
   ];
 }
 
@@ -95,10 +120,23 @@ describe('a trace with secrets in its attributes, ingested over OTLP', () => {
   });
   afterAll(() => server.close());
 
-  it('is stored and projected', async () => {
-    const calls = await server.db.selectFrom('tool_call').select('tool').execute();
+  it('is stored and projected; a hidden failure keeps the text it was detected by', async () => {
+    const calls = await server.db
+      .selectFrom('tool_call')
+      .select(['tool', 'outcome', 'failure_as_empty', 'sample_text'])
+      .orderBy('start_ns')
+      .execute();
     const runs = await server.db.selectFrom('agent_run').select('conversation_id').execute();
-    expect(calls.map((call) => call.tool)).toEqual(['lookup']);
+    expect(calls).toEqual([
+      expect.objectContaining({ tool: 'lookup', outcome: 'tool_error' }),
+      { tool: 'get_customer', outcome: 'ok', failure_as_empty: false, sample_text: null },
+      {
+        tool: 'get_customer',
+        outcome: 'ok',
+        failure_as_empty: true,
+        sample_text: '{"ok":false,"error":"CRM unavailable"}',
+      },
+    ]);
     expect(runs).toHaveLength(1);
   });
 

@@ -4,12 +4,15 @@ import { argsFingerprint, canonicalJson } from './args-hash';
 import {
   errataToolSpan,
   makeSpan,
+  type McpResult,
   protocolErrorSpan,
   sid,
   T0,
   toolCallOf,
   TRACE,
+  type ToolSpanInit,
 } from './fixtures.spec-helper';
+import { classifyToolCall } from './classify';
 import { MAX_NAME_BYTES, normalizeSpan } from './normalize-span';
 import { SpanKind, StatusCode } from './span';
 
@@ -320,6 +323,46 @@ describe('normalizeSpan: other instrumentations', () => {
     expect(call).toMatchObject({ source: 'traceloop', tool: 'search_tickets', outcome: 'tool_error' });
     expect(call.result.text).toBe('Rate limit exceeded');
     expect(call.args.hash).toBe(argsFingerprint({ q: 'refund' }).hash);
+  });
+
+  it('keeps the result text another instrumentation sends only when the call failed, came back empty, or its result signals a failure (DOMAIN.md §5)', () => {
+    const traceloop = (output: unknown) =>
+      toolCallOf(
+        makeSpan({
+          name: 'get_customer.tool',
+          attributes: {
+            'traceloop.span.kind': 'tool',
+            'traceloop.entity.name': 'get_customer',
+            'traceloop.entity.output': JSON.stringify(output),
+          },
+        }),
+      );
+    const record = 'Customer: Jane Roe, 12 Elm Street, Springfield; diagnosis: type 2 diabetes';
+    const success = traceloop({ result: record, is_error: false });
+    expect(success.outcome).toBe('ok');
+    expect(success.result).toMatchObject({ text: null, structured: null });
+
+    const hidden = traceloop({ result: { ok: false, error: 'CRM unavailable' }, is_error: false });
+    expect(hidden.outcome).toBe('ok');
+    expect(hidden.result.text).toBe('{"ok":false,"error":"CRM unavailable"}');
+    expect(classifyToolCall(hidden)).toMatchObject({ failureAsEmpty: true, evidence: 'failure:ok_false' });
+
+    expect(traceloop({ result: record, is_error: true }).result.text).toBe(record);
+
+    // What a producer sends as errata.result.* it sends by Errata's contract: every result only when opted in
+    // (the SDK's captureResults), so it is kept as sent.
+    const sent = (result: McpResult, init: ToolSpanInit = {}) =>
+      toolCallOf(errataToolSpan('t', result, init));
+    const structured = { customer: 'Jane Roe' };
+    expect(
+      sent({ content: [{ type: 'text', text: record }], structuredContent: structured }).result,
+    ).toMatchObject({ text: record, structured: '{"customer":"Jane Roe"}' });
+    const sentry = makeSpan({
+      name: 'tools/call get_customer',
+      kind: SpanKind.SERVER,
+      attributes: { 'mcp.tool.name': 'get_customer', 'mcp.tool.result.content': record },
+    });
+    expect(toolCallOf(sentry).result.text).toBeNull();
   });
 
   it('given a Traceloop ERROR span without output, then an McpError message decides, else it is an isError result', () => {

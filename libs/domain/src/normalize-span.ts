@@ -10,6 +10,7 @@ import type {
   ErrataEvent,
   EscalationObserved,
   EscalationTarget,
+  Outcome,
   SpanRef,
   SpanSource,
   SubagentReportObserved,
@@ -19,7 +20,7 @@ import type {
 } from './events';
 import { deriveOutcome, integerCode, messageExplainsNoResult, rpcCodeFromMessage } from './outcome';
 import { redact, storedText, truncateUtf8 } from './redaction';
-import { saysNoResults } from './result-signals';
+import { failureSignalOf, saysNoResults } from './result-signals';
 import { SpanKind, StatusCode, type Attributes, type SpanRecord } from './span';
 
 export interface NormalizeOptions {
@@ -328,6 +329,23 @@ function serverOf(span: SpanRecord): ToolCallData['server'] {
 const hostOf = (address: string | null): string | null =>
   address === null ? null : address.slice(address.lastIndexOf('@') + 1);
 
+/**
+ * The result text Errata keeps (DOMAIN.md §5). What a producer sends as `errata.result.text` it sends by that
+ * contract: Errata's SDK only for failures, empties and results that signal a failure, every result only when the
+ * user opted in (`captureResults`), a hand-made exporter by its own choice. Traceloop and Sentry put every result on
+ * their spans, a customer's record included, with nobody opting in: of theirs Errata keeps the text of a call that
+ * failed or came back empty, or whose text signals a failure (the failure-as-empty detector the SDK runs before
+ * sending), and none of a plain success. The detector reads the stored text, as the classification will.
+ */
+function keptResultText(
+  outcome: Outcome,
+  text: string | null,
+  fromOtherInstrumentation: boolean,
+): string | null {
+  if (text === null || !fromOtherInstrumentation || outcome !== 'ok') return text;
+  return failureSignalOf(null, text) !== null ? text : null;
+}
+
 function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCallObserved {
   const a = span.attributes;
   const vendor =
@@ -356,7 +374,8 @@ function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCall
 
   const empty = readBool(a, 'errata.result.empty') ?? vendor.empty;
   const itemCount = readInt(a, 'errata.result.item_count');
-  const resultText = readString(a, 'errata.result.text') ?? vendor.text;
+  const errataText = readString(a, 'errata.result.text');
+  const resultText = errataText ?? vendor.text;
   const tool = toolName(span);
   const outcome = deriveOutcome({
     errorType,
@@ -400,7 +419,7 @@ function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCall
         isError,
         empty,
         itemCount: itemCount !== null && itemCount >= 0 ? itemCount : null,
-        text: storedText(resultText, limit),
+        text: keptResultText(outcome, storedText(resultText, limit), errataText === null),
         structured: storedText(readString(a, 'errata.result.structured'), limit),
         textMirror: readBool(a, 'errata.result.text_mirror'),
       },
