@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { filtersOf } from './route';
+import { inTimeZone } from '@errata/domain/time-zone.spec-helper';
 
 const NOW = new Date('2026-12-01T10:00:30Z');
 const filters = (query: string) => filtersOf(new URLSearchParams(query), NOW);
 
 describe('the window in a dashboard link', () => {
-  // Node reads TZ again when it is set: a zone away from UTC shows a date-time read as local time.
-  const zone = process.env['TZ'];
-  beforeAll(() => {
-    process.env['TZ'] = 'America/New_York';
-  });
-  afterAll(() => {
-    if (zone === undefined) delete process.env['TZ'];
-    else process.env['TZ'] = zone;
-  });
+  inTimeZone('America/New_York');
 
   it('is the explicit from and to when both name real instants', () => {
     expect(filters('from=2026-11-30T00:00:00Z&to=2026-12-01T00:00:00Z')).toMatchObject({

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseIsoInstant } from './iso-instant';
+import { inTimeZone } from './time-zone.spec-helper';
 
 describe('parseIsoInstant', () => {
-  // Node reads TZ again when it is set: a zone away from UTC shows a date-time read as local time.
-  const zone = process.env['TZ'];
-  beforeAll(() => {
-    process.env['TZ'] = 'America/New_York';
-  });
-  afterAll(() => {
-    if (zone === undefined) delete process.env['TZ'];
-    else process.env['TZ'] = zone;
-  });
+  inTimeZone('America/New_York');
 
   it('names no instant for a date the calendar does not have, which Date would roll over into another day', () => {
     for (const value of [
