@@ -92,6 +92,30 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
     expect(runs.n).toBe(logged.n);
   });
 
+  it('leaves read models of a newer rules version alone: a newer Errata projects this database, not this one', async () => {
+    const projector = server.app.get(ProjectorService);
+    await projector.settle();
+    const runs = async () => (await server.db.selectFrom('agent_run').select('span_id').execute()).length;
+    const projected = await runs();
+    // Given checkpoints a newer Errata wrote, and an event it has not projected yet
+    await server.db
+      .updateTable('projection_checkpoint')
+      .set({ version: READ_MODELS_VERSION + 1 })
+      .execute();
+    await events.append(projectId, [event('00000000000000bb')], [], counts);
+    // When this Errata catches up, or is asked to rebuild
+    expect(await projector.catchUp()).toBe(0);
+    await expect(projector.rebuild()).rejects.toThrow(/rules version \d+, newer than this Errata's/);
+    // Then it truncated nothing and projected nothing: the checkpoints are the newer Errata's
+    expect(await runs()).toBe(projected);
+    const versions = await server.db.selectFrom('projection_checkpoint').select('version').execute();
+    expect(versions.map((row) => row.version)).toEqual([READ_MODELS_VERSION + 1, READ_MODELS_VERSION + 1]);
+    // And once the checkpoints are of its version again (that Errata stopped, the database was rebuilt), it goes on
+    await server.db.updateTable('projection_checkpoint').set({ version: READ_MODELS_VERSION }).execute();
+    await projector.settle();
+    expect(await runs()).toBe(projected + 1);
+  });
+
   // PGlite is one session: no second writer can move the checkpoint while a batch is in flight.
   it.skipIf(store === 'pglite')(
     'rolls back a batch whose checkpoint another writer moved meanwhile: read models untouched',

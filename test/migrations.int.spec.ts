@@ -45,10 +45,15 @@ describe('migrations and readiness', () => {
     expect(before).toMatchObject({ ready: false, database: 'reachable' });
     expect(before.pendingMigrations).toContain('0001_event_log');
 
-    const { stdout } = await run(process.execPath, [CLI, 'migrate'], {
-      env: { ...process.env, DATABASE_URL: databaseUrlFor(name) },
-    });
+    const migrate = () =>
+      run(process.execPath, [CLI, 'migrate'], {
+        env: { ...process.env, DATABASE_URL: databaseUrlFor(name) },
+      });
+    const { stdout, stderr } = await migrate();
     expect(stdout).toMatch(/migrations up to date \(PostgreSQL at postgres:\/\//);
+    // It says what it applied (an upgrade shows which), and nothing when there was nothing to apply
+    expect(stderr).toMatch(/^applied migrations 0001_event_log, 0002_[a-z_]+, .*0011_[a-z_]+\n$/);
+    expect((await migrate()).stderr).toBe('');
 
     expect(await pendingMigrations(db, MIGRATIONS_DIR)).toEqual([]);
     expect(await health.readiness()).toMatchObject({

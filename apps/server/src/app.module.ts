@@ -1,4 +1,4 @@
-import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
 import { FindingsController } from './controllers/findings.controller';
 import { HealthController } from './controllers/health.controller';
@@ -97,7 +97,8 @@ export class AppModule {
           useFactory: async (): Promise<Database> => {
             const database = openDatabase(config);
             try {
-              await migrateToLatest(database.db);
+              const applied = await migrateToLatest(database.db);
+              if (applied.length > 0) new Logger('Migrations').log(`applied ${applied.join(', ')}`);
             } catch (error) {
               await database.destroy();
               throw error;

@@ -67,7 +67,9 @@ async function main(argv: string[]): Promise<void> {
   }
   const database = openDatabase(loadConfig());
   try {
-    await migrateToLatest(database.db);
+    const applied = await migrateToLatest(database.db);
+    // Every command migrates first; stdout stays the command's own (scripts read keys from it).
+    if (applied.length > 0) process.stderr.write(`applied migrations ${applied.join(', ')}\n`);
     await run(command, positionals, values, database);
   } finally {
     await database.destroy();

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Logger } from '@nestjs/common';
@@ -45,7 +45,11 @@ export function openDatabase(config: Pick<AppConfig, 'databaseUrl' | 'dataDir' |
     };
   }
   const dataDir = join(config.dataDir, 'pgdata');
-  mkdirSync(dataDir, { recursive: true });
+  // PGlite writes its files readable and writable by everyone (0666): only its directory keeps other local users out
+  // of the keys' hashes and the event log, as PostgreSQL's own 0700 data directory does; also a store an earlier
+  // version created open. ERRATA_DATA_DIR itself may be the user's and is left as it is.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
   const unlock = lockEmbeddedStore(dataDir);
   const db = new Kysely<DB>({ dialect: new PGliteDialect(new PGlite(dataDir)) });
   return {

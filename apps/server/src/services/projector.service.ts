@@ -56,6 +56,20 @@ class CheckpointMoved extends Error {
 }
 
 /**
+ * The read models are of newer rules than this Errata's: a newer Errata projects this database (a rolling upgrade,
+ * or an old instance left running). Rebuilding them under the older rules would undo its work, and it would undo
+ * this one's in turn, for ever; this one leaves projecting to it.
+ */
+class NewerRulesVersion extends Error {
+  constructor(readonly version: number) {
+    super(
+      `the read models are at rules version ${version}, newer than this Errata's ${READ_MODELS_VERSION}: a newer ` +
+        'Errata projects this database, so this one does not (upgrade it, or stop it)',
+    );
+  }
+}
+
+/**
  * A failure the records of a batch cause, every time they are projected: a data error of PostgreSQL's, or the
  * TypeError / SyntaxError / RangeError JavaScript throws on a value it cannot read (a BigInt from "soon"). Not the
  * database being away or busy, not another projector's move, and not an error of unknown kind, which pg's client
@@ -92,6 +106,8 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   /** Contribution rows the statistics were last taken at (null: not read yet), and events applied since. */
   private analyzedRows: number | null = null;
   private appliedSinceAnalyze = 0;
+  /** The newer rules version found in the checkpoints and warned about once (null: none). */
+  private newerRulesSeen: number | null = null;
   /** Ends the background loop's wait for a pause in ingest at shutdown. */
   private readonly shuttingDown = new AbortController();
 
@@ -191,6 +207,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       return LOG_START;
     }
     if (checkpoint.version === READ_MODELS_VERSION) return checkpoint.position;
+    if (checkpoint.version > READ_MODELS_VERSION) throw new NewerRulesVersion(checkpoint.version);
     this.logger.log(
       `rules version changed to ${READ_MODELS_VERSION}: rebuilding the read models from the log`,
     );
@@ -214,7 +231,22 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
    * runs before each batch (the background loop yields to ingest there) and ends the catching up when it says false.
    */
   async catchUp(onProgress?: ProgressListener, beforeBatch?: () => Promise<boolean>): Promise<number> {
+    try {
+      return await this.projectAll(onProgress, beforeBatch);
+    } catch (error) {
+      if (!(error instanceof NewerRulesVersion)) throw error;
+      if (this.newerRulesSeen !== error.version) this.logger.warn(error.message);
+      this.newerRulesSeen = error.version;
+      return 0;
+    }
+  }
+
+  private async projectAll(
+    onProgress?: ProgressListener,
+    beforeBatch?: () => Promise<boolean>,
+  ): Promise<number> {
     await this.ensureCurrentVersion();
+    this.newerRulesSeen = null;
     let total = 0;
     let limit = BATCH_SIZE;
     for (;;) {
@@ -327,6 +359,9 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
    * background loop stops before its next batch: a backlog left by a burst is projected after the next start.
    */
   private async yieldToIngest(): Promise<boolean> {
+    // A turn of the event loop between batches: embedded PGlite answers in this process without one, so a long
+    // catch-up (a rebuild after an upgrade) kept the HTTP server from listening and SIGTERM from being handled.
+    await new Promise((resolve) => setImmediate(resolve));
     await this.ingest.quiet(this.config.projectionYieldMs, this.shuttingDown.signal);
     return !this.shuttingDown.signal.aborted;
   }
@@ -372,6 +407,9 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   async rebuild(onProgress?: ProgressListener): Promise<number> {
     await this.database.db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${PROJECTOR_LOCK})`.execute(trx);
+      const checkpoint = await this.checkpoints.get(trx, READ_MODELS_PROJECTION);
+      if (checkpoint !== null && checkpoint.version > READ_MODELS_VERSION)
+        throw new NewerRulesVersion(checkpoint.version);
       await this.startOver(trx);
     });
     return this.settle(onProgress);

@@ -1,0 +1,63 @@
+/**
+ * The embedded PGlite store. It runs in Errata's own process: a long catch-up (the rebuild after an upgrade, a
+ * backlog at start) must leave the event loop turns to answer HTTP and handle signals between its batches. Its
+ * files are written open to everyone: its directory must not be.
+ */
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { EventRepository } from '../apps/server/src/repositories/event.repository';
+import { ProjectorService } from '../apps/server/src/services/projector.service';
+import { agentRunEvent } from './support/agent-run-event';
+import { defaultProjectId, startTestServer, type TestServer } from './support/server';
+
+const BACKLOG = 12_000; // six batches of the projector's 2,000
+
+let server: TestServer;
+let dataDir: string;
+beforeAll(async () => {
+  // A store an earlier version created, its directory open to every local user
+  dataDir = await mkdtemp(join(tmpdir(), 'errata-embedded-'));
+  await mkdir(join(dataDir, 'pgdata'), { mode: 0o755 });
+  // The background projector runs at start only; the backlog is appended straight to the log after it.
+  server = await startTestServer('pglite', { ERRATA_PROJECTION_POLL_MS: '600000', ERRATA_DATA_DIR: dataDir });
+  await server.catchUp();
+  const projectId = await defaultProjectId(server.db);
+  const events = server.app.get(EventRepository);
+  for (let at = 0; at < BACKLOG; at += 2_000) {
+    const chunk = Array.from({ length: 2_000 }, (_, i) =>
+      agentRunEvent((at + i + 1).toString(16).padStart(16, '0')),
+    );
+    await events.append(projectId, chunk, [], { received: chunk.length, dropped: 0, rejected: 0 });
+  }
+}, 120_000);
+afterAll(async () => {
+  await server?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const projectedRuns = async () =>
+  Number(
+    (
+      await server.db
+        .selectFrom('agent_run')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+it('answers HTTP while the background projector catches up with a backlog, not only after it', async () => {
+  // When the background projector starts on the backlog
+  server.app.get(ProjectorService).wake();
+  // Then a request is answered before the backlog is all projected
+  expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  expect(await projectedRuns()).toBeLessThan(BACKLOG);
+  // And the projector still gets through all of it
+  await server.catchUp();
+  expect(await projectedRuns()).toBe(BACKLOG);
+}, 120_000);
+
+it('keeps its data directory to its own user (0700), also one an earlier version created open', async () => {
+  expect((await stat(join(dataDir, 'pgdata'))).mode & 0o777).toBe(0o700);
+});
