@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -52,7 +53,8 @@ describe('migrations and readiness', () => {
     const { stdout, stderr } = await migrate();
     expect(stdout).toMatch(/migrations up to date \(PostgreSQL at postgres:\/\//);
     // It says what it applied (an upgrade shows which), and nothing when there was nothing to apply
-    expect(stderr).toMatch(/^applied migrations 0001_event_log, 0002_[a-z_]+, .*0011_[a-z_]+\n$/);
+    const names = (await readdir(MIGRATIONS_DIR)).filter((file) => file.endsWith('.sql')).sort();
+    expect(stderr).toBe(`applied migrations ${names.map((file) => file.replace(/\.sql$/, '')).join(', ')}\n`);
     expect((await migrate()).stderr).toBe('');
 
     expect(await pendingMigrations(db, MIGRATIONS_DIR)).toEqual([]);

@@ -50,4 +50,20 @@ describe.each(['postgres', 'pglite'] as Store[])('the projection lag /readyz rep
     await server.catchUp();
     expect((await readiness()).projectionLagSeconds).toBe(0);
   });
+
+  it('is where a newer Errata projecting this database stands, not the whole log, on an older one', async () => {
+    // Given checkpoints of newer rules, caught up with the log (this older Errata leaves projecting to that one)
+    await server.db
+      .updateTable('projection_checkpoint')
+      .set((eb) => ({ version: eb('version', '+', 1) }))
+      .execute();
+    try {
+      expect((await readiness()).projectionLagSeconds).toBe(0);
+    } finally {
+      await server.db
+        .updateTable('projection_checkpoint')
+        .set((eb) => ({ version: eb('version', '-', 1) }))
+        .execute();
+    }
+  });
 });

@@ -36,6 +36,7 @@ describe('parseIsoInstant', () => {
   it('takes every real date, a leap day and the end of a day (24:00) included', () => {
     expect(parseIsoInstant('2024-02-29T12:00:00Z')).toEqual(new Date(Date.UTC(2024, 1, 29, 12)));
     expect(parseIsoInstant('2026-11-30T24:00:00Z')).toEqual(new Date(Date.UTC(2026, 11, 1)));
+    expect(parseIsoInstant('0000-02-29')?.toISOString()).toBe('0000-02-29T00:00:00.000Z'); // a leap year
     expect(parseIsoInstant('2026-11-30T23:59:59.999+01:00')).toEqual(
       new Date(Date.UTC(2026, 10, 30, 22, 59, 59, 999)),
     );

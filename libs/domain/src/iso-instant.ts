@@ -18,7 +18,9 @@ export function parseIsoInstant(value: string): Date | null {
     field(5),
     field(6),
   ];
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const lastOfMonth = new Date(0);
+  lastOfMonth.setUTCFullYear(year, month, 0); // Date.UTC would read the years 0–99 as 1900–1999
+  const daysInMonth = lastOfMonth.getUTCDate();
   const endOfDay = hour === 24 && minute === 0 && second === 0;
   const isCalendarDate =
     month >= 1 &&

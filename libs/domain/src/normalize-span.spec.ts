@@ -130,6 +130,15 @@ describe('normalizeSpan: tool calls (Errata SDK)', () => {
     expect(call.server.address).toBe('mcp.internal');
   });
 
+  it('keeps a server address whole but for its user info: it names a server that says no name, digits and all', () => {
+    const at = (address: string) =>
+      toolCallOf(errataToolSpan('t', { isError: false }, { attributes: { 'server.address': address } }))
+        .server.address;
+    expect(at('node-20261201.svc')).toBe('node-20261201.svc');
+    expect(at('node-20261202.svc')).toBe('node-20261202.svc');
+    expect(at('admin:s3cret@10.0.0.12')).toBe('10.0.0.12');
+  });
+
   it('keeps the error types and JSON-RPC codes the classifier reads exactly as sent', () => {
     const errorTypes = [
       'tool_error',

@@ -52,7 +52,7 @@ const nameOf = (value: string | null): string | null =>
 
 /**
  * A short free-text attribute that is no key of the reports (error type, status code, session and request ids,
- * server address, conversation id), as stored: any exporter may put anything there, a credential or an e-mail
+ * conversation id), as stored: any exporter may put anything there, a credential or an e-mail
  * address included, so it is redacted like every stored text, and cut to MAX_NAME_BYTES like a name. Empty → null.
  */
 const storedShortText = (value: string | null): string | null => storedText(value, MAX_NAME_BYTES);
@@ -320,7 +320,9 @@ function serverOf(span: SpanRecord): ToolCallData['server'] {
         readString(a, 'mcp.server.version') ??
         (isServer ? readString(span.resource, 'service.version') : null),
     ),
-    address: storedShortText(hostOf(readString(a, 'server.address'))),
+    // A key of the reports when the server says no name (`serverLabel`): cut like a name, not redacted (a host's
+    // digits are no secret, and redacting them made node-20261201 and node-20261202 one server); its user info is.
+    address: nameOf(hostOf(readString(a, 'server.address'))),
     port: port !== null && port >= 0 && port <= 65535 ? port : null,
   };
 }

@@ -96,6 +96,18 @@ describe('analyzeRetries: labels (DOMAIN.md §2 table)', () => {
     expect(analyzeRetries(calls).chains).toMatchObject([{ recovered: false, lastOutcome: 'tool_error' }]);
   });
 
+  it('given a chain that starts with ok_empty, then a guess after it is wasted unless a later call reaches ok', () => {
+    const calls = [
+      fact('a', 0, 100, 'ok_empty', 'empty'),
+      fact('b', 200, 100, 'tool_error', 'unknown', { argsHash: 'h2' }),
+      fact('c', 400, 100, 'tool_error', 'unknown', { argsHash: 'h2' }),
+    ];
+    expect(labelsOf(calls)).toEqual([
+      ['b', 'a', 'refined', false, 'inferred'],
+      ['c', 'b', 'guess', true, 'inferred'],
+    ]);
+  });
+
   it('given a failed call without a category, then it is treated as unknown', () => {
     const calls = [fact('a', 0, 100, 'protocol_error', null), fact('b', 200, 100, 'ok', null)];
     expect(analyzeRetries(calls).retries[0]).toMatchObject({

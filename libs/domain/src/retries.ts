@@ -165,16 +165,18 @@ export function analyzeRetries(calls: readonly CallFact[], options: RetryOptions
       list.push(i);
     }
   });
-  // A guess is wasted when its chain never reaches ok / ok_empty (DOMAIN.md §2), even if it fails again after.
+  // A guess is wasted when its chain never reaches ok / ok_empty from that retry on (DOMAIN.md §2), even if it
+  // fails again after: per call, whether it or a later call of its chain is ok / ok_empty.
   const reachesOk = new Map<number, boolean>();
   const chains: RetryChain[] = [];
   for (const [r, list] of [...members].sort(([a], [b]) => a - b)) {
     const first = ordered[r]!;
     const last = ordered[list[list.length - 1]!]!;
-    reachesOk.set(
-      r,
-      list.some((i) => isOkOrEmpty(ordered[i]!.outcome)),
-    );
+    let later = false;
+    for (const i of [...list].reverse()) {
+      later ||= isOkOrEmpty(ordered[i]!.outcome);
+      reachesOk.set(i, later);
+    }
     chains.push({
       key: first.key,
       calls: list.map((i) => ordered[i]!.key),
@@ -193,7 +195,7 @@ export function analyzeRetries(calls: readonly CallFact[], options: RetryOptions
     const a = ordered[parent]!;
     const chainRoot = root[i]!;
     const sameArgs = a.argsHash !== null && b.argsHash !== null ? a.argsHash === b.argsHash : null;
-    const { label, wasted } = labelRetry(a, b, sameArgs, reachesOk.get(chainRoot) ?? false);
+    const { label, wasted } = labelRetry(a, b, sameArgs, reachesOk.get(i) ?? false);
     retries.push({
       key: b.key,
       retryOf: a.key,

@@ -54,7 +54,10 @@ export function mountOpenApi(app: NestExpressApplication): void {
         'read-key',
       )
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A project admin key.' }, 'admin-key')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A project ingest key.' }, 'ingest-key')
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', description: 'A project ingest (or admin) key.' },
+        'ingest-key',
+      )
       .build(),
   );
   // Users paste a key into the Swagger UI's Authorize dialog: no other site may frame it.

@@ -21,6 +21,9 @@ import { Poller } from './poller';
 
 const NO_FILTER = { from: null, to: null, server: null, tool: null, agent: null };
 
+/** A finding as its webhook shows it: with samples, the suggested contract and where its fix stands. */
+type FindingDetail = Awaited<ReturnType<FindingsService['get']>>;
+
 /**
  * Turns the findings of owned MCP servers into fixes and follows them (DOMAIN.md §7): a finding with an owner gets
  * FixSuggested and a webhook to the owner; later traffic verifies the fix (a newer server version stopped violating
@@ -99,41 +102,57 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
             : finding.serverVersions.some((version) => inVersionRange(version, owner.versionRange))),
       );
       if (owned.length === 0) continue;
-      const events = await this.database.db.transaction().execute(async (trx) => {
-        await this.fixes.lock(trx, projectId, finding.id);
-        const fix = await this.fixes.get(trx, projectId, finding.id);
-        const now = new Date().toISOString();
-        const decided: FixEvent | null =
-          fix === null
-            ? {
-                type: 'FixSuggested',
-                data: {
-                  findingId: finding.id,
-                  server: finding.server,
-                  tool: finding.tool,
-                  rule: finding.rule,
-                  versions: finding.serverVersions,
-                  at: now,
-                },
-              }
-            : // Only traffic after the suggestion tells whether the fix landed: what came before is what it was
-              // suggested for (the versions violating then are the fix's bad versions).
-              decideFromTraffic(
-                fix,
-                await this.findings.versionTraffic(projectId, finding, new Date(fix.suggestedAt)),
-                { minCalls: this.config.fixMinCalls, now },
-              );
-        if (decided === null) {
-          if (fix !== null) await this.notifyNewOwners(trx, projectId, owned, finding, fix);
-          return [];
-        }
-        const after = await this.fixes.append(trx, projectId, [decided]);
-        await this.notify(trx, projectId, owned, finding, after!, decided);
-        return [decided];
-      });
-      appended.push(...events);
+      appended.push(...(await this.runFinding(projectId, finding, owned)));
     }
     return appended;
+  }
+
+  /**
+   * Decides what is new about one finding's fix and enqueues what it sends, in one transaction. What the decision
+   * reads besides the fix (its traffic, the finding's detail for the webhook) is read before it: inside, a query on
+   * another connection would wait for ever on embedded PGlite, whose one connection the transaction holds. If the fix
+   * changed meanwhile (another instance decided), this round leaves it to the next.
+   */
+  private async runFinding(
+    projectId: number,
+    finding: Finding,
+    owned: readonly Owner[],
+  ): Promise<FixEvent[]> {
+    const before = await this.fixes.current(projectId, finding.id);
+    // Only traffic after the suggestion tells whether the fix landed: what came before is what it was suggested for
+    // (the versions violating then are the fix's bad versions).
+    const traffic =
+      before === null
+        ? null
+        : await this.findings.versionTraffic(projectId, finding, new Date(before.suggestedAt));
+    const detail = await this.findings.get(projectId, finding.id, NO_FILTER);
+    return this.database.db.transaction().execute(async (trx) => {
+      await this.fixes.lock(trx, projectId, finding.id);
+      const fix = await this.fixes.get(trx, projectId, finding.id);
+      if (JSON.stringify(fix) !== JSON.stringify(before)) return [];
+      const now = new Date().toISOString();
+      const decided: FixEvent | null =
+        fix === null
+          ? {
+              type: 'FixSuggested',
+              data: {
+                findingId: finding.id,
+                server: finding.server,
+                tool: finding.tool,
+                rule: finding.rule,
+                versions: finding.serverVersions,
+                at: now,
+              },
+            }
+          : decideFromTraffic(fix, traffic ?? [], { minCalls: this.config.fixMinCalls, now });
+      if (decided === null) {
+        if (fix !== null) await this.notifyNewOwners(trx, projectId, owned, detail, fix);
+        return [];
+      }
+      const after = await this.fixes.append(trx, projectId, [decided]);
+      await this.notify(trx, projectId, owned, detail, after!, decided);
+      return [decided];
+    });
   }
 
   /**
@@ -144,7 +163,7 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     trx: Kysely<DB>,
     projectId: number,
     owners: readonly Owner[],
-    finding: Finding,
+    finding: FindingDetail,
     fix: Fix,
   ) {
     const latest = (await this.fixes.events(trx, projectId, finding.id))
@@ -164,17 +183,16 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     trx: Kysely<DB>,
     projectId: number,
     owners: readonly Owner[],
-    finding: Finding,
+    finding: FindingDetail,
     fix: Fix,
     event: FixEvent,
   ) {
     const type = webhookTypeOf(event);
     if (type === null) return;
-    const detail = await this.findings.get(projectId, finding.id, NO_FILTER);
     const payload = JSON.stringify({
       type,
       timestamp: new Date().toISOString(),
-      data: { fix, finding: detail, suggestedContract: detail.suggestedContract },
+      data: { fix, finding, suggestedContract: finding.suggestedContract },
     });
     for (const owner of owners) {
       await this.deliveries.enqueue(trx, {

@@ -55,10 +55,14 @@ export class HealthService {
     }
   }
 
-  /** A checkpoint of other rules is rebuilt from the log's start: the reports wait for all of it. */
+  /**
+   * A checkpoint of older rules is rebuilt from the log's start: the reports wait for all of it. One of newer rules
+   * is a newer Errata's, which projects the reports this one serves: they are where it stands.
+   */
   private async projectionLag(): Promise<number> {
     const checkpoint = await this.checkpoints.get(this.database.db, READ_MODELS_PROJECTION);
-    const position = checkpoint?.version === READ_MODELS_VERSION ? checkpoint.position : LOG_START;
+    const position =
+      checkpoint !== null && checkpoint.version >= READ_MODELS_VERSION ? checkpoint.position : LOG_START;
     return Math.round((await this.events.secondsWaitingAfter(this.database.db, position)) ?? 0);
   }
 }
