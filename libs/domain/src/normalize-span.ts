@@ -52,8 +52,8 @@ const nameOf = (value: string | null): string | null =>
 
 /**
  * A short free-text attribute that is no key of the reports (error type, status code, session and request ids,
- * conversation id), as stored: any exporter may put anything there, a credential or an e-mail
- * address included, so it is redacted like every stored text, and cut to MAX_NAME_BYTES like a name. Empty → null.
+ * conversation id), as stored: any exporter may put anything there, a credential or an e-mail address included, so
+ * it is redacted like every stored text, and cut to MAX_NAME_BYTES like a name. Empty → null.
  */
 const storedShortText = (value: string | null): string | null => storedText(value, MAX_NAME_BYTES);
 
