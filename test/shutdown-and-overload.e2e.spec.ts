@@ -7,9 +7,12 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentTrace, type ToolCallSpec } from './support/agent-spans';
-import { IngestActivity } from '../apps/server/src/services/ingest-activity';
+import { EventRepository } from '../apps/server/src/repositories/event.repository';
+import { IngestService } from '../apps/server/src/services/ingest.service';
+import { ProjectorService } from '../apps/server/src/services/projector.service';
+import { agentRunEvent } from './support/agent-run-event';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
-import { listEvents, startTestServer, type TestServer } from './support/server';
+import { defaultProjectId, listEvents, startTestServer, type TestServer } from './support/server';
 import { spawnServer } from './support/server-process';
 
 function manyCalls(count: number, t0: number): ToolCallSpec[] {
@@ -76,43 +79,13 @@ describe('overload: a request past the limit is refused before its body is read'
       ERRATA_MAX_CONCURRENT_INGESTS: '2',
       ERRATA_MAX_BODY_BYTES: String(1024 * 1024),
     });
-    const t0 = Date.UTC(2026, 10, 30, 18);
-    body = Buffer.from(
-      ProtobufTraceSerializer.serializeRequest(new AgentTrace().run('slow', t0, manyCalls(50, t0)))!,
-    );
+    body = tracesBody();
   });
   afterAll(() => server.close());
 
-  const inFlight = () => server.app.get(IngestActivity).requestsInFlight;
-
-  async function until(condition: () => boolean) {
-    const deadline = Date.now() + 5_000;
-    while (!condition()) {
-      if (Date.now() > deadline) throw new Error('timed out waiting for the server');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-
-  /** Starts an upload of `payload` and sends only its first bytes: the rest is sent by `finish()`. */
-  function startUpload(payload: Buffer, headers: Record<string, string> = {}) {
-    const upload: ClientRequest = request(`${server.url}/v1/traces`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-protobuf',
-        'content-length': payload.length,
-        authorization: `Bearer ${server.ingestKey}`,
-        ...headers,
-      },
-    });
-    upload.on('error', () => {}); // the aborted upload and the refused one lose their sockets
-    const answered = once(upload, 'response').then(([response]) => {
-      (response as IncomingMessage).resume();
-      return response as IncomingMessage;
-    });
-    answered.catch(() => {}); // an upload the test aborts is never answered
-    upload.write(payload.subarray(0, 20));
-    return { upload, answered, finish: () => upload.end(payload.subarray(20)) };
-  }
+  const inFlight = () => server.app.get(IngestService).requestsAdmitted;
+  const startUpload = (payload: Buffer, headers: Record<string, string> = {}) =>
+    startUploadTo(server, payload, headers);
 
   it('answers the third concurrent upload 503 + Retry-After at once, and frees the place of an aborted one', async () => {
     const first = startUpload(body);
@@ -205,4 +178,79 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(connections.rows[0]!.n).toBe(0);
     expect(server.output()).not.toMatch(/error/i);
   }, 60_000);
+});
+
+async function until(condition: () => boolean | Promise<boolean>, ms = 5_000) {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the server');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Starts an upload of `payload` and sends only its first bytes: the rest is sent by `finish()`. */
+function startUploadTo(server: TestServer, payload: Buffer, headers: Record<string, string> = {}) {
+  const upload: ClientRequest = request(`${server.url}/v1/traces`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-protobuf',
+      'content-length': payload.length,
+      authorization: `Bearer ${server.ingestKey}`,
+      ...headers,
+    },
+  });
+  upload.on('error', () => {}); // the aborted upload and the refused one lose their sockets
+  const answered = once(upload, 'response').then(([response]) => {
+    (response as IncomingMessage).resume();
+    return response as IncomingMessage;
+  });
+  answered.catch(() => {}); // an upload the test aborts is never answered
+  upload.write(payload.subarray(0, 20));
+  return { upload, answered, finish: () => upload.end(payload.subarray(20)) };
+}
+
+function tracesBody(): Buffer {
+  const t0 = Date.UTC(2026, 10, 30, 18);
+  return Buffer.from(
+    ProtobufTraceSerializer.serializeRequest(new AgentTrace().run('slow', t0, manyCalls(50, t0)))!,
+  );
+}
+
+describe('overload: a body that does not arrive', () => {
+  let server: TestServer;
+  afterAll(() => server?.close());
+
+  it('is answered 408 after ERRATA_BODY_TIMEOUT_MS, and its place is free again; it does not hold the projector back', async () => {
+    server = await startTestServer('postgres', {
+      ERRATA_MAX_CONCURRENT_INGESTS: '1',
+      ERRATA_BODY_TIMEOUT_MS: '1500',
+      ERRATA_PROJECTION_POLL_MS: '600000',
+      ERRATA_PROJECTION_YIELD_MS: '600000',
+    });
+    await server.catchUp();
+    const body = tracesBody();
+    // Given an upload that stalls after its first bytes, holding the only place
+    const stalled = startUploadTo(server, body);
+    await until(() => server.app.get(IngestService).requestsAdmitted === 1);
+
+    // Then the projector does not wait for it: a body on its way uses no CPU
+    const projectId = await defaultProjectId(server.db);
+    await server.app
+      .get(EventRepository)
+      .append(projectId, [agentRunEvent('0000000000000d01')], [], { received: 1, dropped: 0, rejected: 0 });
+    server.app.get(ProjectorService).wake();
+    await until(
+      async () => (await server.db.selectFrom('agent_run').select('span_id').execute()).length === 1,
+    );
+
+    // And the stalled upload is answered 408 once its time is up, which frees its place
+    const answer = await Promise.race([
+      stalled.answered,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('never answered')), 10_000)),
+    ]);
+    expect(answer.statusCode).toBe(408);
+    const next = startUploadTo(server, body);
+    next.finish();
+    expect((await next.answered).statusCode).toBe(200);
+  }, 30_000);
 });

@@ -10,6 +10,8 @@ export interface AppConfig {
   readonly ingestKey: string | null;
   readonly readKey: string | null;
   readonly maxBodyBytes: number;
+  /** How long an OTLP request's body may take to arrive: its place among the concurrent ingests is held meanwhile. */
+  readonly bodyTimeoutMs: number;
   readonly maxAttributeBytes: number;
   readonly maxConcurrentIngests: number;
   readonly poolSize: number;
@@ -45,6 +47,7 @@ export const CONFIG_VARIABLES = [
   'ERRATA_INGEST_KEY',
   'ERRATA_READ_KEY',
   'ERRATA_MAX_BODY_BYTES',
+  'ERRATA_BODY_TIMEOUT_MS',
   'ERRATA_MAX_ATTRIBUTE_BYTES',
   'ERRATA_MAX_CONCURRENT_INGESTS',
   'ERRATA_PG_POOL_SIZE',
@@ -79,6 +82,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
     ingestKey: apiKey(env, 'ERRATA_INGEST_KEY'),
     readKey: apiKey(env, 'ERRATA_READ_KEY'),
     maxBodyBytes: integer(env, 'ERRATA_MAX_BODY_BYTES', 64 * 1024 * 1024, 1024),
+    bodyTimeoutMs: integer(env, 'ERRATA_BODY_TIMEOUT_MS', 30_000, 100),
     maxAttributeBytes: integer(env, 'ERRATA_MAX_ATTRIBUTE_BYTES', 1024 * 1024, 1024),
     maxConcurrentIngests: integer(env, 'ERRATA_MAX_CONCURRENT_INGESTS', 16, 1),
     poolSize: integer(env, 'ERRATA_PG_POOL_SIZE', 10, 2),

@@ -43,7 +43,7 @@ export class OtlpIngestController {
     }
     const result = await this.ingest.ingest(
       principal.projectId,
-      () => readRequestBody(req, this.config.maxBodyBytes),
+      () => readRequestBody(req, this.config.maxBodyBytes, this.config.bodyTimeoutMs),
       encoding,
     );
     const partial =

@@ -12,6 +12,7 @@ import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { IngestOverloadedError } from '../services/ingest.service';
 import {
   BadCompressionError,
+  BodyTimeoutError,
   BodyTooLargeError,
   RequestAbortedError,
   UnsupportedEncodingError,
@@ -64,6 +65,7 @@ export class OtlpExceptionFilter implements ExceptionFilter {
     if (exception instanceof UnsupportedEncodingError) return { status: 415, message: exception.message };
     // Nobody reads this answer; it is no error of Errata's, so it is not logged as one.
     if (exception instanceof RequestAbortedError) return { status: 400, message: exception.message };
+    if (exception instanceof BodyTimeoutError) return { status: 408, message: exception.message };
     if (exception instanceof IngestOverloadedError) {
       return { status: 503, message: exception.message, retryAfterSeconds: exception.retryAfterSeconds };
     }
@@ -80,6 +82,16 @@ export class OtlpExceptionFilter implements ExceptionFilter {
 
 /** google.rpc.Code for the HTTP status, per the usual gRPC↔HTTP mapping. */
 function grpcCode(status: number): number {
-  const codes: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 413: 8, 415: 3, 429: 8, 503: 14 };
+  const codes: Record<number, number> = {
+    400: 3,
+    401: 16,
+    403: 7,
+    404: 5,
+    408: 4,
+    413: 8,
+    415: 3,
+    429: 8,
+    503: 14,
+  };
   return codes[status] ?? 13;
 }

@@ -21,6 +21,11 @@ export class RequestAbortedError extends Error {
     super('the client closed the connection before the whole body arrived');
   }
 }
+export class BodyTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`the request body did not arrive within ${timeoutMs} ms`);
+  }
+}
 
 /** Past the limit the rest of the upload is read and discarded (so the client sees the 413), up to this much. */
 const DISCARD_FACTOR = 4;
@@ -28,9 +33,10 @@ const DISCARD_FACTOR = 4;
 /**
  * Reads the whole body, inflating gzip on the fly, and stops keeping bytes once `limit` is exceeded: the limit
  * applies to the decompressed size, so a small gzip bomb is refused without inflating it all. Settles however the
- * request ends, also when the client goes away mid-body (RequestAbortedError), so the caller can free what it holds.
+ * request ends, also when the client goes away mid-body (RequestAbortedError), so the caller can free what it holds,
+ * and after `timeoutMs` at the latest (BodyTimeoutError).
  */
-export function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readRequestBody(req: IncomingMessage, limit: number, timeoutMs?: number): Promise<Buffer> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').toString().trim().toLowerCase();
   if (encoding !== 'gzip' && encoding !== 'identity' && encoding !== '') {
     return Promise.reject(new UnsupportedEncodingError(encoding));
@@ -40,7 +46,8 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bu
     return discardThenReject(req, new BodyTooLargeError(limit), limit);
   }
 
-  return new Promise<Buffer>((resolve, reject) => {
+  let deadline: NodeJS.Timeout | undefined;
+  const reading = new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
@@ -65,6 +72,13 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bu
     };
     req.on('error', abandon);
     req.once('close', abandon);
+    // A body that trickles in (or stalls) would hold its caller's place as long as the client likes.
+    if (timeoutMs !== undefined) {
+      deadline = setTimeout(() => {
+        stop();
+        reject(new BodyTimeoutError(timeoutMs));
+      }, timeoutMs);
+    }
 
     source.on('data', (chunk: Buffer) => {
       if (failed) return;
@@ -77,6 +91,7 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bu
       if (!failed) resolve(Buffer.concat(chunks, size));
     });
   });
+  return reading.finally(() => clearTimeout(deadline));
 }
 
 function discardThenReject(req: IncomingMessage, error: Error, limit: number): Promise<never> {

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 
 /**
- * The OTLP requests being ingested right now. Ingest holds its concurrency limit here, and the projector waits for a
- * moment without any before each background batch (at most `ERRATA_PROJECTION_YIELD_MS`): during a burst the CPU
- * goes to acknowledging spans, which exporters drop when acknowledgements come too slowly, and the read models catch
- * up as soon as the burst pauses.
+ * The OTLP requests being stored right now (their bodies have arrived). The projector waits for a moment without any
+ * before each background batch (at most `ERRATA_PROJECTION_YIELD_MS`): during a burst the CPU goes to acknowledging
+ * spans, which exporters drop when acknowledgements come too slowly, and the read models catch up as soon as the
+ * burst pauses. A body still arriving uses no CPU and is not counted here (IngestService counts the places taken).
  */
 @Injectable()
 export class IngestActivity {

@@ -30,6 +30,13 @@ export class IngestService {
     private readonly activity: IngestActivity,
   ) {}
 
+  /** Requests holding one of the `ERRATA_MAX_CONCURRENT_INGESTS` places: their bodies arriving, or being stored. */
+  private admitted = 0;
+
+  get requestsAdmitted(): number {
+    return this.admitted;
+  }
+
   /**
    * Reads, decodes, normalizes and appends one OTLP request in one write. Resolves only after the commit, so a
    * 200 means every accepted span is durable. Throws OtlpDecodeError for an undecodable body.
@@ -37,18 +44,26 @@ export class IngestService {
    * The request takes its place among `ERRATA_MAX_CONCURRENT_INGESTS` before `readBody` runs: a body is held in
    * memory inflated (up to `ERRATA_MAX_BODY_BYTES`), so only the limit bounds that memory when it covers the
    * reading too; a request over it is refused without its body being read. The place is given back however the
-   * request ends (stored, undecodable, too large, or its client gone).
+   * request ends (stored, undecodable, too large, its client gone, or its body too slow: ERRATA_BODY_TIMEOUT_MS).
    */
   async ingest(
     projectId: number,
     readBody: () => Promise<Uint8Array>,
     encoding: OtlpEncoding,
   ): Promise<IngestResult> {
-    if (this.activity.requestsInFlight >= this.config.maxConcurrentIngests)
-      throw new IngestOverloadedError(1);
+    if (this.admitted >= this.config.maxConcurrentIngests) throw new IngestOverloadedError(1);
+    this.admitted++;
+    let body: Uint8Array;
+    try {
+      body = await readBody();
+    } catch (error) {
+      this.admitted--;
+      throw error;
+    }
+    // From here on the request uses the CPU, which the projector's background batches give way to; a body still on
+    // its way does not (a stalled upload made every batch wait ERRATA_PROJECTION_YIELD_MS).
     this.activity.begin();
     try {
-      const body = await readBody();
       const decoded = decodeTraceRequest(body, encoding, {
         maxAttributeValueBytes: this.config.maxAttributeBytes,
       });
@@ -75,6 +90,7 @@ export class IngestService {
       return { received, appended, dropped, rejected };
     } finally {
       this.activity.end();
+      this.admitted--;
     }
   }
 
