@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -14,6 +17,9 @@ import { agentRunEvent } from './support/agent-run-event';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
 import { defaultProjectId, listEvents, startTestServer, type TestServer } from './support/server';
 import { spawnServer } from './support/server-process';
+
+const run = promisify(execFile);
+const UPLOADER = join(__dirname, 'fixtures/overload-uploader.cjs');
 
 function manyCalls(count: number, t0: number): ToolCallSpec[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -110,6 +116,18 @@ describe('overload: a request past the limit is refused before its body is read'
     expect((await fourth.answered).statusCode).toBe(200);
 
     first.upload.destroy(); // likewise without compression
+    await until(() => inFlight() === 0);
+  }, 30_000);
+
+  it('answers uploads still being sent with the 503 and its Retry-After, not with a reset connection', async () => {
+    const holders = [startUpload(body), startUpload(body)];
+    await until(() => inFlight() === 2);
+    // Clients in another process, as exporters are, sending large bodies at full speed while every place is taken.
+    // Closing the connection at once reset some of them (EPIPE) in about half the runs here, never all.
+    const { stdout } = await run(process.execPath, [UPLOADER, server.url, server.ingestKey, '16', '32']);
+    const outcomes = JSON.parse(stdout) as string[];
+    expect(outcomes).toEqual(Array(16).fill('503 retry-after 1'));
+    for (const holder of holders) holder.upload.destroy();
     await until(() => inFlight() === 0);
   }, 30_000);
 

@@ -44,7 +44,11 @@ export class OtlpExceptionFilter implements ExceptionFilter {
     const encoding = encodingForContentType(request.headers['content-type']) ?? 'json';
     if (failure.retryAfterSeconds !== undefined)
       response.setHeader('Retry-After', String(failure.retryAfterSeconds));
-    if (!request.readableEnded) response.setHeader('Connection', 'close');
+    // A request refused before its body was read (overload) keeps its connection: Node discards the rest of the body
+    // as it comes, and the client, still sending, reads the 503 and its Retry-After. Closing at once reset the
+    // connection under it (EPIPE), so it never saw them. Anything else unread is not worth reading to its end.
+    if (!request.readableEnded && !(exception instanceof IngestOverloadedError))
+      response.setHeader('Connection', 'close');
     response
       .status(failure.status)
       .type(CONTENT_TYPES[encoding])
