@@ -131,6 +131,39 @@ describe('overload: a request past the limit is refused before its body is read'
     await until(() => inFlight() === 0);
   }, 30_000);
 
+  it('answers an upload that waits for 100 Continue with the 503 instead, so it never sends its body; with a place free, 100 and 200', async () => {
+    const uploadAwaitingContinue = () =>
+      new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
+        let continued = false;
+        const upload = request(`${server.url}/v1/traces`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-protobuf',
+            'content-length': body.length,
+            authorization: `Bearer ${server.ingestKey}`,
+            expect: '100-continue',
+          },
+        });
+        upload.on('continue', () => {
+          continued = true;
+          upload.end(body);
+        });
+        upload.on('response', (response: IncomingMessage) => {
+          response.resume();
+          resolve({ status: response.statusCode!, continued });
+          upload.destroy();
+        });
+        upload.on('error', reject);
+        upload.flushHeaders();
+      });
+    const holders = [startUpload(body), startUpload(body)];
+    await until(() => inFlight() === 2);
+    expect(await uploadAwaitingContinue()).toEqual({ status: 503, continued: false });
+    for (const holder of holders) holder.upload.destroy();
+    await until(() => inFlight() === 0);
+    expect(await uploadAwaitingContinue()).toEqual({ status: 200, continued: true });
+  }, 30_000);
+
   it('frees the place of an upload refused with 413', async () => {
     const bomb = gzipSync(Buffer.alloc(8 * 1024 * 1024));
     for (let i = 0; i < 3; i++) {

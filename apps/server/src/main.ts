@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -7,6 +8,21 @@ import { loadConfig, type AppConfig } from './config/app-config';
 import { DATABASE, type Database } from './database/database';
 import { mountDashboard } from './http/dashboard';
 import { mountOpenApi } from './http/openapi';
+import { IngestService } from './services/ingest.service';
+
+/**
+ * An OTLP upload that asks `Expect: 100-continue` while every ingest place is taken gets its 503 instead of the
+ * `100 Continue` Node sends by default, so it never sends the body it would be refused for.
+ */
+function refuseFullIngestBeforeContinue(app: NestExpressApplication): void {
+  const server = app.getHttpServer() as Server;
+  const ingest = app.get(IngestService);
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    const traces = request.method === 'POST' && request.url?.split('?')[0] === '/v1/traces';
+    if (!(traces && ingest.full)) response.writeContinue();
+    server.emit('request', request, response);
+  });
+}
 
 /** Starts Errata; resolves once it listens. SIGTERM/SIGINT drain in-flight requests, then close the pool. */
 export async function startServer(
@@ -22,6 +38,7 @@ export async function startServer(
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   mountOpenApi(app);
   mountDashboard(app);
+  refuseFullIngestBeforeContinue(app);
   await app.listen(config.port, config.host);
   const database = app.get<Database>(DATABASE);
   const address = app.getHttpServer().address();

@@ -46,8 +46,10 @@ export class OtlpExceptionFilter implements ExceptionFilter {
       response.setHeader('Retry-After', String(failure.retryAfterSeconds));
     // A request refused before its body was read (overload) keeps its connection: Node discards the rest of the body
     // as it comes, and the client, still sending, reads the 503 and its Retry-After. Closing at once reset the
-    // connection under it (EPIPE), so it never saw them. Anything else unread is not worth reading to its end.
-    if (!request.readableEnded && !(exception instanceof IngestOverloadedError))
+    // connection under it (EPIPE), so it never saw them. Unless it waits for `100 Continue`, which it was not sent
+    // (main.ts), and sends no body. Anything else unread is not worth reading to its end.
+    const awaitsContinue = /100-continue/i.test(String(request.headers.expect ?? ''));
+    if (!request.readableEnded && (awaitsContinue || !(exception instanceof IngestOverloadedError)))
       response.setHeader('Connection', 'close');
     response
       .status(failure.status)

@@ -37,6 +37,11 @@ export class IngestService {
     return this.admitted;
   }
 
+  /** Every place is taken: a request now is refused with 503 + Retry-After. */
+  get full(): boolean {
+    return this.admitted >= this.config.maxConcurrentIngests;
+  }
+
   /**
    * Reads, decodes, normalizes and appends one OTLP request in one write. Resolves only after the commit, so a
    * 200 means every accepted span is durable. Throws OtlpDecodeError for an undecodable body.
@@ -51,7 +56,7 @@ export class IngestService {
     readBody: () => Promise<Uint8Array>,
     encoding: OtlpEncoding,
   ): Promise<IngestResult> {
-    if (this.admitted >= this.config.maxConcurrentIngests) throw new IngestOverloadedError(1);
+    if (this.full) throw new IngestOverloadedError(1);
     this.admitted++;
     let body: Uint8Array;
     try {
