@@ -108,10 +108,10 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   /**
-   * Decides what is new about one finding's fix and enqueues what it sends, in one transaction. What the decision
-   * reads besides the fix (its traffic, the finding's detail for the webhook) is read before it: inside, a query on
-   * another connection would wait for ever on embedded PGlite, whose one connection the transaction holds. If the fix
-   * changed meanwhile (another instance decided), this round leaves it to the next.
+   * Decides what is new about one finding's fix and enqueues what it sends, in one transaction. Everything the decision
+   * reads (the fix's traffic and deliveries, the finding's detail for the webhook) is read before it: inside, a query
+   * on another connection would wait for ever on embedded PGlite, whose one connection the transaction holds. If the
+   * fix changed meanwhile (another instance decided), this round leaves it to the next.
    */
   private async runFinding(
     projectId: number,
@@ -119,63 +119,53 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     owned: readonly Owner[],
   ): Promise<FixEvent[]> {
     const before = await this.fixes.current(projectId, finding.id);
-    // Only traffic after the suggestion tells whether the fix landed: what came before is what it was suggested for
-    // (the versions violating then are the fix's bad versions).
-    const traffic =
+    const news =
       before === null
-        ? null
-        : await this.findings.versionTraffic(projectId, finding, new Date(before.suggestedAt));
+        ? { event: suggestion(finding), isNew: true, owners: owned }
+        : await this.newsOf(projectId, finding, before, owned);
+    if (news === null) return [];
+    // The finding's samples and contract, for the webhook: a query of their own, made only when there is one to send.
     const detail = await this.findings.get(projectId, finding.id, NO_FILTER);
     return this.database.db.transaction().execute(async (trx) => {
       await this.fixes.lock(trx, projectId, finding.id);
       const fix = await this.fixes.get(trx, projectId, finding.id);
       if (JSON.stringify(fix) !== JSON.stringify(before)) return [];
-      const now = new Date().toISOString();
-      const decided: FixEvent | null =
-        fix === null
-          ? {
-              type: 'FixSuggested',
-              data: {
-                findingId: finding.id,
-                server: finding.server,
-                tool: finding.tool,
-                rule: finding.rule,
-                versions: finding.serverVersions,
-                at: now,
-              },
-            }
-          : decideFromTraffic(fix, traffic ?? [], { minCalls: this.config.fixMinCalls, now });
-      if (decided === null) {
-        if (fix !== null) await this.notifyNewOwners(trx, projectId, owned, detail, fix);
+      if (!news.isNew) {
+        await this.notify(trx, projectId, news.owners, detail, fix!, news.event);
         return [];
       }
-      const after = await this.fixes.append(trx, projectId, [decided]);
-      await this.notify(trx, projectId, owned, detail, after!, decided);
-      return [decided];
+      const after = await this.fixes.append(trx, projectId, [news.event]);
+      await this.notify(trx, projectId, news.owners, detail, after!, news.event);
+      return [news.event];
     });
   }
 
   /**
-   * An owner registered after the fix's latest news (a new one, or one replaced to correct its webhook URL, whose
-   * deliveries went with it) gets that news too: else a suggestion nobody received would wait for the next event.
+   * What a round has to tell an existing fix's owners: what later traffic says (a new event, for all of them), else
+   * the fix's latest news for the owners that do not have it. An owner registered after that news (a new one, or one
+   * replaced to correct its webhook URL, whose deliveries went with it) would otherwise wait for the next event.
    */
-  private async notifyNewOwners(
-    trx: Kysely<DB>,
+  private async newsOf(
     projectId: number,
-    owners: readonly Owner[],
-    finding: FindingDetail,
+    finding: Finding,
     fix: Fix,
-  ) {
-    const latest = (await this.fixes.events(trx, projectId, finding.id))
+    owned: readonly Owner[],
+  ): Promise<{ event: FixEvent; isNew: boolean; owners: readonly Owner[] } | null> {
+    // Only traffic after the suggestion tells whether the fix landed: what came before is what it was suggested for
+    // (the versions violating then are the fix's bad versions).
+    const traffic = await this.findings.versionTraffic(projectId, finding, new Date(fix.suggestedAt));
+    const now = new Date().toISOString();
+    const decided = decideFromTraffic(fix, traffic, { minCalls: this.config.fixMinCalls, now });
+    if (decided !== null) return { event: decided, isNew: true, owners: owned };
+    const db = this.database.db;
+    const latest = (await this.fixes.events(db, projectId, finding.id))
       .map((row) => ({ type: row.type, data: row.data }) as FixEvent)
       .filter((event) => webhookTypeOf(event) !== null)
       .at(-1);
-    if (latest === undefined) return;
-    const served = new Set(
-      await this.deliveries.ownersSent(trx, finding.id, dedupeKeyOf(finding.id, latest)),
-    );
-    const unserved = owners.filter((owner) => !served.has(owner.id));
-    if (unserved.length > 0) await this.notify(trx, projectId, unserved, finding, fix, latest);
+    if (latest === undefined) return null;
+    const served = new Set(await this.deliveries.ownersSent(db, finding.id, dedupeKeyOf(finding.id, latest)));
+    const unserved = owned.filter((owner) => !served.has(owner.id));
+    return unserved.length === 0 ? null : { event: latest, isNew: false, owners: unserved };
   }
 
   /** Enqueues the webhook an event sends each owner, in the event's transaction; one payload for all of them. */
@@ -224,4 +214,13 @@ function webhookTypeOf(event: FixEvent): string | null {
 function dedupeKeyOf(findingId: string, event: FixEvent): string {
   const version = 'version' in event.data ? event.data.version : '';
   return `${webhookTypeOf(event)}:${findingId}:${version}`;
+}
+
+/** The event that opens a fix for a finding of an owned server. */
+function suggestion(finding: Finding): FixEvent {
+  const { id: findingId, server, tool, rule, serverVersions: versions } = finding;
+  return {
+    type: 'FixSuggested',
+    data: { findingId, server, tool, rule, versions, at: new Date().toISOString() },
+  };
 }
