@@ -58,45 +58,46 @@ export class IngestService {
   ): Promise<IngestResult> {
     if (this.full) throw new IngestOverloadedError(1);
     this.admitted++;
-    let body: Uint8Array;
     try {
-      body = await readBody();
-    } catch (error) {
-      this.admitted--;
-      throw error;
-    }
-    // From here on the request uses the CPU, which the projector's background batches give way to; a body still on
-    // its way does not (a stalled upload made every batch wait ERRATA_PROJECTION_YIELD_MS).
-    this.activity.begin();
-    try {
-      const decoded = decodeTraceRequest(body, encoding, {
-        maxAttributeValueBytes: this.config.maxAttributeBytes,
-      });
-      const events: NewEvent[] = [];
-      const edges: NewSpanEdge[] = [];
-      const rejected = [...decoded.rejected];
-      for (const span of decoded.spans) {
-        const event = this.normalized(span, rejected);
-        if (event === undefined) continue;
-        if (event) events.push(toNewEvent(span, event));
-        else if (span.parentSpanId) edges.push(toEdge(span, span.parentSpanId));
+      const body = await readBody();
+      // From here on the request uses the CPU, which the projector's background batches give way to; a body still
+      // on its way does not (a stalled upload made every batch wait ERRATA_PROJECTION_YIELD_MS).
+      this.activity.begin();
+      try {
+        return await this.store(projectId, body, encoding);
+      } finally {
+        this.activity.end();
       }
-      const received = decoded.spans.length + decoded.rejected.length;
-      const dropped = received - rejected.length - events.length;
-      let appended = 0;
-      if (decoded.spans.length > 0) {
-        ({ appended } = await this.events.append(projectId, events, edges, {
-          received,
-          dropped,
-          rejected: rejected.length,
-        }));
-        if (appended > 0) this.projector.wake();
-      }
-      return { received, appended, dropped, rejected };
     } finally {
-      this.activity.end();
       this.admitted--;
     }
+  }
+
+  private async store(projectId: number, body: Uint8Array, encoding: OtlpEncoding): Promise<IngestResult> {
+    const decoded = decodeTraceRequest(body, encoding, {
+      maxAttributeValueBytes: this.config.maxAttributeBytes,
+    });
+    const events: NewEvent[] = [];
+    const edges: NewSpanEdge[] = [];
+    const rejected = [...decoded.rejected];
+    for (const span of decoded.spans) {
+      const event = this.normalized(span, rejected);
+      if (event === undefined) continue;
+      if (event) events.push(toNewEvent(span, event));
+      else if (span.parentSpanId) edges.push(toEdge(span, span.parentSpanId));
+    }
+    const received = decoded.spans.length + decoded.rejected.length;
+    const dropped = received - rejected.length - events.length;
+    let appended = 0;
+    if (decoded.spans.length > 0) {
+      ({ appended } = await this.events.append(projectId, events, edges, {
+        received,
+        dropped,
+        rejected: rejected.length,
+      }));
+      if (appended > 0) this.projector.wake();
+    }
+    return { received, appended, dropped, rejected };
   }
 
   /**
