@@ -71,6 +71,32 @@ describe('postSafely, the webhook SSRF guard', () => {
     for (const address of ['93.184.216.34', '2606:2800:220:1::1', '8.8.8.8'])
       expect(isInternalAddress(address), address).toBe(false);
   });
+
+  it('judges an IPv6 address that carries an IPv4 one by that IPv4 address, in every form that reaches it', () => {
+    for (const address of [
+      '::ffff:7f00:1', // mapped, as the URL parser writes [::ffff:127.0.0.1]
+      '::ffff:169.254.169.254',
+      '::ffff:0:a9fe:a9fe', // translated
+      '::7f00:1', // compatible
+      '::169.254.169.254',
+      '64:ff9b::a9fe:a9fe', // NAT64
+      '64:ff9b::10.0.0.1',
+      '64:ff9b:1::808:808', // NAT64 for local use: the site's own networks
+      '2002:a9fe:a9fe::1', // 6to4
+      '2002:c0a8:101::',
+      '2001:0:4136:e378:8000:63bf:80ff:fffe', // Teredo, client 127.0.0.1 inverted
+      'fec0::1',
+    ])
+      expect(isInternalAddress(address), address).toBe(true);
+    for (const address of [
+      '::ffff:808:808',
+      '64:ff9b::5db8:d822',
+      '2002:5db8:d822::1',
+      '2001:0:4136:e378:8000:63bf:a247:2ddd', // Teredo, client 93.184.210.34
+      '2001:4860:4860::8888',
+    ])
+      expect(isInternalAddress(address), address).toBe(false);
+  });
 });
 
 describe('refusalOf, the check a webhook URL gets when its owner registers', () => {
@@ -81,6 +107,8 @@ describe('refusalOf, the check a webhook URL gets when its owner registers', () 
       'ftp://hooks.example.com/errata',
       'https://169.254.169.254/latest/meta-data/',
       'https://[::ffff:127.0.0.1]/hook',
+      'https://[64:ff9b::169.254.169.254]/latest/meta-data/',
+      'https://[2002:a9fe:a9fe::]/hook',
       'https://2130706433/hook',
     ])
       expect(refusalOf(url, false), url).not.toBeNull();

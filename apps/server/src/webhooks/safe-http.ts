@@ -31,20 +31,59 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
+  ['64:ff9b:1::', 48], // NAT64 for local use (RFC 8215): translates into the site's own IPv4 networks
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10], // site-local (deprecated, still routed by some stacks)
   ['ff00::', 8],
 ] as const) {
   INTERNAL.addSubnet(network, prefix, 'ipv6');
 }
 
-/** True for addresses a webhook must not reach by default (IPv4-mapped IPv6 judged by its IPv4 address). */
+/** The 16 bytes of an IPv6 address (`isIP(address) === 6`), a dotted IPv4 tail included. */
+function ipv6Bytes(address: string): number[] {
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  const tail = dotted === null ? [] : dotted.slice(1).map(Number);
+  const hex = dotted === null ? address : address.slice(0, dotted.index) + '0:0';
+  const [head = '', rest] = hex.split('::');
+  const groupsOf = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
+  const front = groupsOf(head);
+  const back = rest === undefined ? [] : groupsOf(rest);
+  const groups = [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+  const bytes = groups.flatMap((group) => [group >> 8, group & 0xff]);
+  if (tail.length === 4) bytes.splice(12, 4, ...tail);
+  return bytes;
+}
+
+const startsWith = (bytes: number[], prefix: number[]) => prefix.every((byte, i) => bytes[i] === byte);
+const ipv4Of = (bytes: number[]) => bytes.join('.');
+
+/**
+ * The IPv4 address an IPv6 address carries and is delivered to, where one is: IPv4-mapped (`::ffff:0:0/96`, in
+ * any spelling), IPv4-translated (`::ffff:0:0:0/96`), IPv4-compatible (`::/96`), NAT64 (`64:ff9b::/96`), 6to4
+ * (`2002::/16`) and Teredo (`2001::/32`, the client's address inverted). Each can reach an IPv4 host, such as a
+ * cloud metadata address, through a stack or a gateway that translates it.
+ */
+function embeddedIpv4(address: string): string | null {
+  const bytes = ipv6Bytes(address);
+  const zeros = (count: number) => new Array<number>(count).fill(0);
+  if (startsWith(bytes, [...zeros(10), 0xff, 0xff])) return ipv4Of(bytes.slice(12));
+  if (startsWith(bytes, [...zeros(8), 0xff, 0xff, 0, 0])) return ipv4Of(bytes.slice(12));
+  if (startsWith(bytes, zeros(12))) return ipv4Of(bytes.slice(12));
+  if (startsWith(bytes, [0x00, 0x64, 0xff, 0x9b, ...zeros(8)])) return ipv4Of(bytes.slice(12));
+  if (startsWith(bytes, [0x20, 0x02])) return ipv4Of(bytes.slice(2, 6));
+  if (startsWith(bytes, [0x20, 0x01, 0x00, 0x00])) return ipv4Of(bytes.slice(12).map((byte) => byte ^ 0xff));
+  return null;
+}
+
+/** True for addresses a webhook must not reach by default (an IPv6 address carrying an IPv4 one judged by both). */
 export function isInternalAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped !== undefined) return INTERNAL.check(mapped, 'ipv4');
   const family = isIP(address);
   if (family === 0) return true; // not an address at all: refuse
-  return INTERNAL.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return INTERNAL.check(address, 'ipv4');
+  if (INTERNAL.check(address, 'ipv6')) return true;
+  const carried = embeddedIpv4(address.replace(/%.*$/, ''));
+  return carried !== null && INTERNAL.check(carried, 'ipv4');
 }
 
 export interface SafePostOptions {
