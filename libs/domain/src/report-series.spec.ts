@@ -36,6 +36,20 @@ describe('seriesPointFromSums', () => {
     });
   });
 
+  it('given two server/tool pairs whose keys read alike, adds their wasted retries up under that key', () => {
+    const calls = [
+      reportCall('a1', 0, 'tool_error', 'business', { server: 'acme/files', tool: 'read' }),
+      reportCall('a2', 1_000, 'tool_error', 'business', { server: 'acme/files', tool: 'read' }),
+      reportCall('b1', 0, 'tool_error', 'business', { server: 'acme', tool: 'files/read', traceId: 't2' }),
+      reportCall('b2', 1_000, 'tool_error', 'business', { server: 'acme', tool: 'files/read', traceId: 't2' }),
+    ];
+    const sums = sumContributions(contributionsInMemory(traceFactsOfCalls(calls)));
+    const window = { from: new Date('2026-01-01T00:00:00Z'), to: new Date('2026-01-01T01:00:00Z') };
+    expect(seriesPointFromSums(window, sums.calls, sums.reports, 'tool').wastedRetriesBy).toEqual({
+      'acme/files/read': 2,
+    });
+  });
+
   it('given an empty bucket, counts zero and leaves the rates null', () => {
     const window = { from: new Date(0), to: new Date(3_600_000) };
     expect(seriesPointFromSums(window, [], [])).toMatchObject({

@@ -6,7 +6,12 @@
 import { COVERAGE_CALL_MEASURES, subagentCoverageFromSums } from './subagent-coverage-report';
 import { ESCALATION_MEASURES, escalationsFromSums } from './escalation-report';
 import type { CallMeasure, CallSums, ReportSums } from './report-contributions';
-import { RETRY_WASTE_MEASURES, retryWasteFromSums, type RetryWasteGroupBy } from './retry-waste-report';
+import {
+  RETRY_WASTE_MEASURES,
+  retryWasteFromSums,
+  type RetryWasteGroup,
+  type RetryWasteGroupBy,
+} from './retry-waste-report';
 
 /** The call measures `seriesPointFromSums` reads. */
 export const SERIES_CALL_MEASURES: readonly CallMeasure[] = [
@@ -37,6 +42,13 @@ export interface SeriesPoint {
   readonly wastedMsBy: Readonly<Record<string, number>>;
 }
 
+/** Groups whose keys read alike (a server and a tool named with "/") add up under that key. */
+function sumByKey(groups: readonly RetryWasteGroup[], value: (group: RetryWasteGroup) => number) {
+  const sums = new Map<string, number>();
+  for (const group of groups) sums.set(group.key, (sums.get(group.key) ?? 0) + value(group));
+  return Object.fromEntries(sums);
+}
+
 export function seriesPointFromSums(
   window: { readonly from: Date; readonly to: Date },
   calls: readonly CallSums[],
@@ -62,7 +74,7 @@ export function seriesPointFromSums(
     avoidableEscalations: escalations.avoidable,
     subagentReports: coverage.reports,
     meanCoverage: coverage.meanCoverage,
-    wastedRetriesBy: Object.fromEntries(retried.map((g) => [g.key, g.wastedRetries])),
-    wastedMsBy: Object.fromEntries(retried.map((g) => [g.key, g.wastedMs])),
+    wastedRetriesBy: sumByKey(retried, (group) => group.wastedRetries),
+    wastedMsBy: sumByKey(retried, (group) => group.wastedMs),
   };
 }

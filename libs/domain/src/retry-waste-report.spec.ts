@@ -126,6 +126,7 @@ describe('retryWasteReport', () => {
     expect(
       report.groups.map((g) => [
         g.key,
+        g.server,
         g.retries,
         g.wastedRetries,
         g.wastedMs,
@@ -133,21 +134,43 @@ describe('retryWasteReport', () => {
         g.unrecoveredChains,
       ]),
     ).toEqual([
-      ['S1', 8, 4, 620, 50, 1],
-      ['(unknown)', 4, 3, 230, 0, 3],
+      ['S1', 'S1', 8, 4, 620, 50, 1],
+      ['(unknown)', null, 4, 3, 230, 0, 3],
     ]);
   });
 
   it('given groupBy tool, then keys are server/tool', () => {
     const report = retryWasteReport(calls, { groupBy: 'tool' });
-    expect(report.groups.map((g) => [g.key, g.wastedMs])).toEqual([
-      ['S1/refund', 350],
-      ['S1/search_docs', 150],
-      ['S1/validate_address', 120],
-      ['(unknown)/lookup_order', 90],
-      ['(unknown)/mystery', 80],
-      ['(unknown)/search_kb', 60],
-      ['S1/lookup_order', 0],
+    expect(report.groups.map((g) => [g.key, g.server, g.tool, g.wastedMs])).toEqual([
+      ['S1/refund', 'S1', 'refund', 350],
+      ['S1/search_docs', 'S1', 'search_docs', 150],
+      ['S1/validate_address', 'S1', 'validate_address', 120],
+      ['(unknown)/lookup_order', null, 'lookup_order', 90],
+      ['(unknown)/mystery', null, 'mystery', 80],
+      ['(unknown)/search_kb', null, 'search_kb', 60],
+      ['S1/lookup_order', 'S1', 'lookup_order', 0],
+    ]);
+    expect(retryWasteReport(calls, { groupBy: 'category' }).groups[0]).not.toHaveProperty('server');
+  });
+
+  it('given groupBy tool, then pairs whose keys read alike (names with "/") stay apart', () => {
+    const slashed = [
+      fact('a1', 0, 100, 'tool_error', 'business', { server: 'acme/files', tool: 'read' }),
+      fact('a2', 200, 100, 'tool_error', 'business', { server: 'acme/files', tool: 'read' }),
+      fact('b1', 0, 100, 'tool_error', 'business', { server: 'acme', tool: 'files/read', runId: 'run-2' }),
+      fact('b2', 200, 150, 'tool_error', 'business', { server: 'acme', tool: 'files/read', runId: 'run-2' }),
+      fact('c1', 0, 100, 'tool_error', 'business', { server: '(unknown)', tool: 'x', runId: 'run-3' }),
+      fact('c2', 200, 100, 'tool_error', 'business', { server: '(unknown)', tool: 'x', runId: 'run-3' }),
+      fact('d1', 0, 100, 'tool_error', 'business', { server: null, tool: 'x', runId: 'run-4' }),
+      fact('d2', 200, 100, 'tool_error', 'business', { server: null, tool: 'x', runId: 'run-4' }),
+    ];
+    expect(
+      retryWasteReport(slashed, { groupBy: 'tool' }).groups.map((g) => [g.key, g.server, g.tool, g.retries]),
+    ).toEqual([
+      ['acme/files/read', 'acme', 'files/read', 1],
+      ['(unknown)/x', null, 'x', 1],
+      ['(unknown)/x', '(unknown)', 'x', 1],
+      ['acme/files/read', 'acme/files', 'read', 1],
     ]);
   });
 

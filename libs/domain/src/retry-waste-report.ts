@@ -27,7 +27,12 @@ export interface RetryWasteTotals {
 }
 
 export interface RetryWasteGroup {
+  /** The group's label: its category, server, or `server/tool`. */
   readonly key: string;
+  /** Grouped by server or tool: the retried calls' server, null when it did not say its name. */
+  readonly server?: string | null;
+  /** Grouped by tool: the retried calls' tool, to drill down with the `server` and `tool` filters. */
+  readonly tool?: string | null;
   readonly retries: number;
   readonly wastedRetries: number;
   readonly wastedMs: number;
@@ -48,14 +53,33 @@ export interface RetryWasteOptions {
   readonly windowMs?: number;
 }
 
+type GroupOf = Pick<RetryWasteGroup, 'key' | 'server' | 'tool'>;
+
+/** A group's key, with its server (and tool) where it is grouped by them. */
+function groupOf(row: CallSums, groupBy: RetryWasteGroupBy): GroupOf {
+  const label = row.server ?? UNKNOWN_SERVER;
+  switch (groupBy) {
+    case 'category':
+      return { key: row.category ?? 'unknown' };
+    case 'server':
+      return { key: label, server: row.server };
+    case 'tool':
+      return { key: `${label}/${row.tool}`, server: row.server, tool: row.tool };
+  }
+}
+
+const byText = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+
 /** Nanoseconds → whole milliseconds, half up. */
 export const nsToMs = (ns: bigint): number => Number((ns + 500_000n) / 1_000_000n);
 
 /**
  * Group keys: `category` — the retried call's category (transient, validation, business, permission, unknown,
  * empty); `server` — the retried call's server, `(unknown)` when null; `tool` — `server/tool` of the retried
- * call (tool names are only unique per server). Chains count under their first call's key.
- * Groups sort by wastedMs desc, then wastedRetries desc, retries desc, key asc.
+ * call (tool names are only unique per server). Groups by server or tool also carry `server` (and `tool`), as a
+ * key cannot be split back where names contain `/`; two pairs whose keys read alike stay two groups.
+ * Chains count under their first call's key.
+ * Groups sort by wastedMs desc, then wastedRetries desc, retries desc, key asc (then server, tool).
  */
 export function retryWasteReport(calls: readonly CallFact[], options: RetryWasteOptions): RetryWasteReport {
   const contributions = contributionsInMemory(traceFactsOfCalls(calls), options);
@@ -75,43 +99,40 @@ export const RETRY_WASTE_MEASURES: readonly CallMeasure[] = [
 
 /** The report from summed contributions: retries and unrecovered chains under their group key. */
 export function retryWasteFromSums(rows: readonly CallSums[], groupBy: RetryWasteGroupBy): RetryWasteReport {
-  const keyOf = (row: CallSums): string => {
-    const server = row.server ?? UNKNOWN_SERVER;
-    switch (groupBy) {
-      case 'category':
-        return row.category ?? 'unknown';
-      case 'server':
-        return server;
-      case 'tool':
-        return `${server}/${row.tool}`;
-    }
-  };
   const totals = sumRows(rows);
-  const groups = new Map<string, CallSums[]>();
+  const groups = new Map<string, { readonly of: GroupOf; rows: CallSums[] }>();
   for (const row of rows) {
     if (row.sums.retries === 0n && row.sums.unrecovered_chains === 0n) continue;
-    const key = keyOf(row);
-    groups.set(key, [...(groups.get(key) ?? []), row]);
+    const of = groupOf(row, groupBy);
+    const identity = JSON.stringify([of.key, of.server, of.tool]);
+    const group = groups.get(identity) ?? { of, rows: [] };
+    group.rows.push(row);
+    groups.set(identity, group);
   }
-  const summed = [...groups].map(([key, list]) => ({ key, sums: sumRows(list) }));
-  const shaped = summed.map(({ key, sums }) => ({
-    key,
-    retries: Number(sums.retries),
-    wastedRetries: Number(sums.wasted_retries),
-    wastedMs: nsToMs(sums.wasted_ns),
-    wastedTokens: Number(sums.wasted_tokens),
-    unrecoveredChains: Number(sums.unrecovered_chains),
-    reasons: Object.fromEntries(RETRY_LABELS.map((label) => [label, Number(sums[label])])) as Record<
-      RetryLabel,
-      number
-    >,
-  }));
+  const shaped = [...groups.values()].map(({ of, rows: list }) => {
+    const sums = sumRows(list);
+    return {
+      ...of,
+      retries: Number(sums.retries),
+      wastedRetries: Number(sums.wasted_retries),
+      wastedMs: nsToMs(sums.wasted_ns),
+      wastedTokens: Number(sums.wasted_tokens),
+      unrecoveredChains: Number(sums.unrecovered_chains),
+      reasons: Object.fromEntries(RETRY_LABELS.map((label) => [label, Number(sums[label])])) as Record<
+        RetryLabel,
+        number
+      >,
+    };
+  });
   shaped.sort(
     (x, y) =>
       y.wastedMs - x.wastedMs ||
       y.wastedRetries - x.wastedRetries ||
       y.retries - x.retries ||
-      (x.key < y.key ? -1 : x.key > y.key ? 1 : 0),
+      byText(x.key, y.key) ||
+      byText(x.server ?? '', y.server ?? '') ||
+      (x.server === null ? 0 : 1) - (y.server === null ? 0 : 1) ||
+      byText(x.tool ?? '', y.tool ?? ''),
   );
   return {
     rulesVersion: RULES_VERSION,

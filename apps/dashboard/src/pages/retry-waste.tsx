@@ -120,7 +120,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
                   </thead>
                   <tbody>
                     {report.groups.map((group) => (
-                      <tr key={group.key} data-key={group.key}>
+                      <tr key={JSON.stringify([group.key, group.server, group.tool])} data-key={group.key}>
                         <th scope="row">{groupBy === 'category' ? labelOf(group.key) : group.key}</th>
                         <NumberCell value={group.retries} />
                         <NumberCell value={group.wastedRetries} />
