@@ -411,7 +411,7 @@ describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) 
     it('a groupBy is refused with 400 on reports that have none; an ingest key with 403', async () => {
       const grouped = await get('escalations?groupBy=category');
       expect(grouped.status).toBe(400);
-      expect(grouped.body['message']).toMatch(/no "groupBy"/);
+      expect(grouped.body['message']).toMatch(/unknown query parameter "groupBy"/);
       expect((await get('subagent-coverage', server.ingestKey)).status).toBe(403);
     });
   });

@@ -1,8 +1,17 @@
-import { BadRequestException, Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import {
+  BadRequestException,
+  Controller,
+  Get,
+  Param,
+  Query,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
 import { FINDING_RULES } from '@errata/domain';
-import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
-import { ApiReadKey, ApiReportFilters } from '../http/openapi';
+import { ApiReadKey, ApiReportFilters, QueryParameter } from '../http/openapi';
 import { DEFAULT_LIMIT, FINDING_ID, MAX_LIMIT, parsePage } from '../http/findings-page';
 import { parseReportFilter } from '../http/report-query';
 import type { Principal } from '../services/api-key.service';
@@ -12,6 +21,7 @@ import { FindingsService } from '../services/findings.service';
 @ApiReadKey()
 @Controller('api/v1')
 @UseGuards(ApiKeyGuard)
+@UseInterceptors(DocumentedQueryOnly)
 @RequireScope('read')
 export class FindingsController {
   constructor(private readonly findings: FindingsService) {}
@@ -26,13 +36,13 @@ export class FindingsController {
   @Get('findings')
   @ApiOperation({ summary: 'Error-contract findings per server, tool and rule (DOMAIN.md §7)' })
   @ApiReportFilters()
-  @ApiQuery({ name: 'rule', required: false, enum: FINDING_RULES })
-  @ApiQuery({
+  @QueryParameter({ name: 'rule', required: false, enum: FINDING_RULES })
+  @QueryParameter({
     name: 'limit',
     required: false,
     schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
   })
-  @ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } })
+  @QueryParameter({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } })
   list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     const { rule, limit, offset, ...filters } = query;
     return this.findings.list(

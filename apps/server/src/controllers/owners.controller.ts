@@ -9,13 +9,16 @@ import {
   Query,
   Req,
   UseGuards,
+  UseInterceptors,
 } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
+import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { FINDING_ID } from '../http/findings-page';
-import { ApiAdminKey } from '../http/openapi';
+import { ApiAdminKey, QueryParameter } from '../http/openapi';
 import { optionalText, readJsonObject, requiredText } from '../http/json-body';
+import { refuseRepeated } from '../http/text-parameter';
 import { BadRequestException } from '@nestjs/common';
 import type { Principal } from '../services/api-key.service';
 import { DeliveryService } from '../services/delivery.service';
@@ -32,6 +35,7 @@ const DELIVERY_STATUSES = ['pending', 'delivered', 'dead', 'disabled'];
 @ApiAdminKey()
 @Controller('api/v1')
 @UseGuards(ApiKeyGuard)
+@UseInterceptors(DocumentedQueryOnly)
 @RequireScope('admin')
 export class OwnersController {
   constructor(
@@ -122,8 +126,9 @@ export class OwnersController {
 
   @Get('deliveries')
   @ApiOperation({ summary: 'Webhook deliveries, newest first; ?status=dead lists the dead letters' })
-  @ApiQuery({ name: 'status', required: false, enum: DELIVERY_STATUSES })
+  @QueryParameter({ name: 'status', required: false, enum: DELIVERY_STATUSES })
   listDeliveries(@CurrentPrincipal() principal: Principal, @Query('status') status?: string) {
+    refuseRepeated(status, 'status');
     if (status !== undefined && !DELIVERY_STATUSES.includes(status)) {
       throw new BadRequestException(`"status" must be one of ${DELIVERY_STATUSES.join(', ')}`);
     }

@@ -1,7 +1,8 @@
-import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Query, UseGuards, UseInterceptors } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
-import { ApiReadKey, ApiReportFilters } from '../http/openapi';
+import { ApiReadKey, ApiReportFilters, QueryParameter } from '../http/openapi';
 import { parseReportQuery, parseReportFilter, parseSeriesQuery } from '../http/report-query';
 import type { Principal } from '../services/api-key.service';
 import { AgentReportsService } from '../services/agent-reports.service';
@@ -12,6 +13,7 @@ import { RETRY_WASTE_GROUPINGS, RetryWasteService } from '../services/retry-wast
 @ApiReadKey()
 @Controller('api/v1/reports')
 @UseGuards(ApiKeyGuard)
+@UseInterceptors(DocumentedQueryOnly)
 @RequireScope('read')
 export class ReportsController {
   constructor(
@@ -23,7 +25,7 @@ export class ReportsController {
   @Get('retry-waste')
   @ApiOperation({ summary: 'Retry waste by category, server or tool (DOMAIN.md §2)' })
   @ApiReportFilters()
-  @ApiQuery({ name: 'groupBy', required: false, enum: RETRY_WASTE_GROUPINGS })
+  @QueryParameter({ name: 'groupBy', required: false, enum: RETRY_WASTE_GROUPINGS })
   retryWasteReport(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.retryWaste.report(
       principal.projectId,
@@ -62,8 +64,8 @@ export class ReportsController {
       'Each point is the reports over its own bucket: whole UTC hours or days, clipped to the window at its edges. `from` is required; `to` defaults to now; `step` defaults to hour for windows up to 72 hours and day beyond. Wasted retries are broken down as the retry-waste report groups them (`groupBy`).',
   })
   @ApiReportFilters({ fromRequired: true })
-  @ApiQuery({ name: 'step', required: false, enum: ['hour', 'day'] })
-  @ApiQuery({ name: 'groupBy', required: false, enum: RETRY_WASTE_GROUPINGS })
+  @QueryParameter({ name: 'step', required: false, enum: ['hour', 'day'] })
+  @QueryParameter({ name: 'groupBy', required: false, enum: RETRY_WASTE_GROUPINGS })
   timeseries(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.reportSeries.series(
       principal.projectId,

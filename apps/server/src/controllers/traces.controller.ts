@@ -1,5 +1,6 @@
-import { BadRequestException, Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { BadRequestException, Controller, Get, Param, UseGuards, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { ApiReadKey } from '../http/openapi';
 import type { Principal } from '../services/api-key.service';
@@ -11,6 +12,7 @@ const TRACE_ID = /^[0-9a-f]{32}$/;
 @ApiReadKey()
 @Controller('api/v1/traces')
 @UseGuards(ApiKeyGuard)
+@UseInterceptors(DocumentedQueryOnly)
 @RequireScope('read')
 export class TracesController {
   constructor(private readonly timelines: TraceTimelineService) {}

@@ -8,7 +8,7 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import type { KeyScope } from '../database/schema';
 import { ApiKeyService, scopeAllows, type Principal } from '../services/api-key.service';
 
@@ -40,17 +40,33 @@ export class ApiKeyGuard implements CanActivate {
     ]);
     if (!needed) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    // RFC 6750: a 401 names the scheme it wants, and says when the token given was not accepted.
+    const challenge = (error?: string) =>
+      context
+        .switchToHttp()
+        .getResponse<Response>()
+        .setHeader('WWW-Authenticate', `Bearer realm="errata"${error ? `, error="${error}"` : ''}`);
     const key = bearerToken(request.headers.authorization);
-    if (!key) throw new UnauthorizedException('missing API key: send "Authorization: Bearer <key>"');
+    if (!key) {
+      challenge();
+      throw new UnauthorizedException('missing API key: send "Authorization: Bearer <key>"');
+    }
     const principal = await this.keys.verify(key);
-    if (!principal) throw new UnauthorizedException('invalid or revoked API key');
+    if (!principal) {
+      challenge('invalid_token');
+      throw new UnauthorizedException('invalid or revoked API key');
+    }
     if (!scopeAllows(principal.scope, needed)) {
-      throw new ForbiddenException(`this is a ${principal.scope} key; this endpoint needs a ${needed} key`);
+      throw new ForbiddenException(
+        `this is ${withArticle(principal.scope)} key; this endpoint needs ${withArticle(needed)} key`,
+      );
     }
     request.principal = principal;
     return true;
   }
 }
+
+const withArticle = (scope: KeyScope): string => (/^[aeiou]/.test(scope) ? `an ${scope}` : `a ${scope}`);
 
 function bearerToken(header: string | undefined): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');

@@ -1,6 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import { FINDING_RULES, type FindingRule } from '@errata/domain';
 import type { FindingsPage } from '../services/findings.service';
+import { refuseRepeated } from './text-parameter';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 500;
@@ -10,6 +11,7 @@ export const FINDING_ID = /^[0-9a-f]{20}$/;
 
 /** Parses `rule`, `limit` and `offset` of a findings list, answering 400 with what was wrong. */
 export function parsePage(rule: unknown, limit: unknown, offset: unknown): FindingsPage {
+  refuseRepeated(rule, 'rule');
   if (
     rule !== undefined &&
     (typeof rule !== 'string' || !(FINDING_RULES as readonly string[]).includes(rule))
@@ -25,6 +27,7 @@ export function parsePage(rule: unknown, limit: unknown, offset: unknown): Findi
 
 function integer(value: unknown, name: string, fallback: number, min: number, max: number): number {
   if (value === undefined || value === '') return fallback;
+  refuseRepeated(value, name);
   const parsed =
     typeof value === 'number'
       ? value

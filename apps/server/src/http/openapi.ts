@@ -1,12 +1,34 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiQuery,
+  DocumentBuilder,
+  SwaggerModule,
+  type ApiQueryOptions,
+} from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
+
+/** Where `QueryParameter` lists a route's query parameters, for `DocumentedQueryOnly`. */
+export const QUERY_PARAMETERS = 'errata:query-parameters';
+
+/**
+ * A query parameter a route takes: documented in the OpenAPI document, and the only names `DocumentedQueryOnly`
+ * lets through, so the parameters documented and the ones accepted are one list.
+ */
+export function QueryParameter(options: ApiQueryOptions & { readonly name: string }): MethodDecorator {
+  return (target, key, descriptor) => {
+    const handler = descriptor.value as object;
+    const names = (Reflect.getMetadata(QUERY_PARAMETERS, handler) as string[] | undefined) ?? [];
+    SetMetadata(QUERY_PARAMETERS, [...names, options.name])(target, key, descriptor);
+    return ApiQuery(options)(target, key, descriptor);
+  };
+}
 
 /** The report filters of DOMAIN.md §8, as OpenAPI query parameters; a series needs `from`. */
 export function ApiReportFilters(options: { readonly fromRequired?: boolean } = {}): MethodDecorator {
   const parameter = (name: string, description: string, format?: string, required = false) =>
-    ApiQuery({
+    QueryParameter({
       name,
       required,
       description,

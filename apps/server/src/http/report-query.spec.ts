@@ -81,4 +81,22 @@ describe('parseReportFilter dates', () => {
       to: new Date('2300-01-01T00:00:00Z'),
     });
   });
+
+  it('answers 400 for a bound finer than a millisecond, which would be cut off; zeros beyond it are fine', () => {
+    expect(filterMessage({ from: '2026-11-30T12:00:00.000900Z' })).toContain(
+      '"from" may be given to the millisecond at most',
+    );
+    expect(filterMessage({ to: '2026-11-30T12:00:00.1234567+01:00' })).toContain(
+      '"to" may be given to the millisecond at most',
+    );
+    expect(parseReportFilter({ from: '2026-11-30T12:00:00.123000000Z' }).from).toEqual(
+      new Date('2026-11-30T12:00:00.123Z'),
+    );
+  });
+});
+
+describe('parseReportFilter parameters', () => {
+  it('answers 400 for a parameter given twice: which one was meant is unknown', () => {
+    expect(() => parseReportFilter({ server: ['a', 'b'] })).toThrow('"server" must be given once');
+  });
 });

@@ -1,7 +1,7 @@
 import { parseIsoInstant } from '@errata/domain';
 import { BadRequestException } from '@nestjs/common';
 import { seriesLength, type SeriesStep } from '../rollups/window-slices';
-import { refuseNul } from './text-parameter';
+import { refuseNul, refuseRepeated } from './text-parameter';
 
 /** The filters every report accepts (DOMAIN.md §8). */
 export interface ReportFilter {
@@ -33,9 +33,11 @@ export function parseReportQuery<GroupBy extends string>(
   return { ...parseReportFilter(filters), groupBy: groupBy as GroupBy };
 }
 
-/** The parameters of a report that has no `groupBy` (a `groupBy` is answered with 400). */
+/**
+ * The filters of a report. Parameters a route does not take are refused before this (`DocumentedQueryOnly`, and
+ * the MCP tools' strict input schemas), a `groupBy` on a report without one included.
+ */
 export function parseReportFilter(raw: RawQuery): ReportFilter {
-  if (raw['groupBy'] !== undefined) throw new BadRequestException('this report has no "groupBy" parameter');
   const from = date(raw, 'from');
   const to = date(raw, 'to');
   if (from && to && from >= to) throw new BadRequestException('"from" must be before "to"');
@@ -45,7 +47,8 @@ export function parseReportFilter(raw: RawQuery): ReportFilter {
 function text(raw: RawQuery, name: string): string | null {
   const value = raw[name];
   if (value === undefined || value === '') return null;
-  if (typeof value !== 'string') throw new BadRequestException(`"${name}" must be given once`);
+  refuseRepeated(value, name);
+  if (typeof value !== 'string') throw new BadRequestException(`"${name}" must be a text`);
   return refuseNul(value, name);
 }
 
@@ -56,6 +59,13 @@ function date(raw: RawQuery, name: string): Date | null {
   if (parsed === null) {
     throw new BadRequestException(
       `"${name}" must be an ISO-8601 date-time such as 2026-11-30T00:00:00Z; got "${value}"`,
+    );
+  }
+  // A window bound is kept to the millisecond: finer digits would be cut off, and a call started within that
+  // millisecond would fall on the wrong side of the bound.
+  if (/\.\d{3}\d*[1-9]/.test(value)) {
+    throw new BadRequestException(
+      `"${name}" may be given to the millisecond at most (such as 2026-11-30T12:00:00.123Z); got "${value}"`,
     );
   }
   return parsed;

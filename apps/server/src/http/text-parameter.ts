@@ -11,3 +11,8 @@ export function refuseNul(value: string, name: string): string {
   }
   return value;
 }
+
+/** A query parameter given twice or more (`?limit=1&limit=2`) arrives as a list: which one was meant is unknown. */
+export function refuseRepeated(value: unknown, name: string): void {
+  if (Array.isArray(value)) throw new BadRequestException(`"${name}" must be given once`);
+}

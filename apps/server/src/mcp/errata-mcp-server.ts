@@ -45,6 +45,12 @@ const FILTERS = {
 };
 type Filters = { [K in keyof typeof FILTERS]?: string };
 
+/**
+ * A tool's arguments, refusing any it does not take (`additionalProperties: false` in its JSON Schema): a misspelt
+ * filter would otherwise be dropped, and the answer would cover what the caller meant to leave out.
+ */
+const strict = <Shape extends z.ZodRawShape>(shape: Shape) => z.object(shape).strict();
+
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 
 function mirrored(payload: { ok: boolean; data: unknown; error: ToolError | null }): CallToolResult {
@@ -82,7 +88,7 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       description:
         'Retries agents spent on MCP tools, grouped by the category, server or tool of the call they retried: ' +
         'wasted retries, milliseconds and tokens, the reason of every retry, and chains that never recovered.',
-      inputSchema: { ...FILTERS, groupBy: z.enum(['category', 'server', 'tool']).optional() },
+      inputSchema: strict({ ...FILTERS, groupBy: z.enum(['category', 'server', 'tool']).optional() }),
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
@@ -101,7 +107,7 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       description:
         'Per server and tool: valid empty results reported as errors (empty-as-error) and failures reported as ' +
         'success (failure-as-empty), with rates, the retries and escalations they caused, and redacted samples.',
-      inputSchema: FILTERS,
+      inputSchema: strict(FILTERS),
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
@@ -115,7 +121,7 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       description:
         'How often failures of each category ended in a hand-off to a human, the user or a coordinator, which ' +
         'failures the hand-offs followed, and how many were avoidable.',
-      inputSchema: FILTERS,
+      inputSchema: strict(FILTERS),
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
@@ -129,7 +135,7 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       description:
         'How much delegated work subagents brought back, whether their failure reports carried category, ' +
         'attempts, partial results and alternatives, how often they absorbed transient failures, and silent partials.',
-      inputSchema: FILTERS,
+      inputSchema: strict(FILTERS),
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
@@ -143,12 +149,12 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       description:
         'Error-contract findings per MCP server, tool and rule, most frequent first: count, rate, first and last ' +
         'seen, server versions, evidence, and the retries, wasted time and escalations they caused.',
-      inputSchema: {
+      inputSchema: strict({
         ...FILTERS,
         rule: z.enum(FINDING_RULES as unknown as [string, ...string[]]).optional(),
         limit: z.number().int().optional().describe('1–500, default 50'),
         offset: z.number().int().optional(),
-      },
+      }),
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
@@ -168,7 +174,10 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       description:
         'The fix Errata suggests for one finding: the exact result the tool should return instead, a TypeScript ' +
         'handler for the MCP SDK, what the fix would have saved in the window, and Markdown for a tracker.',
-      inputSchema: { findingId: z.string().describe('an id from list_findings (20 hex digits)'), ...FILTERS },
+      inputSchema: strict({
+        findingId: z.string().describe('an id from list_findings (20 hex digits)'),
+        ...FILTERS,
+      }),
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
@@ -190,7 +199,7 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       description:
         "Record that the MCP server's owner acknowledged the fix Errata suggested for a finding (admin key). " +
         'Errata then verifies it from later traffic: a newer server version that stops violating the rule.',
-      inputSchema: { findingId: z.string().describe('an id from list_findings (20 hex digits)') },
+      inputSchema: strict({ findingId: z.string().describe('an id from list_findings (20 hex digits)') }),
       outputSchema: ENVELOPE,
       annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
     },
