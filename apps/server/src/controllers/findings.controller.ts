@@ -12,6 +12,7 @@ import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { ApiReadKey, ApiReportFilters, QueryParameter } from '../http/openapi';
+import { ApiErrors, ApiOk } from '../http/openapi-schemas';
 import { DEFAULT_LIMIT, FINDING_ID, MAX_LIMIT, parsePage } from '../http/findings-page';
 import { parseReportFilter } from '../http/report-query';
 import type { Principal } from '../services/api-key.service';
@@ -29,6 +30,8 @@ export class FindingsController {
   @Get('servers')
   @ApiOperation({ summary: 'A graded scorecard per MCP server and tool' })
   @ApiReportFilters()
+  @ApiOk('ServerScorecard')
+  @ApiErrors(400, 401, 403)
   servers(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.findings.servers(principal.projectId, parseReportFilter(query));
   }
@@ -43,6 +46,8 @@ export class FindingsController {
     schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
   })
   @QueryParameter({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } })
+  @ApiOk('FindingsPage')
+  @ApiErrors(400, 401, 403)
   list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     const { rule, limit, offset, ...filters } = query;
     return this.findings.list(
@@ -56,6 +61,8 @@ export class FindingsController {
   @ApiOperation({ summary: 'One finding with its evidence and redacted samples' })
   @ApiParam({ name: 'id', description: 'A finding id (20 hex digits)' })
   @ApiReportFilters()
+  @ApiOk('FindingDetail')
+  @ApiErrors(400, 401, 403, 404)
   get(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,

@@ -1,6 +1,9 @@
 import { Controller, Get, HttpCode, ServiceUnavailableException } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { ApiOk } from '../http/openapi-schemas';
 import { HealthService } from '../services/health.service';
 
+@ApiTags('health')
 @Controller()
 export class HealthController {
   constructor(private readonly health: HealthService) {}
@@ -8,12 +11,18 @@ export class HealthController {
   /** The process is up. */
   @Get('healthz')
   @HttpCode(200)
+  @ApiOk('Health')
   live() {
     return { status: 'ok' };
   }
 
   /** The database answers and every migration is applied. */
   @Get('readyz')
+  @ApiOk('Readiness')
+  @ApiOk('Readiness', {
+    status: 503,
+    description: 'Not ready: the database is unreachable or migrations are pending.',
+  })
   async ready() {
     const readiness = await this.health.readiness();
     if (!readiness.ready) throw new ServiceUnavailableException(readiness);

@@ -14,6 +14,7 @@ import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { ApiIngestKey } from '../http/openapi';
+import { ApiOtlpResponses } from '../http/openapi-schemas';
 import { OtlpExceptionFilter } from '../http/otlp-exception.filter';
 import { readRequestBody } from '../http/read-request-body';
 import type { Principal } from '../services/api-key.service';
@@ -32,6 +33,7 @@ export class OtlpIngestController {
   @Post('traces')
   @HttpCode(200) // for the OpenAPI document (the handler answers itself): OTLP/HTTP answers a success with 200
   @ApiIngestKey()
+  @ApiOtlpResponses()
   @RequireScope('ingest')
   async exportTraces(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response) {
     const contentType = req.headers['content-type'];

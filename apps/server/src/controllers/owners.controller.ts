@@ -11,21 +11,21 @@ import {
   UseGuards,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { FINDING_ID } from '../http/findings-page';
 import { ApiAdminKey, QueryParameter } from '../http/openapi';
+import { ApiErrors, ApiOk } from '../http/openapi-schemas';
 import { optionalText, readJsonObject, requiredText } from '../http/json-body';
 import { refuseRepeated } from '../http/text-parameter';
 import { BadRequestException } from '@nestjs/common';
 import type { Principal } from '../services/api-key.service';
+import { DELIVERY_STATUSES } from '../repositories/delivery.repository';
 import { DeliveryService } from '../services/delivery.service';
 import { FixService } from '../services/fix.service';
 import { OwnerService } from '../services/owner.service';
-
-const DELIVERY_STATUSES = ['pending', 'delivered', 'dead', 'disabled'];
 
 /**
  * Fix delivery (DOMAIN.md §7), admin keys only: who owns which MCP server and where fixes go, the fixes and their
@@ -67,6 +67,11 @@ export class OwnersController {
       },
     },
   })
+  @ApiOk('OwnerWithSecret', {
+    status: 201,
+    description: 'Registered; the answer holds the signing secret, once.',
+  })
+  @ApiErrors(400, 401, 403, 413)
   async registerOwner(@CurrentPrincipal() principal: Principal, @Req() request: Request) {
     const body = await readJsonObject(request);
     return this.owners.register(principal.projectId, {
@@ -79,6 +84,8 @@ export class OwnersController {
 
   @Get('owners')
   @ApiOperation({ summary: 'The owners of MCP servers in this project (secrets are never shown again)' })
+  @ApiOk('Owner', { array: true })
+  @ApiErrors(400, 401, 403)
   listOwners(@CurrentPrincipal() principal: Principal) {
     return this.owners.list(principal.projectId);
   }
@@ -86,6 +93,8 @@ export class OwnersController {
   @Delete('owners/:id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Remove an owner (and its pending deliveries)' })
+  @ApiResponse({ status: 204, description: 'Removed.' })
+  @ApiErrors(400, 401, 403, 404)
   async removeOwner(@CurrentPrincipal() principal: Principal, @Param('id', ParseUUIDPipe) id: string) {
     await this.owners.remove(principal.projectId, id);
   }
@@ -94,12 +103,16 @@ export class OwnersController {
   @ApiOperation({
     summary: 'A new signing secret; the previous one keeps signing alongside until the next rotation',
   })
+  @ApiOk('OwnerWithSecret', { status: 201, description: 'Rotated; the answer holds the new secret, once.' })
+  @ApiErrors(400, 401, 403, 404)
   rotateSecret(@CurrentPrincipal() principal: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return this.owners.rotateSecret(principal.projectId, id);
   }
 
   @Post('owners/:id/enable')
   @ApiOperation({ summary: 'Re-enable an endpoint that answered 410 Gone' })
+  @ApiOk('Owner', { status: 201, description: 'Enabled.' })
+  @ApiErrors(400, 401, 403, 404)
   enableOwner(@CurrentPrincipal() principal: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return this.owners.enable(principal.projectId, id);
   }
@@ -108,18 +121,24 @@ export class OwnersController {
   @ApiOperation({
     summary: 'Every fix and where it stands: suggested, delivered, acknowledged, verified or regressed',
   })
+  @ApiOk('Fix', { array: true })
+  @ApiErrors(400, 401, 403)
   listFixes(@CurrentPrincipal() principal: Principal) {
     return this.fixes.list(principal.projectId);
   }
 
   @Get('fixes/:findingId')
   @ApiOperation({ summary: 'One fix with its lifecycle events' })
+  @ApiOk('FixDetail')
+  @ApiErrors(400, 401, 403, 404)
   getFix(@CurrentPrincipal() principal: Principal, @Param('findingId') findingId: string) {
     return this.fixes.get(principal.projectId, findingIdOf(findingId));
   }
 
   @Post('findings/:id/acknowledge')
   @ApiOperation({ summary: "Record that the server's owner acknowledged the fix" })
+  @ApiOk('Fix', { status: 201, description: 'Acknowledged.' })
+  @ApiErrors(400, 401, 403, 404)
   acknowledge(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.fixes.acknowledge(principal.projectId, findingIdOf(id), 'api');
   }
@@ -127,9 +146,11 @@ export class OwnersController {
   @Get('deliveries')
   @ApiOperation({ summary: 'Webhook deliveries, newest first; ?status=dead lists the dead letters' })
   @QueryParameter({ name: 'status', required: false, enum: DELIVERY_STATUSES })
+  @ApiOk('Delivery', { array: true, description: 'Newest first, at most 500.' })
+  @ApiErrors(400, 401, 403)
   listDeliveries(@CurrentPrincipal() principal: Principal, @Query('status') status?: string) {
     refuseRepeated(status, 'status');
-    if (status !== undefined && !DELIVERY_STATUSES.includes(status)) {
+    if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
       throw new BadRequestException(`"status" must be one of ${DELIVERY_STATUSES.join(', ')}`);
     }
     return this.deliveries.list(principal.projectId, status ?? null);
@@ -139,6 +160,8 @@ export class OwnersController {
   @ApiOperation({
     summary: 'Send a dead-lettered, disabled or delivered message again, with the same webhook-id',
   })
+  @ApiOk('Delivery', { status: 201, description: 'Queued again.' })
+  @ApiErrors(400, 401, 403, 404)
   redeliver(@CurrentPrincipal() principal: Principal, @Param('id', ParseUUIDPipe) id: string) {
     return this.deliveries.redeliver(principal.projectId, id);
   }

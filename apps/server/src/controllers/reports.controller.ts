@@ -3,6 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { ApiReadKey, ApiReportFilters, QueryParameter } from '../http/openapi';
+import { ApiErrors, ApiOk } from '../http/openapi-schemas';
 import { parseReportQuery, parseReportFilter, parseSeriesQuery } from '../http/report-query';
 import type { Principal } from '../services/api-key.service';
 import { AgentReportsService } from '../services/agent-reports.service';
@@ -26,6 +27,8 @@ export class ReportsController {
   @ApiOperation({ summary: 'Retry waste by category, server or tool (DOMAIN.md §2)' })
   @ApiReportFilters()
   @QueryParameter({ name: 'groupBy', required: false, enum: RETRY_WASTE_GROUPINGS })
+  @ApiOk('RetryWasteReport')
+  @ApiErrors(400, 401, 403)
   retryWasteReport(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.retryWaste.report(
       principal.projectId,
@@ -36,6 +39,8 @@ export class ReportsController {
   @Get('escalations')
   @ApiOperation({ summary: 'Escalation rates, attribution and avoidable escalations (DOMAIN.md §4)' })
   @ApiReportFilters()
+  @ApiOk('EscalationReport')
+  @ApiErrors(400, 401, 403)
   escalationsReport(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.agentReports.escalations(principal.projectId, parseReportFilter(query));
   }
@@ -43,6 +48,8 @@ export class ReportsController {
   @Get('misclassified-results')
   @ApiOperation({ summary: 'Empty-as-error and failure-as-empty results per server and tool (DOMAIN.md §3)' })
   @ApiReportFilters()
+  @ApiOk('MisclassifiedReport')
+  @ApiErrors(400, 401, 403)
   misclassifiedResultsReport(
     @CurrentPrincipal() principal: Principal,
     @Query() query: Record<string, unknown>,
@@ -53,6 +60,8 @@ export class ReportsController {
   @Get('subagent-coverage')
   @ApiOperation({ summary: 'Subagent coverage, propagation completeness, local absorption (DOMAIN.md §4)' })
   @ApiReportFilters()
+  @ApiOk('SubagentCoverageReport')
+  @ApiErrors(400, 401, 403)
   subagentCoverageReport(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.agentReports.subagentCoverage(principal.projectId, parseReportFilter(query));
   }
@@ -66,6 +75,8 @@ export class ReportsController {
   @ApiReportFilters({ fromRequired: true })
   @QueryParameter({ name: 'step', required: false, enum: ['hour', 'day'] })
   @QueryParameter({ name: 'groupBy', required: false, enum: RETRY_WASTE_GROUPINGS })
+  @ApiOk('ReportSeries')
+  @ApiErrors(400, 401, 403)
   timeseries(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.reportSeries.series(
       principal.projectId,

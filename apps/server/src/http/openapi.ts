@@ -8,6 +8,7 @@ import {
   type ApiQueryOptions,
 } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
+import { OPENAPI_SCHEMAS } from './openapi-schemas';
 
 /** Where `QueryParameter` lists a route's query parameters, for `DocumentedQueryOnly`. */
 export const QUERY_PARAMETERS = 'errata:query-parameters';
@@ -82,6 +83,11 @@ export function mountOpenApi(app: NestExpressApplication): void {
       )
       .build(),
   );
+  // The response bodies the controllers reference (`ApiOk`, `ApiErrors`).
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, ...OPENAPI_SCHEMAS },
+  };
   // Users paste a key into the Swagger UI's Authorize dialog: no other site may frame it.
   app.use(['/docs', '/docs-json'], (_req: Request, res: Response, next: NextFunction) => {
     res.set({ 'content-security-policy': "frame-ancestors 'none'", 'x-frame-options': 'DENY' });

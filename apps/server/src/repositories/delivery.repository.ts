@@ -3,6 +3,9 @@ import { sql, type Kysely } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
 
+/** Where a webhook message stands. */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'dead', 'disabled'] as const;
+
 export interface NewDelivery {
   readonly projectId: number;
   readonly ownerId: string;
