@@ -675,6 +675,9 @@ describe('answers match the schemas the document declares', () => {
       (await call('post', acknowledge, { path: `/api/v1/findings/${missingFinding}/acknowledge` })).status,
     ).toBe(404);
     expect((await call('get', deliveries, { path: `${deliveries}?status=bogus` })).status).toBe(400);
+    // A query parameter an endpoint does not take.
+    expect((await call('get', owners, { path: `${owners}?server=orders` })).status).toBe(400);
+    expect((await call('get', '/api/v1/fixes', { path: '/api/v1/fixes?server=orders' })).status).toBe(400);
     expect((await call('post', redeliver, { path: '/api/v1/deliveries/nope/redeliver' })).status).toBe(400);
     expect(
       (await call('post', redeliver, { path: `/api/v1/deliveries/${randomUUID()}/redeliver` })).status,
