@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentTrace } from './support/agent-spans';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
-import { spawnServer } from './support/server-process';
+import { SERVER_ENTRY, spawnServer } from './support/server-process';
 
 const CLI = join(__dirname, '../apps/server/dist/cli/errata.js');
 const run = promisify(execFile);
@@ -72,6 +73,14 @@ async function readReport(url: string, key: string) {
   return response.status;
 }
 
+/** Output is read as it comes: the server may answer /readyz a moment before it has said everything. */
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !condition();) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe('projects and keys', () => {
   let database: TestDatabase;
   beforeAll(async () => {
@@ -80,7 +89,30 @@ describe('projects and keys', () => {
   afterAll(() => database.drop());
 
   it('first start on an empty database creates project default and prints its keys once', async () => {
+    // A first start that cannot listen (the port is taken, as 4318 often is by a local collector) creates nothing:
+    // its output, the only place the keys would be shown, belongs to a run that failed.
+    const taken = createServer();
+    taken.listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const failed = await run(process.execPath, [SERVER_ENTRY], {
+      env: {
+        ...process.env,
+        DATABASE_URL: database.url,
+        HOST: '127.0.0.1',
+        PORT: String((taken.address() as { port: number }).port),
+      },
+    }).then(
+      () => null,
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    taken.close();
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toMatch(/Errata failed to start: .*EADDRINUSE/);
+    expect(failed?.stdout).not.toMatch(/errata_(ingest|read|admin)_/);
+    expect(await countRows(database, 'api_key')).toBe(0);
+
     const first = await spawnServer({ DATABASE_URL: database.url });
+    await waitFor(() => /listening on/.test(first.output()));
     const printed = [...first.output().matchAll(/^\s+(ingest|read|admin)\s+(errata_\S+)$/gm)].map((m) => [
       m[1],
       m[2],

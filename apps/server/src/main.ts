@@ -9,6 +9,7 @@ import { DATABASE, type Database } from './database/database';
 import { mountDashboard } from './http/dashboard';
 import { mountOpenApi } from './http/openapi';
 import { IngestService } from './services/ingest.service';
+import { KeyBootstrapService } from './services/key-bootstrap.service';
 
 /**
  * An OTLP upload that asks `Expect: 100-continue` while every ingest place is taken gets its 503 instead of the
@@ -40,6 +41,7 @@ export async function startServer(
   mountDashboard(app);
   refuseFullIngestBeforeContinue(app);
   await app.listen(config.port, config.host);
+  await app.get(KeyBootstrapService).createFirstKeys();
   const database = app.get<Database>(DATABASE);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;

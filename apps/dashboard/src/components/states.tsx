@@ -103,7 +103,9 @@ export function EmptyState({ what, filtered }: { what: string; filtered: boolean
           text={`import { startErrata } from '@errata/sdk';
 
 startErrata({ endpoint: '${origin}', apiKey: process.env.ERRATA_INGEST_KEY });
-// MCP clients created after this line report every tools/call.`}
+// CommonJS: MCP clients required after this line report every tools/call.
+// ES modules load their imports first: run with node --import @errata/sdk/register,
+// or wrap each client with instrumentMcpClient(client) from @errata/sdk.`}
         />
         <CopyBlock
           label="Any OpenTelemetry exporter (environment)"

@@ -10,7 +10,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import type { KeyScope } from '../database/schema';
-import { ApiKeyService, scopeAllows, type Principal } from '../services/api-key.service';
+import { aKeyOf, ApiKeyService, scopeAllows, type Principal } from '../services/api-key.service';
 
 const REQUIRED_SCOPE = 'errata:required-scope';
 
@@ -58,15 +58,13 @@ export class ApiKeyGuard implements CanActivate {
     }
     if (!scopeAllows(principal.scope, needed)) {
       throw new ForbiddenException(
-        `this is ${withArticle(principal.scope)} key; this endpoint needs ${withArticle(needed)} key`,
+        `this is ${aKeyOf(principal.scope)}; this endpoint needs ${aKeyOf(needed)}`,
       );
     }
     request.principal = principal;
     return true;
   }
 }
-
-const withArticle = (scope: KeyScope): string => (/^[aeiou]/.test(scope) ? `an ${scope}` : `a ${scope}`);
 
 function bearerToken(header: string | undefined): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');

@@ -33,6 +33,9 @@ export function scopeAllows(scope: KeyScope, needed: KeyScope): boolean {
   return scope === needed || scope === 'admin';
 }
 
+/** "a read key", "an ingest key", "an admin key". */
+export const aKeyOf = (scope: KeyScope): string => `${/^[aeiou]/.test(scope) ? 'an' : 'a'} ${scope} key`;
+
 @Injectable()
 export class ApiKeyService {
   private readonly cache = new Map<string, { principal: Principal | null; until: number }>();

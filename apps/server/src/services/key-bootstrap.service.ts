@@ -2,14 +2,16 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { KeyScope } from '../database/schema';
 import { ProjectRepository } from '../repositories/project.repository';
-import { ApiKeyService, envKeyPrefix, hashKey } from './api-key.service';
+import { aKeyOf, ApiKeyService, envKeyPrefix, hashKey } from './api-key.service';
 
 export const DEFAULT_PROJECT = 'default';
 
 /**
  * Makes sure someone can use a fresh install. With ERRATA_INGEST_KEY / ERRATA_READ_KEY set, project `default`
  * gets exactly those keys for those scopes (earlier env or bootstrap keys of the scope are revoked; keys made
- * with the CLI stay). Otherwise the first start on an empty database creates `default` and prints its keys once.
+ * with the CLI stay), before any request is served. Otherwise the first start on an empty database creates
+ * `default` and prints its keys once, when the server listens (`createFirstKeys`): a start that fails before, on a
+ * port already taken, must not leave the only copy of the keys in the output of a run that failed.
  */
 @Injectable()
 export class KeyBootstrapService implements OnApplicationBootstrap {
@@ -25,10 +27,12 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
       ['read', this.config.readKey],
     ];
     const envKeys = configured.filter((entry): entry is [KeyScope, string] => entry[1] !== null);
-    if (envKeys.length > 0) {
-      await this.applyEnvKeys(envKeys);
-      return;
-    }
+    if (envKeys.length > 0) await this.applyEnvKeys(envKeys);
+  }
+
+  /** Once the server listens: on an empty database without env keys, creates `default` and prints its keys. */
+  async createFirstKeys(): Promise<void> {
+    if (this.config.ingestKey !== null || this.config.readKey !== null) return;
     const created = await this.createFirstProject();
     if (created) printFirstKeys(created);
   }
@@ -41,7 +45,7 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
         const owner = await projects.findLiveKeyByHash(keyHash);
         if (owner && (owner.projectId !== project.id || owner.scope !== scope)) {
           throw new Error(
-            `ERRATA_${scope.toUpperCase()}_KEY is already a ${owner.scope} key of project ${owner.projectName}`,
+            `ERRATA_${scope.toUpperCase()}_KEY is already ${aKeyOf(owner.scope)} of project ${owner.projectName}`,
           );
         }
         const keyPrefix = envKeyPrefix(keyHash);
