@@ -354,6 +354,33 @@ describe('projects and keys', () => {
     const revokeNothing = await cli(database, 'keys', 'revoke', '--key', 'no-such-key');
     expect(revokeNothing.stderr).toMatch(/no live key matches/);
   });
+
+  it('a database that does not answer, or a DATABASE_URL that is no URL, is said in one line by the server and the CLI', async () => {
+    const start = (url: string) =>
+      run(process.execPath, [SERVER_ENTRY], {
+        env: { ...process.env, DATABASE_URL: url, HOST: '127.0.0.1', PORT: '0' },
+      }).then(
+        () => ({ code: 0, stdout: '', stderr: '' }),
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+    const list = (url: string) => cli({ url } as TestDatabase, 'keys', 'list', '--project', 'default');
+    const down = 'postgres://postgres:hunter22@127.0.0.1:1/errata';
+    const unreachable =
+      /cannot reach PostgreSQL at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/errata: connect ECONNREFUSED 127\.0\.0\.1:1 \(is it running, and is DATABASE_URL right\?\)/;
+    for (const [run, prefix] of [
+      [start, 'Errata failed to start: '],
+      [list, 'errata: '],
+    ] as const) {
+      const refused = await run(down);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(unreachable);
+      expect(refused.stderr).toContain(prefix);
+      expect(refused.stdout + refused.stderr).not.toMatch(/hunter22|ExceptionHandler|\n\s+at /);
+      const notUrl = await run('notaurl');
+      expect(notUrl.stderr).toContain('DATABASE_URL must be a PostgreSQL URL such as postgres://');
+      expect(notUrl.stdout + notUrl.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
 });
 
 describe('the CLI on the embedded store', () => {

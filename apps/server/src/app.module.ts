@@ -7,8 +7,7 @@ import { OwnersController } from './controllers/owners.controller';
 import { OtlpIngestController } from './controllers/otlp-ingest.controller';
 import { ReportsController } from './controllers/reports.controller';
 import { TracesController } from './controllers/traces.controller';
-import { DATABASE, openDatabase, type Database } from './database/database';
-import { migrateToLatest } from './database/migrations';
+import { DATABASE, type Database } from './database/database';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { CheckpointRepository } from './repositories/checkpoint.repository';
 import { EventRepository } from './repositories/event.repository';
@@ -77,8 +76,8 @@ class DatabaseCloser implements OnApplicationShutdown {
 
 @Module({})
 export class AppModule {
-  /** The whole service for `config`; the database is opened and migrated before anything else starts. */
-  static forRoot(config: AppConfig): DynamicModule {
+  /** The whole service for `config`, on `database`: opened and migrated before (`openMigratedDatabase`). */
+  static forRoot(config: AppConfig, database: Database): DynamicModule {
     return {
       module: AppModule,
       controllers: [
@@ -92,20 +91,7 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
-        {
-          provide: DATABASE,
-          useFactory: async (): Promise<Database> => {
-            const database = openDatabase(config);
-            try {
-              const applied = await migrateToLatest(database.db);
-              if (applied.length > 0) new Logger('Migrations').log(`applied ${applied.join(', ')}`);
-            } catch (error) {
-              await database.destroy();
-              throw error;
-            }
-            return database;
-          },
-        },
+        { provide: DATABASE, useValue: database },
         DatabaseCloser,
         ApiKeyGuard,
         ...repositories,

@@ -5,7 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { loadConfig, type AppConfig } from './config/app-config';
-import { DATABASE, type Database } from './database/database';
+import { DATABASE, openMigratedDatabase, type Database } from './database/database';
 import { mountDashboard } from './http/dashboard';
 import { mountOpenApi } from './http/openapi';
 import { IngestService } from './services/ingest.service';
@@ -30,10 +30,17 @@ export async function startServer(
   config: AppConfig = loadConfig(),
   logLevels: LogLevel[] = ['log', 'warn', 'error'],
 ): Promise<NestExpressApplication> {
+  // Opened before Nest: a database that cannot be reached or migrated is said in one line, without Nest's trace.
+  const opened = await openMigratedDatabase(config, (applied) =>
+    new Logger('Migrations').log(`applied ${applied.join(', ')}`),
+  );
   // Nest's body parsers are off: the OTLP route reads its own body (gzip, a post-decompression limit).
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, opened), {
     bodyParser: false,
     logger: logLevels,
+  }).catch(async (error: unknown) => {
+    await opened.destroy();
+    throw error;
   });
   app.disable('x-powered-by');
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);

@@ -50,7 +50,8 @@ export async function connectToErrata(
         `Errata answers at ${url}, but ERRATA_INGEST_KEY is not set. If an earlier \`npm run demo\` started it, ` +
           'set ERRATA_INGEST_KEY and ERRATA_READ_KEY to the keys it printed ("Keys of project "default" in the ' +
           'Errata the demo started"), or stop it (Ctrl-C there) and run the demo again. For an Errata of your ' +
-          'own, use an ingest key of its project. Or point ERRATA_URL at a free port and the demo starts its own.',
+          'own, use an ingest key of its project. Or point ERRATA_URL at a free port and DEMO_DATA_DIR at another ' +
+          'directory, and the demo starts its own (the running one holds the default store).',
       );
     }
     await checkIngestKey(url, config.ingestKey);

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { HttpException } from '@nestjs/common';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/app-config';
-import { DatabaseInUseError, openDatabase, type Database } from '../database/database';
-import { migrateToLatest } from '../database/migrations';
+import { DatabaseInUseError, openMigratedDatabase, type Database } from '../database/database';
+import { DatabaseUnreachableError } from '../database/migrations';
 import type { KeyScope } from '../database/schema';
 import { CheckpointRepository } from '../repositories/checkpoint.repository';
 import { EventRepository } from '../repositories/event.repository';
@@ -65,11 +65,11 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const database = openDatabase(loadConfig());
+  // Every command migrates first; stdout stays the command's own (scripts read keys from it).
+  const database = await openMigratedDatabase(loadConfig(), (applied) =>
+    process.stderr.write(`applied migrations ${applied.join(', ')}\n`),
+  );
   try {
-    const applied = await migrateToLatest(database.db);
-    // Every command migrates first; stdout stays the command's own (scripts read keys from it).
-    if (applied.length > 0) process.stderr.write(`applied migrations ${applied.join(', ')}\n`);
     await run(command, positionals, values, database);
   } finally {
     await database.destroy();
@@ -226,6 +226,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof HttpException || // a service refusing bad input (BadRequestException …)
     error instanceof ConfigError ||
     error instanceof DatabaseInUseError ||
+    error instanceof DatabaseUnreachableError ||
     (error as { code?: string })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
   process.stderr.write(
     `errata: ${error instanceof Error ? (known ? error.message : (error.stack ?? error.message)) : String(error)}\n`,

@@ -77,7 +77,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
   return {
     port: integer(env, 'PORT', 4318, 0, 65535),
     host: text(env, 'HOST') ?? '0.0.0.0',
-    databaseUrl: text(env, 'DATABASE_URL'),
+    databaseUrl: databaseUrl(env),
     dataDir: resolve(cwd, text(env, 'ERRATA_DATA_DIR') ?? '.errata'),
     ingestKey: apiKey(env, 'ERRATA_INGEST_KEY'),
     readKey: apiKey(env, 'ERRATA_READ_KEY'),
@@ -99,6 +99,19 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
     fixIntervalMs: integer(env, 'ERRATA_FIX_INTERVAL_MS', 60_000, 10),
     fixMinCalls: integer(env, 'ERRATA_FIX_MIN_CALLS', 20, 1),
   };
+}
+
+/** A PostgreSQL URL; anything else would be read as a host name, and fail later with a puzzling message. */
+function databaseUrl(env: Env): string | null {
+  const url = text(env, 'DATABASE_URL');
+  if (url === null) return null;
+  const protocol = URL.canParse(url) ? new URL(url).protocol : null;
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:' && protocol !== 'socket:') {
+    throw new ConfigError(
+      `DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@localhost:5432/errata, got ${describeDatabaseUrl(url)}`,
+    );
+  }
+  return url;
 }
 
 function boolean(env: Env, name: ConfigVariable, fallback: boolean): boolean {

@@ -5,6 +5,7 @@ import { Logger } from '@nestjs/common';
 import { Kysely, PostgresDialect } from 'kysely';
 import { Pool } from 'pg';
 import { describeDatabaseUrl, type AppConfig } from '../config/app-config';
+import { DatabaseUnreachableError, migrateToLatest } from './migrations';
 import { PGliteDialect } from './pglite-dialect';
 import type { DB } from './schema';
 
@@ -94,5 +95,27 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The database, opened and migrated (`onApplied` hears the names of the migrations applied now); closed again when
+ * that fails. A database that does not answer is said to be so, with where it was looked for.
+ */
+export async function openMigratedDatabase(
+  config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'poolSize'>,
+  onApplied: (names: readonly string[]) => void,
+): Promise<Database> {
+  const database = openDatabase(config);
+  try {
+    const applied = await migrateToLatest(database.db);
+    if (applied.length > 0) onApplied(applied);
+    return database;
+  } catch (error) {
+    await database.destroy();
+    if (!(error instanceof DatabaseUnreachableError)) throw error;
+    throw new DatabaseUnreachableError(
+      `cannot reach ${database.description}: ${error.message} (is it running, and is DATABASE_URL right?)`,
+    );
   }
 }

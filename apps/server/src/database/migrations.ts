@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { isDatabaseUnavailable } from './database-unavailable';
 
 /** `migrations/` at the repository root; the same relative place from `src/` (tests) and `dist/` (runtime). */
 export const MIGRATIONS_DIR = resolve(__dirname, '..', '..', '..', '..', 'migrations');
@@ -32,6 +33,9 @@ function migrator(db: Kysely<any>, dir: string) {
 
 export class MigrationError extends Error {}
 
+/** No migration could even start: the database did not answer (down, wrong host or port, unknown name). */
+export class DatabaseUnreachableError extends Error {}
+
 /** Applies every pending migration; returns the names applied now. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function migrateToLatest(db: Kysely<any>, dir = MIGRATIONS_DIR): Promise<string[]> {
@@ -39,9 +43,21 @@ export async function migrateToLatest(db: Kysely<any>, dir = MIGRATIONS_DIR): Pr
   const failed = results.find((result) => result.status === 'Error');
   if (error || failed) {
     const cause = error instanceof Error ? error.message : String(error ?? '');
+    if (failed === undefined && results.length === 0 && isConnectionFailure(error)) {
+      throw new DatabaseUnreachableError(cause);
+    }
     throw new MigrationError(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${cause}`);
   }
   return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}
+
+/** The connection failed, as opposed to a statement: refused, unknown host, no such database or role, bad password. */
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return (
+    isDatabaseUnavailable(error) ||
+    (typeof code === 'string' && ['ENOTFOUND', 'EAI_AGAIN', '3D000', '28000', '28P01'].includes(code))
+  );
 }
 
 /** Names of migrations that exist in `dir` but are not applied to the database. */
