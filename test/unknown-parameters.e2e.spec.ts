@@ -152,3 +152,26 @@ describe('MCP: an argument the tool does not take', () => {
     }
   });
 });
+
+describe('MCP: a request whose params are malformed', () => {
+  it('is JSON-RPC -32602 Invalid params, saying what is wrong, not -32603 Internal error', async () => {
+    const post = async (params: unknown) => {
+      const response = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${server.readKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }),
+      });
+      return (await response.json()) as { error?: { code: number; message: string } };
+    };
+    const noName = await post({ arguments: {} });
+    expect(noName.error?.code).toBe(-32602);
+    expect(noName.error?.message).toMatch(/Invalid params for tools\/call: params\.name: /);
+    const textArguments = await post({ name: 'list_findings', arguments: 'limit=1' });
+    expect(textArguments.error?.code).toBe(-32602);
+    expect(textArguments.error?.message).toMatch(/params\.arguments: /);
+  });
+});

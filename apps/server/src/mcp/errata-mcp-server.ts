@@ -11,7 +11,7 @@ import type { FindingsService } from '../services/findings.service';
 import type { FixService } from '../services/fix.service';
 import { RETRY_WASTE_GROUPINGS, type RetryWasteService } from '../services/retry-waste.service';
 import { SERVER_VERSION } from '../version';
-import { AdminKeyRequired, sdkToolError, toolError, ToolError } from './tool-errors';
+import { AdminKeyRequired, answerInvalidParams, sdkToolError, toolError, ToolError } from './tool-errors';
 
 export interface ErrataMcpServices {
   readonly retryWaste: RetryWasteService;
@@ -211,5 +211,6 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
         return services.fixes.acknowledge(projectId, findingId, 'mcp');
       }),
   );
+  answerInvalidParams(server);
   return server;
 }

@@ -3,6 +3,8 @@
  * a category, whether retrying can help, a stable code and a description of how to recover.
  */
 import { BadRequestException, Logger, NotFoundException } from '@nestjs/common';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isDatabaseUnavailable } from '../database/database-unavailable';
 
@@ -92,4 +94,33 @@ export function sdkToolError(message: string): ToolError {
     };
   }
   return toolError(new Error(reason));
+}
+
+type RequestHandler = (request: { method: string }, extra: unknown) => Promise<unknown>;
+
+/**
+ * Requests whose params the MCP SDK's own schemas refuse (a tools/call without a `name`, `arguments` that are not
+ * an object) are the caller's mistake: JSON-RPC -32602 Invalid params, said plainly. The SDK answers them -32603
+ * Internal error with zod's dump of the issues, which tells a client to look for the fault at Errata's end.
+ */
+export function answerInvalidParams(server: McpServer): void {
+  // Private in the SDK's types: the handlers by method, each parsing its request with the method's schema first.
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, RequestHandler> })
+    ._requestHandlers;
+  for (const [method, handle] of handlers) {
+    handlers.set(method, async (request, extra) => {
+      try {
+        return await handle(request, extra);
+      } catch (error) {
+        // By shape (`ZodError`, or zod 4 core's `$ZodError`): the SDK parses with its own zod build.
+        const issues = (error as { issues?: unknown }).issues;
+        if (!/^\$?ZodError$/.test((error as Error | undefined)?.name ?? '') || !Array.isArray(issues))
+          throw error;
+        const said = (issues as { path: PropertyKey[]; message: string }[]).map(
+          (issue) => `${['params', ...issue.path.slice(1).map(String)].join('.')}: ${issue.message}`,
+        );
+        throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${said.join('; ')}`);
+      }
+    });
+  }
 }
