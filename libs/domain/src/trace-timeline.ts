@@ -78,7 +78,8 @@ export interface TraceTimeline {
   readonly items: readonly TimelineItem[];
 }
 
-const nsToMs = (ns: bigint): number => Number(ns) / 1e6;
+/** A call's own duration, to the nanosecond: fast calls take under a millisecond (report sums round to whole ms). */
+const exactMs = (ns: bigint): number => Number(ns) / 1e6;
 
 export function traceTimeline(
   traceId: string,
@@ -108,7 +109,7 @@ export function traceTimeline(
       startNs: call.startNs,
       startTime: isoFromNs(call.startNs),
       endTime: isoFromNs(call.endNs),
-      durationMs: call.endNs > call.startNs ? nsToMs(call.endNs - call.startNs) : 0,
+      durationMs: call.endNs > call.startNs ? exactMs(call.endNs - call.startNs) : 0,
       server: call.server,
       serverVersion: call.serverVersion,
       tool: call.tool,
