@@ -274,6 +274,15 @@ describe('projects and keys', () => {
   });
 
   it('owners add / list register who gets the fixes; fixes acknowledge needs a fix to exist', async () => {
+    // Empty lists: nothing on stdout (scripts read it), and on stderr how the list gets its first entry.
+    const noOwners = await cli(database, 'owners', 'list', '--project', 'default');
+    expect(noOwners.stdout).toBe('');
+    expect(noOwners.stderr).toMatch(/project "default" has no owners yet; add one with: owners add/);
+    const noFixes = await cli(database, 'fixes', 'list', '--project', 'default');
+    expect(noFixes.stdout).toBe('');
+    expect(noFixes.stderr).toMatch(
+      /project "default" has no fixes yet: a finding becomes a fix once its server/,
+    );
     const added = await cli(
       database,
       'owners',
@@ -351,6 +360,14 @@ describe('projects and keys', () => {
     expect(badScope.stderr).toMatch(/--scope must be one of ingest, read, admin/);
     const unknown = await cli(database, 'frobnicate');
     expect(unknown.stderr).toMatch(/unknown command "frobnicate"/);
+    // Said before the database is opened: an unreachable one is not waited for, and no embedded store is made.
+    const typo = await cli({ url: 'postgres://postgres@127.0.0.1:1/errata' } as TestDatabase, 'kyes', 'list');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^errata: unknown command "kyes list"/);
+    const noValue = await cli(database, 'keys', 'list', '--project');
+    expect(noValue.code).toBe(2);
+    expect(noValue.stderr).toMatch(/^errata: Option '--project <value>' argument missing/);
+    expect((await cli(database, 'help')).stdout).toMatch(/^Usage: npm run errata -- <command>/);
     const revokeNothing = await cli(database, 'keys', 'revoke', '--key', 'no-such-key');
     expect(revokeNothing.stderr).toMatch(/no live key matches/);
   });

@@ -40,6 +40,20 @@ const USAGE = `Usage: npm run errata -- <command>
 
 The database is DATABASE_URL, or the embedded PGlite in ERRATA_DATA_DIR (default ./.errata).`;
 
+const COMMANDS = [
+  'migrate',
+  'projections rebuild',
+  'projects create',
+  'projects list',
+  'keys create',
+  'keys list',
+  'keys revoke',
+  'owners add',
+  'owners list',
+  'fixes list',
+  'fixes acknowledge',
+];
+
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<void> {
@@ -61,10 +75,13 @@ async function main(argv: string[]): Promise<void> {
     },
   });
   const command = positionals.slice(0, 2).join(' ');
-  if (values.help || positionals.length === 0) {
+  if (values.help || positionals.length === 0 || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
+  // Before the database is opened: a typo must not create an embedded store, or wait for an unreachable server.
+  if (!COMMANDS.includes(command))
+    throw new UsageError(`unknown command "${positionals.join(' ')}"\n\n${USAGE}`);
   // Every command migrates first; stdout stays the command's own (scripts read keys from it).
   const database = await openMigratedDatabase(loadConfig(), (applied) =>
     process.stderr.write(`applied migrations ${applied.join(', ')}\n`),
@@ -84,6 +101,8 @@ async function run(
 ): Promise<void> {
   const projects = new ProjectRepository(database);
   const out = (line: string) => process.stdout.write(`${line}\n`);
+  // Said on stderr, so that a script reading the list on stdout gets an empty one.
+  const note = (line: string) => process.stderr.write(`${line}\n`);
   switch (command) {
     case 'migrate':
       out(`migrations up to date (${database.description})`);
@@ -170,9 +189,9 @@ async function run(
     }
     case 'owners list': {
       const project = await existingProject(projects, values.project);
-      for (const owner of await new OwnerService(loadConfig(), new OwnerRepository(database)).list(
-        project.id,
-      )) {
+      const owners = await new OwnerService(loadConfig(), new OwnerRepository(database)).list(project.id);
+      if (owners.length === 0) note(`project "${project.name}" has no owners yet; add one with: owners add`);
+      for (const owner of owners) {
         const state = owner.disabledAt ? `disabled ${owner.disabledAt} (${owner.disabledReason})` : 'enabled';
         out(
           `${owner.id}  ${owner.serverName} ${owner.versionRange ?? '(all versions)'}  ${owner.webhookUrl}  ${state}`,
@@ -182,7 +201,14 @@ async function run(
     }
     case 'fixes list': {
       const project = await existingProject(projects, values.project);
-      for (const fix of await new FixRepository(database).list(project.id)) {
+      const fixes = await new FixRepository(database).list(project.id);
+      if (fixes.length === 0) {
+        note(
+          `project "${project.name}" has no fixes yet: a finding becomes a fix once its server has an owner ` +
+            '(owners add) and the next fix round runs (ERRATA_FIX_INTERVAL_MS)',
+        );
+      }
+      for (const fix of fixes) {
         out(
           `${fix.findingId}  ${fix.state.padEnd(12)}  ${fix.rule}  ${fix.server ?? '(subagent)'}/${fix.tool}`,
         );
@@ -227,7 +253,9 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof ConfigError ||
     error instanceof DatabaseInUseError ||
     error instanceof DatabaseUnreachableError ||
-    (error as { code?: string })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+    ['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'].includes(
+      (error as { code?: string })?.code ?? '',
+    );
   process.stderr.write(
     `errata: ${error instanceof Error ? (known ? error.message : (error.stack ?? error.message)) : String(error)}\n`,
   );
