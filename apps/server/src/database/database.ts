@@ -36,6 +36,10 @@ export function openDatabase(config: Pick<AppConfig, 'databaseUrl' | 'dataDir' |
     // An idle pooled connection that PostgreSQL terminates (a restart, an admin command, a network cut) is
     // dropped by the pool, which then emits 'error': unhandled, that would end the whole process.
     pool.on('error', (error) => logger.warn(`an idle database connection was closed: ${error.message}`));
+    // A connection in use (in a transaction, a COPY, between two statements) emits 'error' on itself, where the
+    // pool does not listen: the statement in progress or the next one fails with the error and is answered for
+    // there, and the pool drops the connection when it comes back.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,
