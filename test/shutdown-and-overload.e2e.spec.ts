@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
@@ -228,6 +228,59 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(stored.rows[0]!.n).toBe(spans.length);
     expect(connections.rows[0]!.n).toBe(0);
     expect(server.output()).not.toMatch(/error/i);
+  }, 60_000);
+
+  it('stops when exporters keep sending on kept-alive connections: answers close them, and every span acknowledged is stored', async () => {
+    const key = 'drain-keepalive-ingest-key';
+    const countEvents = async () => {
+      const client = new Client({ connectionString: database.url });
+      await client.connect();
+      const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM event');
+      await client.end();
+      return rows[0]!.n;
+    };
+    const earlier = await countEvents();
+    const server = await spawnServer({ DATABASE_URL: database.url, ERRATA_INGEST_KEY: key });
+    const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+    const t0 = Date.UTC(2026, 10, 30, 18);
+    let acknowledged = 0;
+    let closingAnswers = 0;
+    let signalled = false;
+    const lane = async (lane: number) => {
+      for (let i = 0; ; i++) {
+        const spans = new AgentTrace().run(`keepalive-${lane}-${i}`, t0, manyCalls(20, t0));
+        const body = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
+        const answer = await new Promise<IncomingMessage | null>((resolve) => {
+          const upload = request(`${server.url}/v1/traces`, {
+            agent,
+            method: 'POST',
+            headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${key}` },
+          });
+          upload.on('response', (response) => response.resume().on('end', () => resolve(response)));
+          upload.on('error', () => resolve(null)); // refused: the server stopped listening
+          upload.end(body);
+        });
+        if (answer === null) return;
+        if (answer.statusCode === 200) acknowledged += spans.length;
+        if (signalled && answer.headers.connection === 'close') closingAnswers++;
+      }
+    };
+    const lanes = [0, 1, 2, 3].map(lane);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const before = acknowledged;
+    signalled = true;
+    server.child.kill('SIGTERM');
+    const exited = Date.now();
+    await once(server.child, 'exit');
+    const stoppedAfterMs = Date.now() - exited;
+    await Promise.all(lanes);
+    agent.destroy();
+
+    expect(before).toBeGreaterThan(0);
+    expect(stoppedAfterMs).toBeLessThan(10_000);
+    expect(closingAnswers).toBeGreaterThan(0);
+    // A request cut off at the deadline may be stored unacknowledged; none acknowledged is missing.
+    expect((await countEvents()) - earlier).toBeGreaterThanOrEqual(acknowledged);
   }, 60_000);
 });
 

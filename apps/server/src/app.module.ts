@@ -8,6 +8,7 @@ import { OtlpIngestController } from './controllers/otlp-ingest.controller';
 import { ReportsController } from './controllers/reports.controller';
 import { TracesController } from './controllers/traces.controller';
 import { DATABASE, type Database } from './database/database';
+import { ConnectionDrain } from './http/connection-drain';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { CheckpointRepository } from './repositories/checkpoint.repository';
 import { EventRepository } from './repositories/event.repository';
@@ -93,6 +94,7 @@ export class AppModule {
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE, useValue: database },
         DatabaseCloser,
+        ConnectionDrain,
         ApiKeyGuard,
         ...repositories,
         ...services,

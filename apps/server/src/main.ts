@@ -6,6 +6,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { loadConfig, type AppConfig } from './config/app-config';
 import { DATABASE, openMigratedDatabase, type Database } from './database/database';
+import { ConnectionDrain } from './http/connection-drain';
 import { mountDashboard } from './http/dashboard';
 import { mountOpenApi } from './http/openapi';
 import { IngestService } from './services/ingest.service';
@@ -43,6 +44,7 @@ export async function startServer(
     throw error;
   });
   app.disable('x-powered-by');
+  app.use(app.get(ConnectionDrain).middleware);
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   mountOpenApi(app);
   mountDashboard(app);

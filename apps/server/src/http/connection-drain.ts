@@ -1,0 +1,35 @@
+import type { Server } from 'node:http';
+import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { NextFunction, Request, Response } from 'express';
+
+/** How long connections may go on after shutdown begins, before they are closed under their requests. */
+export const SHUTDOWN_DEADLINE_MS = 10_000;
+
+/**
+ * Ends the server's connections when it stops. Exporters keep their connections alive and send on them for as long
+ * as they run: closing the listening socket alone would leave those open, and the server storing spans for minutes
+ * after SIGTERM. Once shutdown begins, every answer closes its connection (`Connection: close`), idle connections are
+ * closed, and after SHUTDOWN_DEADLINE_MS the rest too. A request cut off then was not acknowledged, so its exporter
+ * sends it again, and spans stored twice are stored once.
+ */
+@Injectable()
+export class ConnectionDrain implements BeforeApplicationShutdown {
+  private draining = false;
+
+  constructor(private readonly adapter: HttpAdapterHost) {}
+
+  /** Express middleware, mounted before every route. */
+  readonly middleware = (_request: Request, response: Response, next: NextFunction): void => {
+    if (this.draining) response.setHeader('connection', 'close');
+    next();
+  };
+
+  beforeApplicationShutdown(): void {
+    this.draining = true;
+    const server = this.adapter.httpAdapter?.getHttpServer() as Server | undefined;
+    if (server === undefined) return;
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), SHUTDOWN_DEADLINE_MS).unref();
+  }
+}
