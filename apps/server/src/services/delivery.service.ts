@@ -58,8 +58,10 @@ export class DeliveryService implements OnApplicationBootstrap, BeforeApplicatio
     this.poller = new Poller(
       config.deliveryPollMs,
       () => this.sendDue(),
-      (error) =>
-        this.logger.error(`delivery round failed: ${error instanceof Error ? error.message : error}`),
+      (error, retryInMs) =>
+        this.logger.error(
+          `delivery round failed, retrying in ${retryInMs / 1000} s: ${error instanceof Error ? error.message : error}`,
+        ),
     );
   }
 

@@ -46,8 +46,10 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     this.poller = new Poller(
       config.fixIntervalMs,
       () => this.runOnce(),
-      (error) =>
-        this.logger.error(`fix round failed, retrying: ${error instanceof Error ? error.message : error}`),
+      (error, retryInMs) =>
+        this.logger.error(
+          `fix round failed, retrying in ${retryInMs / 1000} s: ${error instanceof Error ? error.message : error}`,
+        ),
     );
   }
 

@@ -125,9 +125,9 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     this.poller = new Poller(
       config.projectionPollMs,
       () => this.catchUp(undefined, () => this.yieldToIngest()),
-      (error) =>
+      (error, retryInMs) =>
         this.logger.error(
-          `projection batch failed, retrying: ${error instanceof Error ? error.message : String(error)}`,
+          `projection batch failed, retrying in ${retryInMs / 1000} s: ${error instanceof Error ? error.message : String(error)}`,
         ),
     );
   }
