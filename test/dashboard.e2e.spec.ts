@@ -616,6 +616,75 @@ describe('dashboard (chromium)', () => {
     ]);
   });
 
+  it("a finding's fix marks only the steps that happened, and says when it regressed", async () => {
+    const { findings } = await api<{ findings: { id: string }[] }>('findings', { limit: '1' });
+    const id = findings[0]!.id;
+    const base = {
+      findingId: id,
+      server: 'support-desk',
+      tool: 'lookup_order',
+      rule: 'untyped-error',
+      badVersions: ['1.0.0'],
+      suggestedAt: '2026-11-01T00:00:00.000Z',
+      deliveredAt: null,
+      acknowledgedAt: null,
+      acknowledgedBy: null,
+      verifiedAt: '2026-11-02T00:00:00.000Z',
+      verifiedVersion: '2.0.0',
+      regressedAt: null,
+    };
+    const shown = async (fix: Record<string, unknown>) => {
+      await page.route(`**/api/v1/findings/${id}?*`, async (route) => {
+        const response = await route.fetch();
+        await route.fulfill({ response, json: { ...(await response.json()), fix: { ...base, ...fix } } });
+      });
+      await page.goto(`${server.url}/findings/${id}`);
+      await page.locator('.fix-status').waitFor();
+      const steps = await page
+        .locator('.fix-status .steps li')
+        .evaluateAll((items) =>
+          items.map((li) => `${li.getAttribute('data-step')}:${li.getAttribute('data-done')}`),
+        );
+      const regression = page.locator('[data-regression]');
+      const warning = (await regression.count()) > 0 ? await regression.textContent() : null;
+      await page.unroute(`**/api/v1/findings/${id}?*`);
+      return { steps, warning };
+    };
+
+    // Verified by traffic, never delivered nor acknowledged
+    expect((await shown({ state: 'verified' })).steps).toEqual([
+      'suggested:true',
+      'delivered:false',
+      'acknowledged:false',
+      'verified:true',
+    ]);
+    // Regressed, never delivered: no delivery or acknowledgement ticked, the regression shown
+    const regressed = await shown({ state: 'regressed', regressedAt: '2026-11-03T00:00:00.000Z' });
+    expect(regressed.steps).toEqual([
+      'suggested:true',
+      'delivered:false',
+      'acknowledged:false',
+      'verified:true',
+      'regressed:true',
+    ]);
+    expect(regressed.warning).toContain('Regressed 3 Nov 2026');
+    // Regressed, then delivered again: still verified once, and still regressed
+    const redelivered = await shown({
+      state: 'delivered',
+      deliveredAt: '2026-11-04T00:00:00.000Z',
+      regressedAt: '2026-11-03T00:00:00.000Z',
+    });
+    expect(redelivered.steps).toEqual([
+      'suggested:true',
+      'delivered:true',
+      'acknowledged:false',
+      'verified:true',
+      'regressed:true',
+    ]);
+    expect(redelivered.warning).toContain('notified again');
+    await screenshot('finding-fix-regressed');
+  });
+
   it('a key that stops working sends the user back to sign in, with a note', async () => {
     await page.evaluate(() => sessionStorage.setItem('errata.readKey', 'revoked-key'));
     await page.goto(`${server.url}/servers`);

@@ -5,6 +5,7 @@ import { Link } from '../components/link';
 import { Await, CopyBlock } from '../components/states';
 import { formatCount, formatDateTime, formatDuration, formatPercent, labelOf } from '../format';
 import { filterQuery, reportParams } from '../route';
+import { fixProgress } from '../fix-steps';
 import { useApi } from '../use-api';
 import { traceHref } from './misclassified';
 
@@ -24,8 +25,6 @@ interface FindingDetail extends Finding {
     } | null;
   };
 }
-
-const FIX_STEPS = ['suggested', 'delivered', 'acknowledged', 'verified'] as const;
 
 export function FindingPage({ id, filters, query }: PageProps & { id: string }) {
   const finding = useApi<FindingDetail>(`/api/v1/findings/${encodeURIComponent(id)}`, reportParams(filters));
@@ -128,34 +127,41 @@ function FixStatus({ fix, deliveries }: { fix: Fix | null; deliveries: FindingDe
       </div>
     );
   }
-  const reached = (step: (typeof FIX_STEPS)[number]) =>
-    fix.state === 'regressed'
-      ? step !== 'verified'
-      : FIX_STEPS.indexOf(step) <= FIX_STEPS.indexOf(fix.state as never);
-  const when: Record<(typeof FIX_STEPS)[number], string | null> = {
-    suggested: fix.suggestedAt,
-    delivered: fix.deliveredAt,
-    acknowledged: fix.acknowledgedAt,
-    verified: fix.verifiedAt,
-  };
+  const { steps, regression } = fixProgress(fix);
   return (
     <div class="fix-status" data-fix-state={fix.state}>
       <h2>Fix: {labelOf(fix.state)}</h2>
       <ol class="steps">
-        {FIX_STEPS.map((step) => (
+        {steps.map(({ step, at, done }) => (
           <li
             key={step}
-            class={reached(step) ? 'done' : ''}
+            data-step={step}
+            data-done={done ? 'true' : 'false'}
+            class={done ? 'done' : ''}
             aria-current={fix.state === step ? 'step' : undefined}
           >
             {labelOf(step)}
-            {when[step] && <time dateTime={when[step]!}> {formatDateTime(when[step]!)}</time>}
+            {at !== null ? (
+              <time dateTime={at}> {formatDateTime(at)}</time>
+            ) : (
+              <span class="visually-hidden"> (not yet)</span>
+            )}
           </li>
         ))}
+        {regression && (
+          <li key="regressed" data-step="regressed" data-done="true" class="regressed">
+            Regressed <time dateTime={regression.at}> {formatDateTime(regression.at)}</time>
+          </li>
+        )}
       </ol>
-      {fix.state === 'regressed' && fix.regressedAt && (
-        <p class="warning">
-          Regressed {formatDateTime(fix.regressedAt)}: the rule is broken again in a version after the fix.
+      {regression && (
+        <p class="warning" data-regression>
+          {regression.reverified
+            ? `Regressed ${formatDateTime(regression.at)}, then verified again in ${fix.verifiedVersion ?? 'a later version'}.`
+            : `Regressed ${formatDateTime(regression.at)}: the rule is broken again in a version after the fix` +
+              (fix.deliveredAt !== null && Date.parse(fix.deliveredAt) > Date.parse(regression.at)
+                ? '; the owner has been notified again.'
+                : '.')}
         </p>
       )}
       <p data-deliveries>
