@@ -685,6 +685,28 @@ describe('dashboard (chromium)', () => {
     await screenshot('finding-fix-regressed');
   });
 
+  it('a link whose window or grouping cannot be used says so, naming the parameter; "from" alone runs to now', async () => {
+    const notice = page.locator('[data-url-notice]');
+    await visit('/?from=2026-11-31&to=2026-12-01', 'Overview');
+    expect(await notice.textContent()).toContain('"from" is not an ISO-8601 date or date-time that exists');
+    expect(await notice.textContent()).toContain('Showing last 24 hours instead.');
+    await screenshot('url-notice');
+
+    const from = new Date(Date.now() - 3 * 24 * 3_600_000).toISOString();
+    await visit(`/?from=${from}`, 'Overview');
+    const window = await shownWindow();
+    expect(window.from).toBe(from);
+    expect(Date.parse(window.to)).toBeGreaterThanOrEqual(Date.now() - 60_000);
+    expect(await notice.count()).toBe(0);
+
+    await visit('/?range=2y', 'Overview');
+    expect(await notice.textContent()).toContain('"range" must be one of 1h, 24h, 7d, 30d, 90d, not "2y"');
+    await visit('/retry-waste?groupBy=agent', 'Retry waste');
+    expect(await notice.textContent()).toContain('"groupBy" must be one of category, server, tool');
+    await visit('/findings?rule=bogus', 'Findings');
+    expect(await notice.textContent()).toContain('"rule" must be one of the rules below, not "bogus"');
+  });
+
   it('a key that stops working sends the user back to sign in, with a note', async () => {
     await page.evaluate(() => sessionStorage.setItem('errata.readKey', 'revoked-key'));
     await page.goto(`${server.url}/servers`);

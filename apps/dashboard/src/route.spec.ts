@@ -30,3 +30,35 @@ describe('the window in a dashboard link', () => {
     );
   });
 });
+
+describe('a dashboard link whose window cannot be used as written', () => {
+  inTimeZone('America/New_York');
+
+  it('runs from "from" to now when "to" is left out, as the REST API does', () => {
+    const shown = filters('from=2026-11-20T00:00:00Z');
+    expect(shown).toMatchObject({ range: 'custom', from: new Date('2026-11-20T00:00:00Z'), notices: [] });
+    expect(shown.to).toEqual(new Date('2026-12-01T10:01:00Z'));
+  });
+
+  it.each([
+    ['from=2026-11-31&to=2026-12-01', '"from"', '2026-11-31'],
+    ['from=yesterday&to=today', '"from"', 'yesterday'],
+    ['from=2026-11-20&to=2026-13-01', '"to"', '2026-13-01'],
+    ['from=2026-11-30&to=2026-11-20', '"from" (2026-11-30) is not before "to" (2026-11-20)', ''],
+    ['from=2026-12-05', '"from" (2026-12-05) is not in the past', ''],
+    ['range=2y', '"range" must be one of 1h, 24h, 7d, 30d, 90d, not "2y"', ''],
+  ])('%s: says which parameter and what is shown instead', (query, names, value) => {
+    const shown = filters(query);
+    expect(shown.range).toBe('24h');
+    const notice = shown.notices.join(' ');
+    expect(notice).toContain(names);
+    expect(notice).toContain(value);
+    expect(notice).toContain('Showing last 24 hours instead.');
+  });
+
+  it('has nothing to say about a range a valid from and to override, nor about a plain link', () => {
+    expect(filters('from=2026-11-30T00:00:00Z&to=2026-12-01T00:00:00Z&range=2y').notices).toEqual([]);
+    expect(filters('').notices).toEqual([]);
+    expect(filters('range=7d&server=orders').notices).toEqual([]);
+  });
+});

@@ -92,21 +92,62 @@ export interface Filters {
   readonly server: string | null;
   readonly tool: string | null;
   readonly agent: string | null;
+  /** What in the URL could not be used as written, and what is shown instead: never silently other figures. */
+  readonly notices: readonly string[];
 }
 
 const isRange = (value: string | null): value is RangeName => value !== null && Object.hasOwn(RANGES, value);
 
-const parseDate = (value: string | null): Date | null => (value === null ? null : parseIsoInstant(value));
+const RANGE_NAMES = Object.keys(RANGES).join(', ');
 
-/** A relative range ends at the next whole minute, so that reloading within a minute asks the same question. */
+/**
+ * The window a link names. `from` alone runs to now (as in the REST API); `to` alone ends the named range there.
+ * A value that names no instant, or a `from` not before `to`, is replaced by the named range (by default the last
+ * 24 hours) and said so in `notices`. A relative range ends at the next whole minute, so that reloading within a
+ * minute asks the same question.
+ */
 export function filtersOf(query: URLSearchParams, now: Date = new Date()): Filters {
-  const from = parseDate(query.get('from'));
-  const to = parseDate(query.get('to'));
+  const notices: string[] = [];
   const base = { server: query.get('server'), tool: query.get('tool'), agent: query.get('agent') };
-  if (from !== null && to !== null && from < to) return { range: 'custom', from, to, ...base };
-  const range = isRange(query.get('range')) ? (query.get('range') as RangeName) : DEFAULT_RANGE;
+  const rawRange = query.get('range');
+  /** Said only where the named range is used. */
+  const rangeNotice = (): void => {
+    if (rawRange !== null && !isRange(rawRange)) {
+      notices.push(`"range" must be one of ${RANGE_NAMES}, not "${rawRange}".`);
+    }
+  };
+  const range = isRange(rawRange) ? rawRange : DEFAULT_RANGE;
   const end = new Date(Math.ceil(now.getTime() / 60_000) * 60_000);
-  return { range, from: new Date(end.getTime() - RANGES[range].ms), to: end, ...base };
+  const date = (name: 'from' | 'to'): Date | null => {
+    const value = query.get(name);
+    if (value === null) return null;
+    const parsed = parseIsoInstant(value);
+    if (parsed === null)
+      notices.push(`"${name}" is not an ISO-8601 date or date-time that exists: "${value}".`);
+    return parsed;
+  };
+  const rawFrom = query.get('from');
+  const rawTo = query.get('to');
+  const from = date('from');
+  const to = date('to');
+  const invalid = (rawFrom !== null && from === null) || (rawTo !== null && to === null);
+  if (!invalid && from !== null) {
+    const until = to ?? end;
+    if (from < until) return { range: 'custom', from, to: until, ...base, notices };
+    notices.push(
+      to === null
+        ? `"from" (${rawFrom}) is not in the past.`
+        : `"from" (${rawFrom}) is not before "to" (${rawTo}).`,
+    );
+  } else if (!invalid && to !== null) {
+    rangeNotice();
+    const length = RANGES[range].label.toLowerCase().replace(/^last /, '');
+    notices.push(`"to" was given without "from": showing the ${length} before it.`);
+    return { range: 'custom', from: new Date(to.getTime() - RANGES[range].ms), to, ...base, notices };
+  }
+  rangeNotice();
+  if (notices.length > 0) notices.push(`Showing ${RANGES[range].label.toLowerCase()} instead.`);
+  return { range, from: new Date(end.getTime() - RANGES[range].ms), to: end, ...base, notices };
 }
 
 /** The REST parameters of the filters. */

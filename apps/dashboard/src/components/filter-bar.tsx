@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { formatDateTime } from '../format';
 import { navigate, RANGES, withQuery, type Filters, type RangeName } from '../route';
 import { useApi } from '../use-api';
+import { UrlNotice } from './states';
 
 /** `datetime-local` inputs speak local time; the URL speaks ISO-8601 UTC. */
 const toLocalInput = (date: Date): string =>
@@ -62,93 +63,96 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
   })();
 
   return (
-    <form class="filters" aria-label="Time range and filters" onSubmit={applyCustom}>
-      <div class="field">
-        <label for="filter-range">Time range</label>
-        <select
-          id="filter-range"
-          name="range"
-          value={custom ? 'custom' : filters.range}
-          onChange={(e) => onRange(e.currentTarget.value)}
-        >
-          {(Object.keys(RANGES) as RangeName[]).map((name) => (
-            <option value={name} key={name}>
-              {RANGES[name].label}
-            </option>
-          ))}
-          <option value="custom">Custom…</option>
-        </select>
-      </div>
-      {custom && (
-        <>
-          <div class="field">
-            <label for="filter-from">From</label>
-            <input
-              id="filter-from"
-              type="datetime-local"
-              name="from"
-              value={from}
-              onInput={(e) => setFrom(e.currentTarget.value)}
-            />
-          </div>
-          <div class="field">
-            <label for="filter-to">To</label>
-            <input
-              id="filter-to"
-              type="datetime-local"
-              name="to"
-              value={to}
-              onInput={(e) => setTo(e.currentTarget.value)}
-            />
-          </div>
-          <button type="submit" disabled={customInvalid}>
-            Apply
-          </button>
-        </>
-      )}
-      <div class="field">
-        <label for="filter-server">Server</label>
-        <select
-          id="filter-server"
-          name="server"
-          value={filters.server ?? ''}
-          onChange={(e) => go({ server: e.currentTarget.value || null, tool: null })}
-        >
-          <option value="">All servers</option>
-          {serverNames.map((name) => (
-            <option value={name} key={name}>
-              {name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div class="field">
-        <label for="filter-tool">Tool</label>
-        <select
-          id="filter-tool"
-          name="tool"
-          value={filters.tool ?? ''}
-          onChange={(e) => go({ tool: e.currentTarget.value || null })}
-        >
-          <option value="">All tools</option>
-          {toolNames.map((name) => (
-            <option value={name} key={name}>
-              {name}
-            </option>
-          ))}
-        </select>
-      </div>
-      {filters.agent !== null && (
-        <p class="filter-chip">
-          Agent <strong>{filters.agent}</strong>{' '}
-          <button type="button" aria-label="Clear the agent filter" onClick={() => go({ agent: null })}>
-            ×
-          </button>
+    <>
+      <form class="filters" aria-label="Time range and filters" onSubmit={applyCustom}>
+        <div class="field">
+          <label for="filter-range">Time range</label>
+          <select
+            id="filter-range"
+            name="range"
+            value={custom ? 'custom' : filters.range}
+            onChange={(e) => onRange(e.currentTarget.value)}
+          >
+            {(Object.keys(RANGES) as RangeName[]).map((name) => (
+              <option value={name} key={name}>
+                {RANGES[name].label}
+              </option>
+            ))}
+            <option value="custom">Custom…</option>
+          </select>
+        </div>
+        {custom && (
+          <>
+            <div class="field">
+              <label for="filter-from">From</label>
+              <input
+                id="filter-from"
+                type="datetime-local"
+                name="from"
+                value={from}
+                onInput={(e) => setFrom(e.currentTarget.value)}
+              />
+            </div>
+            <div class="field">
+              <label for="filter-to">To</label>
+              <input
+                id="filter-to"
+                type="datetime-local"
+                name="to"
+                value={to}
+                onInput={(e) => setTo(e.currentTarget.value)}
+              />
+            </div>
+            <button type="submit" disabled={customInvalid}>
+              Apply
+            </button>
+          </>
+        )}
+        <div class="field">
+          <label for="filter-server">Server</label>
+          <select
+            id="filter-server"
+            name="server"
+            value={filters.server ?? ''}
+            onChange={(e) => go({ server: e.currentTarget.value || null, tool: null })}
+          >
+            <option value="">All servers</option>
+            {serverNames.map((name) => (
+              <option value={name} key={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="filter-tool">Tool</label>
+          <select
+            id="filter-tool"
+            name="tool"
+            value={filters.tool ?? ''}
+            onChange={(e) => go({ tool: e.currentTarget.value || null })}
+          >
+            <option value="">All tools</option>
+            {toolNames.map((name) => (
+              <option value={name} key={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+        {filters.agent !== null && (
+          <p class="filter-chip">
+            Agent <strong>{filters.agent}</strong>{' '}
+            <button type="button" aria-label="Clear the agent filter" onClick={() => go({ agent: null })}>
+              ×
+            </button>
+          </p>
+        )}
+        <p class="window" data-from={filters.from.toISOString()} data-to={filters.to.toISOString()}>
+          {formatDateTime(filters.from.toISOString())} – {formatDateTime(filters.to.toISOString())}
         </p>
-      )}
-      <p class="window" data-from={filters.from.toISOString()} data-to={filters.to.toISOString()}>
-        {formatDateTime(filters.from.toISOString())} – {formatDateTime(filters.to.toISOString())}
-      </p>
-    </form>
+      </form>
+      <UrlNotice notices={filters.notices} />
+    </>
   );
 }

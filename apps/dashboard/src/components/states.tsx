@@ -118,3 +118,13 @@ OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf`}
     </div>
   );
 }
+
+/** What in the address bar could not be used as written, and what the page shows instead. */
+export function UrlNotice({ notices }: { notices: readonly string[] }) {
+  if (notices.length === 0) return null;
+  return (
+    <p class="url-notice" role="status" data-url-notice>
+      <strong>This link could not be shown as written.</strong> {notices.join(' ')}
+    </p>
+  );
+}

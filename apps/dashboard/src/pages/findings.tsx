@@ -3,7 +3,7 @@ import { FINDING_RULES } from '@errata/domain/rules';
 import type { PageProps } from '../app';
 import { NoData, NumberCell, PageHeader } from '../components/figures';
 import { Link } from '../components/link';
-import { Await } from '../components/states';
+import { Await, UrlNotice } from '../components/states';
 import { formatCount, formatDateTime, formatPercent, labelOf } from '../format';
 import { filterQuery, navigate, reportParams, withQuery } from '../route';
 import { useApi } from '../use-api';
@@ -18,9 +18,12 @@ interface FindingsList {
 const PAGE_SIZE = 50;
 
 export function FindingsPage({ filters, query }: PageProps) {
-  const rule = (FINDING_RULES as readonly string[]).includes(query.get('rule') ?? '')
-    ? query.get('rule')
-    : null;
+  const rawRule = query.get('rule');
+  const rule = (FINDING_RULES as readonly string[]).includes(rawRule ?? '') ? rawRule : null;
+  const notices =
+    rawRule !== null && rawRule !== '' && rule === null
+      ? [`"rule" must be one of the rules below, not "${rawRule}". Showing all rules instead.`]
+      : [];
   const offset = Math.max(0, Number.parseInt(query.get('offset') ?? '0', 10) || 0);
   const list = useApi<FindingsList>('/api/v1/findings', {
     ...reportParams(filters),
@@ -36,6 +39,7 @@ export function FindingsPage({ filters, query }: PageProps) {
         Error-contract problems per server, tool and rule, with what they cost. Open one for the evidence, the
         result the tool should return instead, and where its fix stands.
       </PageHeader>
+      <UrlNotice notices={notices} />
       <div class="table-head">
         <div class="field">
           <label for="filter-rule">Rule</label>

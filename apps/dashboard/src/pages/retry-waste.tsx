@@ -2,7 +2,7 @@ import type { RetryWasteReport } from '@errata/domain';
 import type { PageProps } from '../app';
 import { Chart } from '../components/chart';
 import { CountList, NoData, NumberCell, PageHeader, Stat } from '../components/figures';
-import { Await } from '../components/states';
+import { Await, UrlNotice } from '../components/states';
 import { formatDuration, labelOf } from '../format';
 import { navigate, reportParams, withQuery } from '../route';
 import { bucketsOf, stackedSeries, type SeriesResponse } from '../series';
@@ -17,9 +17,16 @@ const GROUPING_TITLES: Record<Grouping, string> = {
 };
 
 export function RetryWastePage({ filters, query }: PageProps) {
-  const groupBy: Grouping = (GROUPINGS as readonly string[]).includes(query.get('groupBy') ?? '')
-    ? (query.get('groupBy') as Grouping)
+  const rawGroupBy = query.get('groupBy');
+  const groupBy: Grouping = (GROUPINGS as readonly string[]).includes(rawGroupBy ?? '')
+    ? (rawGroupBy as Grouping)
     : 'category';
+  const notices =
+    rawGroupBy !== null && rawGroupBy !== groupBy
+      ? [
+          `"groupBy" must be one of ${GROUPINGS.join(', ')}, not "${rawGroupBy}". Grouped by category instead.`,
+        ]
+      : [];
   const params = reportParams(filters);
   const report = useApi<RetryWasteReport>('/api/v1/reports/retry-waste', { ...params, groupBy });
   const series = useApi<SeriesResponse>('/api/v1/reports/timeseries', { ...params, groupBy });
@@ -30,6 +37,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
         Retries that could not have succeeded: repeated permission and validation errors, retries that ignored
         a declared retry-after, and empty results retried as if they were failures.
       </PageHeader>
+      <UrlNotice notices={notices} />
       <Await loaded={loaded} what="retry waste" retry={() => (report.retry(), series.retry())}>
         {({ report, series }) => {
           if (report.totals.calls === 0) return <NoData what="tool calls" filters={filters} />;
