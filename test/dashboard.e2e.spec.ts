@@ -707,6 +707,32 @@ describe('dashboard (chromium)', () => {
     expect(await notice.textContent()).toContain('"rule" must be one of the rules below, not "bogus"');
   });
 
+  it('retry waste by tool over hundreds of tools: the 8 that waste most, one "other", a readable legend', async () => {
+    // Given a series grouped by 210 tools (the demo has a handful: its answer is widened)
+    const keys = Array.from({ length: 210 }, (_, n) => `srv-${n % 30}/tool-${String(n).padStart(3, '0')}`);
+    await page.route('**/api/v1/reports/timeseries?*', async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as { points: { wastedRetriesBy: Record<string, number> }[] };
+      for (const point of body.points) point.wastedRetriesBy = Object.fromEntries(keys.map((k, n) => [k, n]));
+      await route.fulfill({ response, json: body });
+    });
+    try {
+      const started = Date.now();
+      await visit('/retry-waste?groupBy=tool', 'Retry waste');
+      const stacked = await chartSeries('wasted-by-group');
+      const elapsed = Date.now() - started;
+      const names = Object.keys(stacked);
+      expect(names).toEqual([...keys.slice(-8).reverse(), 'other']);
+      const points = stacked['other']!.length;
+      const restSum = Array.from({ length: 202 }, (_, n) => n).reduce((a, b) => a + b, 0);
+      expect(stacked['other']).toEqual(Array.from({ length: points }, () => restSum));
+      expect(elapsed).toBeLessThan(5_000);
+      await screenshot('retry-waste-many-tools');
+    } finally {
+      await page.unroute('**/api/v1/reports/timeseries?*');
+    }
+  });
+
   it('a key that stops working sends the user back to sign in, with a note', async () => {
     await page.evaluate(() => sessionStorage.setItem('errata.readKey', 'revoked-key'));
     await page.goto(`${server.url}/servers`);

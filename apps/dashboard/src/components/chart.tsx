@@ -68,7 +68,17 @@ function optionOf(props: ChartProps): echarts.EChartsCoreOption {
             : value.toLocaleString('en-US')
           : '—',
     },
-    legend: props.series.length > 1 ? { top: 0, textStyle: { color: text } } : { show: false },
+    // One line of legend, paged when it does not fit (a grouping by tool names long server/tool keys).
+    legend:
+      props.series.length > 1
+        ? {
+            type: 'scroll',
+            top: 0,
+            textStyle: { color: text, width: 160, overflow: 'truncate' },
+            tooltip: { show: true },
+            pageTextStyle: { color: text },
+          }
+        : { show: false },
     xAxis: {
       type: 'category',
       data: [...props.x],
