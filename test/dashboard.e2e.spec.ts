@@ -733,6 +733,24 @@ describe('dashboard (chromium)', () => {
     }
   });
 
+  it('findings: a page past the last finding says so and links to the first; a filter change starts at page one', async () => {
+    const { total } = await api<{ total: number }>('findings', { limit: '1' });
+    const offset = Math.ceil((total + 1) / 50) * 50;
+    await visit(`/findings?range=24h&offset=${offset}`, 'Findings');
+    const pastEnd = page.locator('[data-past-end]');
+    expect(await pastEnd.textContent()).toContain(`There are ${total} findings`);
+    expect(await page.locator('.pager').count()).toBe(0);
+    await pastEnd.getByRole('link', { name: 'Go to the first page' }).click();
+    await page.locator('[data-table="findings"]').waitFor();
+    expect(new URL(page.url()).searchParams.get('offset')).toBeNull();
+
+    await visit(`/findings?range=24h&offset=${offset}`, 'Findings');
+    await page.getByLabel('Server', { exact: true }).selectOption('support-desk');
+    await page.waitForURL(/server=support-desk/);
+    expect(new URL(page.url()).searchParams.get('offset')).toBeNull();
+    await page.locator('[data-table="findings"]').waitFor();
+  });
+
   it('a key that stops working sends the user back to sign in, with a note', async () => {
     await page.evaluate(() => sessionStorage.setItem('errata.readKey', 'revoked-key'));
     await page.goto(`${server.url}/servers`);

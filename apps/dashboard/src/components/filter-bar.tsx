@@ -40,8 +40,9 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
     .filter((name) => name !== '')
     .sort();
 
+  // Other filters make other pages: a pager's offset does not carry over to them.
   const go = (changes: Record<string, string | null>) =>
-    navigate(location.pathname + withQuery(query, changes));
+    navigate(location.pathname + withQuery(query, { offset: null, ...changes }));
   const onRange = (value: string) => {
     if (value === 'custom') {
       setCustom(true);

@@ -70,6 +70,17 @@ export function FindingsPage({ filters, query }: PageProps) {
             );
           }
           const carried = filterQuery(query);
+          if (list.findings.length === 0) {
+            return (
+              <p class="url-notice" role="status" data-past-end>
+                There are {formatCount(list.total)} findings: this page starts past the last one (offset{' '}
+                {formatCount(offset)}).{' '}
+                <Link href={location.pathname + withQuery(query, { offset: null })}>
+                  Go to the first page
+                </Link>
+              </p>
+            );
+          }
           return (
             <>
               <table aria-label="Findings" data-table="findings">
