@@ -751,6 +751,45 @@ describe('dashboard (chromium)', () => {
     await page.locator('[data-table="findings"]').waitFor();
   });
 
+  it('a run timeline keeps the window and filters, and its back link stays in the app when opened from a link', async () => {
+    await visit('/misclassified?range=7d', 'Misclassified results');
+    const sample = page.locator('[data-sample]').first();
+    await sample.click();
+    await page.waitForURL(/\/traces\//);
+    await page.getByRole('heading', { name: /^Run timeline/, level: 1 }).waitFor();
+    const traceUrl = new URL(page.url());
+    expect(traceUrl.searchParams.get('range')).toBe('7d');
+    const nav = page.getByRole('navigation', { name: 'Views' });
+    expect(await nav.getByRole('link', { name: 'Findings' }).getAttribute('href')).toBe('/findings?range=7d');
+
+    // Opened from within the app, back goes back
+    await page.getByRole('link', { name: '← Back' }).click();
+    await page.waitForURL(/\/misclassified\?range=7d$/);
+
+    // Opened from a shared link, there is no in-app page behind it: the link leads to the misclassified results
+    await page.goto(traceUrl.href);
+    await page.getByRole('heading', { name: /^Run timeline/, level: 1 }).waitFor();
+    await page.getByRole('link', { name: '← Misclassified results' }).click();
+    await page.getByRole('heading', { name: 'Misclassified results', level: 1 }).waitFor();
+    expect(new URL(page.url()).search).toBe('?range=7d');
+
+    // An unknown trace is not blamed on a time range the page does not have
+    await page.goto(`${server.url}/traces/0af7651916cd43dd8448eb211c80319c`);
+    await page.getByRole('heading', { name: 'Not found', level: 2 }).waitFor();
+    expect(await page.getByRole('alert').textContent()).not.toContain('time range');
+  });
+
+  it('"← All findings" goes back to the same rule and page of findings', async () => {
+    await visit('/findings?range=24h&rule=empty-as-error', 'Findings');
+    await page.locator('[data-table="findings"] tbody tr a').first().click();
+    await page.waitForURL(/\/findings\/[0-9a-f]+\?/);
+    const back = page.getByRole('link', { name: '← All findings' });
+    expect(await back.getAttribute('href')).toBe('/findings?range=24h&rule=empty-as-error');
+    const id = new URL(page.url()).pathname.split('/')[2]!;
+    await page.goto(`${server.url}/findings/${id}?range=24h&rule=empty-as-error&offset=50`);
+    expect(await back.getAttribute('href')).toBe('/findings?range=24h&rule=empty-as-error&offset=50');
+  });
+
   it('a key that stops working sends the user back to sign in, with a note', async () => {
     await page.evaluate(() => sessionStorage.setItem('errata.readKey', 'revoked-key'));
     await page.goto(`${server.url}/servers`);

@@ -41,11 +41,20 @@ function parseRoute(pathname: string): Route {
 
 const NAVIGATED = 'errata:navigated';
 
+/** How many in-app navigations lie behind the current entry, kept in the History API's state (it survives reloads). */
+const depth = (): number => {
+  const state = history.state as { errataDepth?: unknown } | null;
+  return typeof state?.errataDepth === 'number' ? state.errataDepth : 0;
+};
+
 export function navigate(href: string, options: { replace?: boolean } = {}): void {
-  if (options.replace) history.replaceState(null, '', href);
-  else history.pushState(null, '', href);
+  if (options.replace) history.replaceState({ errataDepth: depth() }, '', href);
+  else history.pushState({ errataDepth: depth() + 1 }, '', href);
   window.dispatchEvent(new Event(NAVIGATED));
 }
+
+/** Whether going back stays in the app: false when the page was opened from a link, a bookmark or another site. */
+export const canGoBackInApp = (): boolean => depth() > 0;
 
 /** The current path and query, re-rendering on every navigation (links, back and forward). */
 export function useLocation(): { route: Route; query: URLSearchParams; href: string } {
@@ -160,9 +169,9 @@ export const reportParams = (filters: Filters) => ({
 });
 
 /** The query parameters that carry the window and filters from page to page. */
-export function filterQuery(query: URLSearchParams): string {
+export function filterQuery(query: URLSearchParams, also: readonly string[] = []): string {
   const kept = new URLSearchParams();
-  for (const name of ['range', 'from', 'to', 'server', 'tool', 'agent']) {
+  for (const name of ['range', 'from', 'to', 'server', 'tool', 'agent', ...also]) {
     const value = query.get(name);
     if (value !== null) kept.set(name, value);
   }

@@ -12,14 +12,22 @@ function Loading({ what }: { what: string }) {
   );
 }
 
-function ErrorState({ error, retry }: { error: ApiError; retry: () => void }) {
+function ErrorState({
+  error,
+  retry,
+  notFoundHint,
+}: {
+  error: ApiError;
+  retry: () => void;
+  notFoundHint: string;
+}) {
   const hint =
     error.status === 0
       ? 'Check that Errata is running and reachable from this browser.'
       : error.status === 400
         ? 'The filters in the address bar are not valid for this view.'
         : error.status === 404
-          ? 'It may belong to another project, or lie outside the selected time range.'
+          ? notFoundHint
           : null;
   return (
     <div class="state state-error" role="alert">
@@ -38,15 +46,19 @@ export function Await<T>({
   loaded,
   what,
   retry,
+  notFoundHint = 'It may belong to another project, or lie outside the selected time range.',
   children,
 }: {
   loaded: Loaded<T>;
   what: string;
   retry: () => void;
+  /** What a 404 may mean for this view. */
+  notFoundHint?: string;
   children: (data: T) => ComponentChildren;
 }) {
   if (loaded.state === 'loading') return <Loading what={what} />;
-  if (loaded.state === 'error') return <ErrorState error={loaded.error} retry={retry} />;
+  if (loaded.state === 'error')
+    return <ErrorState error={loaded.error} retry={retry} notFoundHint={notFoundHint} />;
   return <>{children(loaded.data)}</>;
 }
 

@@ -35,7 +35,7 @@ export function FindingPage({ id, filters, query }: PageProps & { id: string }) 
   return (
     <section aria-labelledby="page-title">
       <p class="breadcrumb">
-        <Link href={`/findings${filterQuery(query)}`}>← All findings</Link>
+        <Link href={`/findings${filterQuery(query, ['rule', 'offset'])}`}>← All findings</Link>
       </p>
       <PageHeader title={title}>
         {finding.state === 'ready' ? finding.data.suggestedContract.summary : null}
@@ -85,7 +85,7 @@ export function FindingPage({ id, filters, query }: PageProps & { id: string }) 
                   <time dateTime={sample.startTime}>{formatDateTime(sample.startTime)}</time>{' '}
                   <code>{sample.evidence}</code>
                   {sample.text !== null && <q class="sample-text">{sample.text}</q>}
-                  <Link href={traceHref(sample)} class="sample-link">
+                  <Link href={traceHref(sample, query)} class="sample-link">
                     Open run timeline
                   </Link>
                 </li>

@@ -69,7 +69,8 @@ export function FindingsPage({ filters, query }: PageProps) {
               </p>
             );
           }
-          const carried = filterQuery(query);
+          // The finding's page links back to this page of this rule.
+          const carried = filterQuery(query, ['rule', 'offset']);
           if (list.findings.length === 0) {
             return (
               <p class="url-notice" role="status" data-past-end>

@@ -4,13 +4,17 @@ import { NoData, NumberCell, PageHeader, Stat } from '../components/figures';
 import { Link } from '../components/link';
 import { Await } from '../components/states';
 import { formatDateTime, labelOf } from '../format';
-import { reportParams } from '../route';
+import { filterQuery, reportParams, withQuery } from '../route';
 import { useApi } from '../use-api';
 
-export const traceHref = (sample: { traceId: string; runId: string; spanId: string }): string =>
-  `/traces/${sample.traceId}?${new URLSearchParams({ run: sample.runId, span: sample.spanId })}`;
+/** A sample's run timeline, carrying the window and filters of the page it was opened from. */
+export const traceHref = (
+  sample: { traceId: string; runId: string; spanId: string },
+  query: URLSearchParams,
+): string =>
+  `/traces/${sample.traceId}${withQuery(new URLSearchParams(filterQuery(query)), { run: sample.runId, span: sample.spanId })}`;
 
-export function MisclassifiedPage({ filters }: PageProps) {
+export function MisclassifiedPage({ filters, query }: PageProps) {
   const report = useApi<MisclassifiedReport>('/api/v1/reports/misclassified-results', reportParams(filters));
   return (
     <section aria-labelledby="page-title">
@@ -69,7 +73,7 @@ export function MisclassifiedPage({ filters }: PageProps) {
                                 <time dateTime={sample.startTime}>{formatDateTime(sample.startTime)}</time>
                                 {sample.text !== null && <q class="sample-text">{sample.text}</q>}
                                 <Link
-                                  href={traceHref(sample)}
+                                  href={traceHref(sample, query)}
                                   class="sample-link"
                                   data-sample={sample.spanId}
                                 >

@@ -4,7 +4,7 @@ import { PageHeader } from '../components/figures';
 import { Link } from '../components/link';
 import { Await } from '../components/states';
 import { formatClock, formatCount, formatDuration, labelOf } from '../format';
-import { withQuery } from '../route';
+import { canGoBackInApp, filterQuery, withQuery } from '../route';
 import { useApi } from '../use-api';
 
 const runLabel = (run: TimelineRun): string =>
@@ -34,6 +34,8 @@ function runTree(runs: readonly TimelineRun[]): { run: TimelineRun; depth: numbe
 export function TracePage({ traceId, query }: { traceId: string; query: URLSearchParams }) {
   const timeline = useApi<TraceTimeline>(`/api/v1/traces/${encodeURIComponent(traceId)}`);
   const focused = query.get('span');
+  const inApp = canGoBackInApp();
+  const fallback = `/misclassified${filterQuery(query)}`;
   useEffect(() => {
     if (timeline.state !== 'ready' || focused === null) return;
     document.getElementById(`span-${focused}`)?.scrollIntoView({ block: 'center' });
@@ -41,12 +43,22 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
   return (
     <section aria-labelledby="page-title">
       <p class="breadcrumb">
-        <a href="#" onClick={(e) => (e.preventDefault(), history.back())}>
-          ← Back
-        </a>
+        {inApp ? (
+          <a href={fallback} onClick={(e) => (e.preventDefault(), history.back())}>
+            ← Back
+          </a>
+        ) : (
+          // Opened from a shared link: going back would leave the app.
+          <Link href={fallback}>← Misclassified results</Link>
+        )}
       </p>
       {timeline.state !== 'ready' && <PageHeader title="Run timeline" />}
-      <Await loaded={timeline} what="the run timeline" retry={timeline.retry}>
+      <Await
+        loaded={timeline}
+        what="the run timeline"
+        retry={timeline.retry}
+        notFoundHint="It may belong to another project, or its spans may not have reached Errata yet."
+      >
         {(timeline) => {
           const tree = runTree(timeline.runs);
           const requested = query.get('run');
