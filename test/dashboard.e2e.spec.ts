@@ -790,6 +790,38 @@ describe('dashboard (chromium)', () => {
     expect(await back.getAttribute('href')).toBe('/findings?range=24h&rule=empty-as-error&offset=50');
   });
 
+  it('custom range in New York across the autumn DST change: the end not edited keeps its instant; the spring gap says why Apply is off', async () => {
+    const ny = await browser.newContext({
+      timezoneId: 'America/New_York',
+      viewport: { width: 1360, height: 900 },
+    });
+    ny.setDefaultTimeout(10_000);
+    const tab = await ny.newPage();
+    try {
+      // 05:00Z is 01:00 EDT, 06:30Z is the second 01:30 (EST)
+      await tab.goto(`${server.url}/?from=2026-11-01T05:00:00.000Z&to=2026-11-01T06:30:00.000Z`);
+      await tab.getByLabel('Read key').fill(server.readKey);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+      await tab.getByLabel('From', { exact: true }).fill('2026-11-01T00:30');
+      await tab.getByRole('button', { name: 'Apply' }).click();
+      await tab.waitForURL(/from=2026-11-01T04%3A30/);
+      const query = new URL(tab.url()).searchParams;
+      expect(query.get('from')).toBe('2026-11-01T04:30:00.000Z');
+      expect(query.get('to')).toBe('2026-11-01T06:30:00.000Z');
+
+      // 02:30 on 8 March does not exist in New York
+      await tab.getByLabel('From', { exact: true }).fill('2026-03-08T02:30');
+      await tab.getByLabel('To', { exact: true }).fill('2026-03-08T03:30');
+      expect(await tab.getByRole('button', { name: 'Apply' }).isDisabled()).toBe(true);
+      expect(await tab.locator('#filter-custom-problem').textContent()).toContain(
+        '2026-03-08 02:30 does not exist in this time zone',
+      );
+    } finally {
+      await ny.close();
+    }
+  });
+
   it('a key that stops working sends the user back to sign in, with a note', async () => {
     await page.evaluate(() => sessionStorage.setItem('errata.readKey', 'revoked-key'));
     await page.goto(`${server.url}/servers`);

@@ -17,8 +17,10 @@ const fromLocalInput = (value: string): string | null => {
 /** The time range and server and tool filters. Every change goes into the URL, so the view can be shared. */
 export function FilterBar({ filters, query }: { filters: Filters; query: URLSearchParams }) {
   const [custom, setCustom] = useState(filters.range === 'custom');
-  const [from, setFrom] = useState(toLocalInput(filters.from));
-  const [to, setTo] = useState(toLocalInput(filters.to));
+  // Only an end the user typed is read back from its input: a local time can name two instants (the hour the clocks
+  // go back) or none (the hour they go forward), so the other end keeps the URL's instant exactly.
+  const [from, setFrom] = useState<string | null>(null);
+  const [to, setTo] = useState<string | null>(null);
   const servers = useApi<ServerScorecard>('/api/v1/servers', {
     from: filters.from.toISOString(),
     to: filters.to.toISOString(),
@@ -51,17 +53,29 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
     setCustom(false);
     go({ range: value, from: null, to: null });
   };
+  const fromIso = from === null ? filters.from.toISOString() : fromLocalInput(from);
+  const toIso = to === null ? filters.to.toISOString() : fromLocalInput(to);
   const applyCustom = (event: Event) => {
     event.preventDefault();
-    const fromIso = fromLocalInput(from);
-    const toIso = fromLocalInput(to);
     if (fromIso && toIso && fromIso < toIso) go({ range: null, from: fromIso, to: toIso });
   };
-  const customInvalid = (() => {
-    const a = fromLocalInput(from);
-    const b = fromLocalInput(to);
-    return a === null || b === null || a >= b;
+  /** Why Apply is disabled, if it is. */
+  const customProblem = (() => {
+    for (const [label, typed] of [
+      ['From', from],
+      ['To', to],
+    ] as const) {
+      if (typed === null) continue;
+      const iso = fromLocalInput(typed);
+      if (iso === null) return `${label} is not a complete date and time.`;
+      const shown = toLocalInput(new Date(iso));
+      if (shown !== typed) {
+        return `${label}: ${typed.replace('T', ' ')} does not exist in this time zone (the clocks go forward); it would be read as ${shown.replace('T', ' ')}.`;
+      }
+    }
+    return fromIso !== null && toIso !== null && fromIso >= toIso ? 'From must be before To.' : null;
   })();
+  const customInvalid = fromIso === null || toIso === null || fromIso >= toIso || customProblem !== null;
 
   return (
     <>
@@ -90,7 +104,7 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
                 id="filter-from"
                 type="datetime-local"
                 name="from"
-                value={from}
+                value={from ?? toLocalInput(filters.from)}
                 onInput={(e) => setFrom(e.currentTarget.value)}
               />
             </div>
@@ -100,13 +114,22 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
                 id="filter-to"
                 type="datetime-local"
                 name="to"
-                value={to}
+                value={to ?? toLocalInput(filters.to)}
                 onInput={(e) => setTo(e.currentTarget.value)}
               />
             </div>
-            <button type="submit" disabled={customInvalid}>
+            <button
+              type="submit"
+              disabled={customInvalid}
+              aria-describedby={customProblem ? 'filter-custom-problem' : undefined}
+            >
               Apply
             </button>
+            {customProblem && (
+              <p id="filter-custom-problem" class="field-problem" role="status">
+                {customProblem}
+              </p>
+            )}
           </>
         )}
         <div class="field">
