@@ -822,6 +822,36 @@ describe('dashboard (chromium)', () => {
     }
   });
 
+  it('a request that never answers gives up after 30 s with the error view and Try again', async () => {
+    const tab = await context.newPage();
+    tab.setDefaultTimeout(10_000);
+    try {
+      await tab.clock.install();
+      await tab.goto(`${server.url}/`);
+      await tab.getByLabel('Read key').fill(server.readKey);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+      let hang = true;
+      await tab.route('**/api/v1/reports/escalations*', async (route) => {
+        if (hang) return; // never answered
+        await route.continue();
+      });
+      await tab.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Escalations' }).click();
+      await tab.getByRole('status').filter({ hasText: 'Loading escalations' }).waitFor();
+      await tab.clock.fastForward(29_000);
+      expect(await tab.getByRole('alert').count()).toBe(0);
+      await tab.clock.fastForward(2_000);
+      const alert = tab.getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.textContent()).toContain('did not answer within 30 seconds');
+      hang = false;
+      await alert.getByRole('button', { name: 'Try again' }).click();
+      await tab.locator('[data-stat="escalations"]').waitFor();
+    } finally {
+      await tab.close();
+    }
+  });
+
   it('a key that stops working sends the user back to sign in, with a note', async () => {
     await page.evaluate(() => sessionStorage.setItem('errata.readKey', 'revoked-key'));
     await page.goto(`${server.url}/servers`);

@@ -28,28 +28,50 @@ function apiUrl(path: string, params: Params = {}): string {
   return query === '' ? path : `${path}?${query}`;
 }
 
+/** How long a request may take before the view gives up and offers to try again. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 export async function getJson<T>(
   path: string,
   params: Params = {},
   key: string | null = readKey.get(),
   signal?: AbortSignal,
 ): Promise<T> {
-  let response: Response;
+  // A request that never answers (a hung server or proxy) would leave the spinner for good: it is abandoned after
+  // REQUEST_TIMEOUT_MS, its body included. A timer rather than AbortSignal.timeout, which a test's clock cannot move.
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), REQUEST_TIMEOUT_MS);
+  const cancel = () => timeout.abort();
+  signal?.addEventListener('abort', cancel);
+  const timedOut = () =>
+    new ApiError(0, `Errata did not answer within ${REQUEST_TIMEOUT_MS / 1_000} seconds.`);
   try {
-    response = await fetch(apiUrl(path, params), {
-      headers: { accept: 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
-      signal,
-    });
-  } catch (error) {
-    if (signal?.aborted) throw error;
-    throw new ApiError(0, 'Errata did not answer. Is the service running?');
+    let response: Response;
+    try {
+      response = await fetch(apiUrl(path, params), {
+        headers: { accept: 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+        signal: timeout.signal,
+      });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      if (timeout.signal.aborted) throw timedOut();
+      throw new ApiError(0, 'Errata did not answer. Is the service running?');
+    }
+    try {
+      if (!response.ok) {
+        const body = (await response.json().catch(() => null)) as { message?: unknown } | null;
+        const message = Array.isArray(body?.message) ? body.message.join('; ') : body?.message;
+        throw new ApiError(response.status, typeof message === 'string' ? message : response.statusText);
+      }
+      return (await response.json()) as T;
+    } catch (error) {
+      if (!signal?.aborted && timeout.signal.aborted) throw timedOut();
+      throw error;
+    }
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', cancel);
   }
-  if (!response.ok) {
-    const body = (await response.json().catch(() => null)) as { message?: unknown } | null;
-    const message = Array.isArray(body?.message) ? body.message.join('; ') : body?.message;
-    throw new ApiError(response.status, typeof message === 'string' ? message : response.statusText);
-  }
-  return (await response.json()) as T;
 }
 
 /** Listeners told when the key stops working, so the app can ask for another. */
