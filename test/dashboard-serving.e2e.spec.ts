@@ -48,6 +48,21 @@ describe('the dashboard, as served', () => {
     expect((await fetch(`${server.url}/assets/main-NOTTHERE.js`)).status).toBe(404);
   });
 
+  it('answers an unknown path a browser navigates to with the app (404), which says the page is not found', async () => {
+    const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    for (const path of ['/nope', '/findings/a/b', '/servers/x']) {
+      const response = await fetch(`${server.url}${path}`, { headers: browser });
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get('content-type'), path).toMatch(/^text\/html/);
+      expect(await response.text()).toMatch(/<script type="module" src="\/assets\/main-[A-Z0-9]+\.js">/);
+    }
+    for (const path of ['/api/v1/nope', '/v1/nope', '/mcp/nope', '/docs-json/nope', '/assets/nope.js']) {
+      const response = await fetch(`${server.url}${path}`, { headers: browser });
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get('content-type'), path).not.toMatch(/^text\/html/);
+    }
+  });
+
   it('leaves the API, OTLP and unknown paths as they were', async () => {
     expect((await fetch(`${server.url}/api/v1/reports/retry-waste`)).status).toBe(401);
     expect((await fetch(`${server.url}/v1/traces`, { method: 'POST' })).status).toBe(401);

@@ -852,6 +852,57 @@ describe('dashboard (chromium)', () => {
     }
   });
 
+  it('an unknown page shows the app\'s "Page not found"; grades are legible; tables scroll within a phone-wide page', async () => {
+    await page.goto(`${server.url}/nope`);
+    await page.getByRole('heading', { name: 'Page not found', level: 1 }).waitFor();
+    await page.getByRole('navigation', { name: 'Views' }).waitFor();
+
+    await visit('/servers?range=7d', 'Servers');
+    // Written without destructuring: the test's transpiler would call helpers the page does not have.
+    const contrasts = await page.evaluate(() => {
+      const luminance = (colour: string) => {
+        const channels = colour
+          .match(/\d+/g)!
+          .slice(0, 3)
+          .map((c) => {
+            const x = Number(c) / 255;
+            return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+          });
+        return 0.2126 * channels[0]! + 0.7152 * channels[1]! + 0.0722 * channels[2]!;
+      };
+      const grades: Record<string, number> = {};
+      for (const grade of ['A', 'B', 'C', 'D', 'F']) {
+        const probe = document.createElement('span');
+        probe.className = `grade grade-${grade}`;
+        document.body.append(probe);
+        const style = getComputedStyle(probe);
+        const text = luminance(style.color);
+        const background = luminance(style.backgroundColor);
+        grades[grade] = (Math.max(text, background) + 0.05) / (Math.min(text, background) + 0.05);
+        probe.remove();
+      }
+      return grades;
+    });
+    for (const [grade, ratio] of Object.entries(contrasts)) expect(ratio, grade).toBeGreaterThanOrEqual(4.5);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      for (const [path, heading, table] of [
+        ['/servers?range=7d', 'Servers', 'scorecard'],
+        ['/findings?range=7d', 'Findings', 'findings'],
+      ] as const) {
+        await visit(path, heading);
+        await page.locator(`[data-table="${table}"]`).waitFor();
+        expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(
+          390,
+        );
+      }
+      await screenshot('servers-phone');
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 900 });
+    }
+  });
+
   it('a key that stops working sends the user back to sign in, with a note', async () => {
     await page.evaluate(() => sessionStorage.setItem('errata.readKey', 'revoked-key'));
     await page.goto(`${server.url}/servers`);

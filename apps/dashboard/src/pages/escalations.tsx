@@ -66,36 +66,38 @@ export function EscalationsPage({ filters }: PageProps) {
                 />
               </div>
               <h2 id="by-category">By failure category</h2>
-              <table aria-labelledby="by-category" data-table="escalations-by-category">
-                <thead>
-                  <tr>
-                    <th scope="col">Category</th>
-                    <th scope="col" class="num">
-                      Failures
-                    </th>
-                    <th scope="col" class="num">
-                      Escalations
-                    </th>
-                    <th scope="col" class="num">
-                      Avoidable
-                    </th>
-                    <th scope="col" class="num">
-                      Rate
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {categories.map((row) => (
-                    <tr key={row.category} data-key={row.category}>
-                      <th scope="row">{labelOf(row.category)}</th>
-                      <NumberCell value={row.failures} />
-                      <NumberCell value={row.escalations} />
-                      <NumberCell value={row.avoidable} />
-                      <NumberCell value={row.rate} format={formatPercent} />
+              <div class="table-scroll">
+                <table aria-labelledby="by-category" data-table="escalations-by-category">
+                  <thead>
+                    <tr>
+                      <th scope="col">Category</th>
+                      <th scope="col" class="num">
+                        Failures
+                      </th>
+                      <th scope="col" class="num">
+                        Escalations
+                      </th>
+                      <th scope="col" class="num">
+                        Avoidable
+                      </th>
+                      <th scope="col" class="num">
+                        Rate
+                      </th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {categories.map((row) => (
+                      <tr key={row.category} data-key={row.category}>
+                        <th scope="row">{labelOf(row.category)}</th>
+                        <NumberCell value={row.failures} />
+                        <NumberCell value={row.escalations} />
+                        <NumberCell value={row.avoidable} />
+                        <NumberCell value={row.rate} format={formatPercent} />
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             </>
           );
         }}

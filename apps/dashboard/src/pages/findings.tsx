@@ -84,46 +84,48 @@ export function FindingsPage({ filters, query }: PageProps) {
           }
           return (
             <>
-              <table aria-label="Findings" data-table="findings">
-                <thead>
-                  <tr>
-                    <th scope="col">Rule</th>
-                    <th scope="col">Server / tool</th>
-                    <th scope="col" class="num">
-                      Offences
-                    </th>
-                    <th scope="col" class="num">
-                      Rate
-                    </th>
-                    <th scope="col" class="num">
-                      Wasted retries
-                    </th>
-                    <th scope="col" class="num">
-                      Escalations caused
-                    </th>
-                    <th scope="col">Last seen</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.findings.map((finding) => (
-                    <tr key={finding.id} data-key={finding.id}>
-                      <th scope="row">
-                        <Link href={`/findings/${finding.id}${carried}`}>{labelOf(finding.rule)}</Link>
+              <div class="table-scroll">
+                <table aria-label="Findings" data-table="findings">
+                  <thead>
+                    <tr>
+                      <th scope="col">Rule</th>
+                      <th scope="col">Server / tool</th>
+                      <th scope="col" class="num">
+                        Offences
                       </th>
-                      <td>
-                        <span class="server">{finding.server ?? 'unknown server'}</span> / {finding.tool}
-                      </td>
-                      <NumberCell value={finding.count} />
-                      <NumberCell value={finding.rate} format={formatPercent} />
-                      <NumberCell value={finding.wastedRetries} />
-                      <NumberCell value={finding.escalationsCaused} />
-                      <td>
-                        <time dateTime={finding.lastSeen}>{formatDateTime(finding.lastSeen)}</time>
-                      </td>
+                      <th scope="col" class="num">
+                        Rate
+                      </th>
+                      <th scope="col" class="num">
+                        Wasted retries
+                      </th>
+                      <th scope="col" class="num">
+                        Escalations caused
+                      </th>
+                      <th scope="col">Last seen</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {list.findings.map((finding) => (
+                      <tr key={finding.id} data-key={finding.id}>
+                        <th scope="row">
+                          <Link href={`/findings/${finding.id}${carried}`}>{labelOf(finding.rule)}</Link>
+                        </th>
+                        <td>
+                          <span class="server">{finding.server ?? 'unknown server'}</span> / {finding.tool}
+                        </td>
+                        <NumberCell value={finding.count} />
+                        <NumberCell value={finding.rate} format={formatPercent} />
+                        <NumberCell value={finding.wastedRetries} />
+                        <NumberCell value={finding.escalationsCaused} />
+                        <td>
+                          <time dateTime={finding.lastSeen}>{formatDateTime(finding.lastSeen)}</time>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
               <nav class="pager" aria-label="Pages of findings">
                 <span>
                   {formatCount(list.offset + 1)}–{formatCount(list.offset + list.findings.length)} of{' '}

@@ -37,56 +37,60 @@ export function MisclassifiedPage({ filters, query }: PageProps) {
                   No misclassified results in this window.
                 </p>
               ) : (
-                <table aria-label="Misclassified results by server and tool" data-table="misclassified">
-                  <thead>
-                    <tr>
-                      <th scope="col">Server / tool</th>
-                      <th scope="col" class="num">
-                        Calls
-                      </th>
-                      <th scope="col" class="num">
-                        Empty as error
-                      </th>
-                      <th scope="col" class="num">
-                        Failure as empty
-                      </th>
-                      <th scope="col">Samples (redacted)</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {report.groups.map((group) => (
-                      <tr
-                        key={`${group.server}/${group.tool}`}
-                        data-key={`${group.server ?? ''}/${group.tool}`}
-                      >
-                        <th scope="row">
-                          <span class="server">{group.server ?? 'unknown server'}</span> / {group.tool}
+                <div class="table-scroll">
+                  <table aria-label="Misclassified results by server and tool" data-table="misclassified">
+                    <thead>
+                      <tr>
+                        <th scope="col">Server / tool</th>
+                        <th scope="col" class="num">
+                          Calls
                         </th>
-                        <NumberCell value={group.calls} />
-                        <NumberCell value={group.emptyAsError} />
-                        <NumberCell value={group.failureAsEmpty} />
-                        <td>
-                          <ul class="samples">
-                            {group.samples.map((sample) => (
-                              <li key={sample.spanId}>
-                                <span class={`tag tag-${sample.direction}`}>{labelOf(sample.direction)}</span>{' '}
-                                <time dateTime={sample.startTime}>{formatDateTime(sample.startTime)}</time>
-                                {sample.text !== null && <q class="sample-text">{sample.text}</q>}
-                                <Link
-                                  href={traceHref(sample, query)}
-                                  class="sample-link"
-                                  data-sample={sample.spanId}
-                                >
-                                  Open run timeline
-                                </Link>
-                              </li>
-                            ))}
-                          </ul>
-                        </td>
+                        <th scope="col" class="num">
+                          Empty as error
+                        </th>
+                        <th scope="col" class="num">
+                          Failure as empty
+                        </th>
+                        <th scope="col">Samples (redacted)</th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {report.groups.map((group) => (
+                        <tr
+                          key={`${group.server}/${group.tool}`}
+                          data-key={`${group.server ?? ''}/${group.tool}`}
+                        >
+                          <th scope="row">
+                            <span class="server">{group.server ?? 'unknown server'}</span> / {group.tool}
+                          </th>
+                          <NumberCell value={group.calls} />
+                          <NumberCell value={group.emptyAsError} />
+                          <NumberCell value={group.failureAsEmpty} />
+                          <td>
+                            <ul class="samples">
+                              {group.samples.map((sample) => (
+                                <li key={sample.spanId}>
+                                  <span class={`tag tag-${sample.direction}`}>
+                                    {labelOf(sample.direction)}
+                                  </span>{' '}
+                                  <time dateTime={sample.startTime}>{formatDateTime(sample.startTime)}</time>
+                                  {sample.text !== null && <q class="sample-text">{sample.text}</q>}
+                                  <Link
+                                    href={traceHref(sample, query)}
+                                    class="sample-link"
+                                    data-sample={sample.spanId}
+                                  >
+                                    Open run timeline
+                                  </Link>
+                                </li>
+                              ))}
+                            </ul>
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
               )}
             </>
           );

@@ -107,40 +107,42 @@ export function RetryWastePage({ filters, query }: PageProps) {
               {report.groups.length === 0 ? (
                 <p class="muted">No retries in this window.</p>
               ) : (
-                <table aria-labelledby="groups-title" data-table="retry-groups">
-                  <thead>
-                    <tr>
-                      <th scope="col">{groupBy}</th>
-                      <th scope="col" class="num">
-                        Retries
-                      </th>
-                      <th scope="col" class="num">
-                        Wasted
-                      </th>
-                      <th scope="col" class="num">
-                        Time wasted
-                      </th>
-                      <th scope="col" class="num">
-                        Unrecovered chains
-                      </th>
-                      <th scope="col">Reasons</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {report.groups.map((group) => (
-                      <tr key={JSON.stringify([group.key, group.server, group.tool])} data-key={group.key}>
-                        <th scope="row">{groupBy === 'category' ? labelOf(group.key) : group.key}</th>
-                        <NumberCell value={group.retries} />
-                        <NumberCell value={group.wastedRetries} />
-                        <NumberCell value={group.wastedMs} format={formatDuration} />
-                        <NumberCell value={group.unrecoveredChains} />
-                        <td>
-                          <CountList counts={group.reasons} />
-                        </td>
+                <div class="table-scroll">
+                  <table aria-labelledby="groups-title" data-table="retry-groups">
+                    <thead>
+                      <tr>
+                        <th scope="col">{groupBy}</th>
+                        <th scope="col" class="num">
+                          Retries
+                        </th>
+                        <th scope="col" class="num">
+                          Wasted
+                        </th>
+                        <th scope="col" class="num">
+                          Time wasted
+                        </th>
+                        <th scope="col" class="num">
+                          Unrecovered chains
+                        </th>
+                        <th scope="col">Reasons</th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {report.groups.map((group) => (
+                        <tr key={JSON.stringify([group.key, group.server, group.tool])} data-key={group.key}>
+                          <th scope="row">{groupBy === 'category' ? labelOf(group.key) : group.key}</th>
+                          <NumberCell value={group.retries} />
+                          <NumberCell value={group.wastedRetries} />
+                          <NumberCell value={group.wastedMs} format={formatDuration} />
+                          <NumberCell value={group.unrecoveredChains} />
+                          <td>
+                            <CountList counts={group.reasons} />
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
               )}
             </>
           );

@@ -25,66 +25,68 @@ export function ServersPage({ filters, query }: PageProps) {
         {({ servers }) => {
           if (servers.length === 0) return <NoData what="MCP servers" filters={filters} />;
           return (
-            <table aria-label="Scorecard per server and tool" data-table="scorecard">
-              <thead>
-                <tr>
-                  <th scope="col">Server / tool</th>
-                  <th scope="col">Grade</th>
-                  <th scope="col" class="num">
-                    Calls
-                  </th>
-                  <th scope="col" class="num">
-                    Failures
-                  </th>
-                  <th scope="col" class="num">
-                    Violating calls
-                  </th>
-                  <th scope="col">Rules broken</th>
-                </tr>
-              </thead>
-              {servers.map((server) => {
-                const name = server.server ?? 'unknown server';
-                return (
-                  <tbody key={name} data-server={server.server ?? ''}>
-                    <tr class="server-row" data-key={server.server ?? ''}>
-                      <th scope="row">
-                        <Link
-                          href={`/findings${withQuery(new URLSearchParams(filterQuery(query)), { server: server.server ?? UNKNOWN_SERVER, tool: null })}`}
-                        >
-                          {name}
-                        </Link>
-                        {server.versions.length > 0 && (
-                          <span class="muted"> {server.versions.join(', ')}</span>
-                        )}
-                      </th>
-                      <td>
-                        <Grade grade={server.grade} />
-                      </td>
-                      <NumberCell value={server.calls} />
-                      <NumberCell value={server.failures} />
-                      <NumberCell value={server.violatingCalls} />
-                      <td />
-                    </tr>
-                    {server.tools.map((tool) => (
-                      <tr key={tool.tool} class="tool-row" data-key={`${server.server ?? ''}/${tool.tool}`}>
-                        <th scope="row" class="indent">
-                          {tool.tool}
+            <div class="table-scroll">
+              <table aria-label="Scorecard per server and tool" data-table="scorecard">
+                <thead>
+                  <tr>
+                    <th scope="col">Server / tool</th>
+                    <th scope="col">Grade</th>
+                    <th scope="col" class="num">
+                      Calls
+                    </th>
+                    <th scope="col" class="num">
+                      Failures
+                    </th>
+                    <th scope="col" class="num">
+                      Violating calls
+                    </th>
+                    <th scope="col">Rules broken</th>
+                  </tr>
+                </thead>
+                {servers.map((server) => {
+                  const name = server.server ?? 'unknown server';
+                  return (
+                    <tbody key={name} data-server={server.server ?? ''}>
+                      <tr class="server-row" data-key={server.server ?? ''}>
+                        <th scope="row">
+                          <Link
+                            href={`/findings${withQuery(new URLSearchParams(filterQuery(query)), { server: server.server ?? UNKNOWN_SERVER, tool: null })}`}
+                          >
+                            {name}
+                          </Link>
+                          {server.versions.length > 0 && (
+                            <span class="muted"> {server.versions.join(', ')}</span>
+                          )}
                         </th>
                         <td>
-                          <Grade grade={tool.grade} />
+                          <Grade grade={server.grade} />
                         </td>
-                        <NumberCell value={tool.calls} />
-                        <NumberCell value={tool.failures} />
-                        <NumberCell value={tool.violatingCalls} />
-                        <td>
-                          <CountList counts={tool.rules} />
-                        </td>
+                        <NumberCell value={server.calls} />
+                        <NumberCell value={server.failures} />
+                        <NumberCell value={server.violatingCalls} />
+                        <td />
                       </tr>
-                    ))}
-                  </tbody>
-                );
-              })}
-            </table>
+                      {server.tools.map((tool) => (
+                        <tr key={tool.tool} class="tool-row" data-key={`${server.server ?? ''}/${tool.tool}`}>
+                          <th scope="row" class="indent">
+                            {tool.tool}
+                          </th>
+                          <td>
+                            <Grade grade={tool.grade} />
+                          </td>
+                          <NumberCell value={tool.calls} />
+                          <NumberCell value={tool.failures} />
+                          <NumberCell value={tool.violatingCalls} />
+                          <td>
+                            <CountList counts={tool.rules} />
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  );
+                })}
+              </table>
+            </div>
           );
         }}
       </Await>

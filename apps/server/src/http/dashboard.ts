@@ -10,6 +10,13 @@ export const DASHBOARD_DIR = join(__dirname, '../../../dashboard/dist');
 const PAGE =
   /^\/(?:|retry-waste|misclassified|escalations|subagents|servers|findings(?:\/[^/]+)?|traces\/[^/]+)\/?$/;
 
+/** Paths that belong to the service, not the dashboard: an unknown one there stays the API's JSON 404. */
+const SERVICE =
+  /^\/(?:api|v1|mcp|docs|docs-json|assets|healthz|readyz|metrics|favicon\.ico|robots\.txt)(?:\/|$)/;
+
+/** A browser navigating to a page (not a script, an image, or an API client asking for JSON). */
+const wantsPage = (req: Request): boolean => (req.headers.accept ?? '').includes('text/html');
+
 const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
@@ -40,12 +47,16 @@ export function mountDashboard(app: NestExpressApplication, dir: string = DASHBO
     maxAge: '365d',
     setHeaders: (res) => res.setHeader('x-content-type-options', 'nosniff'),
   });
+  // An unknown path a browser navigates to gets the app too, with 404: it shows its own "Page not found", with
+  // the navigation, rather than the API's JSON.
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !PAGE.test(req.path)) return next();
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const known = PAGE.test(req.path);
+    if (!known && (SERVICE.test(req.path) || !wantsPage(req))) return next();
     const body = page();
     res.set({ ...SECURITY_HEADERS, 'cache-control': 'no-cache' });
     res
-      .status(body === null ? 503 : 200)
+      .status(body === null ? 503 : known ? 200 : 404)
       .type('html')
       .send(body ?? NOT_BUILT);
   });
