@@ -18,7 +18,8 @@ const ready = () => fetch(`${server.url}/readyz`).then((response) => response.st
 
 /** Ends every other connection to the test database; returns how many it ended. */
 async function terminateConnections(): Promise<number> {
-  const admin = new Client({ connectionString: server.databaseUrl! });
+  // Its own statements never time out, whatever the database's setting.
+  const admin = new Client({ connectionString: server.databaseUrl!, options: '-c statement_timeout=0' });
   await admin.connect();
   try {
     const { rows } = await admin.query<{ terminated: number }>(
@@ -69,3 +70,44 @@ it('keeps serving when PostgreSQL terminates connections in use: ingest, project
   expect(await sendSpans(server.url, server.ingestKey, batch(100_000))).toBe(200);
   await server.catchUp();
 }, 60_000);
+
+it('answers ingest 503 + Retry-After while every statement times out, so exporters retry; the spans land after', async () => {
+  const trace = new AgentTrace();
+  const t0 = Date.now() - 10_000;
+  const spans = trace.run('timeouts', t0, [{ tool: 'lookup', startMs: t0, durationMs: 1 }]);
+  await trace.shutdown();
+  const database = server.databaseUrl!.split('/').at(-1)!.split('?')[0]!;
+  try {
+    // New connections take the setting: end the pool's, so that it opens new ones.
+    await adminQuery(`ALTER DATABASE "${database}" SET statement_timeout = '1ms'`);
+    await terminateConnections();
+    let answer: Response | null = null;
+    for (let attempt = 0; attempt < 20 && answer?.status !== 503; attempt++) answer = await postSpans(spans);
+    expect(answer?.status).toBe(503);
+    expect(answer?.headers.get('retry-after')).toBe('30');
+  } finally {
+    await adminQuery(`ALTER DATABASE "${database}" RESET statement_timeout`);
+  }
+  await terminateConnections();
+  expect((await postSpans(spans)).status).toBe(200);
+}, 60_000);
+
+/** One statement on a connection of its own, which never times out. */
+async function adminQuery(text: string): Promise<void> {
+  const admin = new Client({ connectionString: server.databaseUrl!, options: '-c statement_timeout=0' });
+  await admin.connect();
+  try {
+    await admin.query(text);
+  } finally {
+    await admin.end();
+  }
+}
+
+async function postSpans(spans: Parameters<typeof sendSpans>[2]): Promise<Response> {
+  const { ProtobufTraceSerializer } = await import('@opentelemetry/otlp-transformer');
+  return fetch(`${server.url}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
+    body: ProtobufTraceSerializer.serializeRequest(spans)!,
+  });
+}

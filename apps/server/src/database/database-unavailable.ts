@@ -29,3 +29,19 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     return true;
   return TRANSIENT_MESSAGES.test(error.message);
 }
+
+/** Out of disk, memory or another resource, or a statement cut off (statement_timeout, a cancel). */
+const EXHAUSTED_PG_CODES = new Set(['53000', '53100', '53200', '53400', '57014']);
+
+/**
+ * The database could not take this request just now, through no fault of the request: its disk or memory ran out,
+ * or a statement was cut off by `statement_timeout`. The same request can succeed later, once space is freed or the
+ * load falls; unlike `isDatabaseUnavailable`, it can also fail every time, so only a caller whose client gives up
+ * by itself (an OTLP exporter's bounded retries) should ask for another attempt.
+ */
+export function isDatabaseExhausted(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (EXHAUSTED_PG_CODES.has(code) || code === 'ENOSPC')) return true;
+  return /No space left on device/i.test(error.message); // PGlite's file system
+}

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { encodeStatus, encodingForContentType, OtlpDecodeError, type OtlpEncoding } from '@errata/otlp';
 import type { Request, Response } from 'express';
-import { isDatabaseUnavailable } from '../database/database-unavailable';
+import { isDatabaseExhausted, isDatabaseUnavailable } from '../database/database-unavailable';
 import { IngestOverloadedError } from '../services/ingest.service';
 import {
   BadCompressionError,
@@ -78,6 +78,17 @@ export class OtlpExceptionFilter implements ExceptionFilter {
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn(`database unavailable: ${(exception as Error).message}`);
       return { status: 503, message: 'the event store is unavailable; retry later', retryAfterSeconds: 5 };
+    }
+    // An exporter retries a 503 a bounded number of times, and drops the batch on a 500: out of disk or cut off
+    // by a statement timeout, the spans can still land once space is freed or the load falls.
+    if (isDatabaseExhausted(exception)) {
+      this.logger.warn(`the event store cannot take this request now: ${(exception as Error).message}`);
+      return {
+        status: 503,
+        message:
+          'the event store cannot take this request now (out of space, or a statement timed out); retry later',
+        retryAfterSeconds: 30,
+      };
     }
     this.logger.error(
       exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
