@@ -71,7 +71,7 @@ it('keeps serving when PostgreSQL terminates connections in use: ingest, project
   await server.catchUp();
 }, 60_000);
 
-it('answers ingest 503 + Retry-After while every statement times out, so exporters retry; the spans land after', async () => {
+it('answers ingest 503 + Retry-After while every statement times out, so exporters retry, and /readyz says failing; the spans land after', async () => {
   const trace = new AgentTrace();
   const t0 = Date.now() - 10_000;
   const spans = trace.run('timeouts', t0, [{ tool: 'lookup', startMs: t0, durationMs: 1 }]);
@@ -85,6 +85,10 @@ it('answers ingest 503 + Retry-After while every statement times out, so exporte
     for (let attempt = 0; attempt < 20 && answer?.status !== 503; attempt++) answer = await postSpans(spans);
     expect(answer?.status).toBe(503);
     expect(answer?.headers.get('retry-after')).toBe('30');
+    // Readiness says the database answers but its checks fail, not that it is unreachable.
+    const readiness = await fetch(`${server.url}/readyz`);
+    expect(readiness.status).toBe(503);
+    expect(await readiness.json()).toMatchObject({ ready: false, database: 'failing' });
   } finally {
     await adminQuery(`ALTER DATABASE "${database}" RESET statement_timeout`);
   }

@@ -174,7 +174,10 @@ export const OPENAPI_SCHEMAS = {
   Readiness: object({
     ready: boolean('The database answers and every migration is applied.'),
     store: oneOf(['postgres', 'pglite']),
-    database: oneOf(['reachable', 'unreachable']),
+    database: oneOf(
+      ['reachable', 'unreachable', 'failing'],
+      '`failing`: the database answers, but the checks fail (a statement timeout, for one; the log says why).',
+    ),
     pendingMigrations: array(string(), 'Migrations not applied yet.'),
     setAsideRecords: nullable(
       integer('Records the projector could not apply and set aside; null when the database cannot say.'),

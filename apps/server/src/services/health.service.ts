@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { sql } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
+import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { pendingMigrations } from '../database/migrations';
 import { CheckpointRepository } from '../repositories/checkpoint.repository';
 import { EventRepository, LOG_START } from '../repositories/event.repository';
@@ -9,7 +10,8 @@ import { READ_MODELS_PROJECTION, READ_MODELS_VERSION } from './projector.service
 export interface Readiness {
   readonly ready: boolean;
   readonly store: Database['kind'];
-  readonly database: 'reachable' | 'unreachable';
+  /** `failing`: it answers, but the checks' statements fail (a statement timeout, for one); the log says why. */
+  readonly database: 'reachable' | 'unreachable' | 'failing';
   readonly pendingMigrations: readonly string[];
   /** Records the projector could not apply and set aside (`projection_skip`): the reports go on without them. */
   readonly setAsideRecords: number | null;
@@ -22,6 +24,8 @@ export interface Readiness {
 
 @Injectable()
 export class HealthService {
+  private readonly logger = new Logger('Health');
+
   constructor(
     @Inject(DATABASE) private readonly database: Database,
     private readonly checkpoints: CheckpointRepository,
@@ -43,11 +47,13 @@ export class HealthService {
         setAsideRecords: migrated ? await this.checkpoints.skippedCount(this.database.db) : null,
         projectionLagSeconds: migrated ? await this.projectionLag() : null,
       };
-    } catch {
+    } catch (error) {
+      const unreachable = isDatabaseUnavailable(error);
+      if (!unreachable) this.logger.warn(`readiness check failed: ${(error as Error).message}`);
       return {
         ready: false,
         store,
-        database: 'unreachable',
+        database: unreachable ? 'unreachable' : 'failing',
         pendingMigrations: [],
         setAsideRecords: null,
         projectionLagSeconds: null,
