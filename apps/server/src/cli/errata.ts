@@ -125,7 +125,12 @@ async function run(
       const progress = new ProgressBar('rebuilding read models and rollups', total);
       const applied = await projector.rebuild((done) => progress.update(done));
       progress.finish(applied);
-      out(`rebuilt read models and rollups from ${applied} events and span edges`);
+      out(
+        applied >= total
+          ? `rebuilt read models and rollups from ${applied} events and span edges`
+          : `rebuilt read models and rollups from ${total} events and span edges (${applied} applied here, ` +
+              'the rest by a running Errata server)',
+      );
       return;
     }
     case 'projects create': {

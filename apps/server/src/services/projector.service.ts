@@ -377,28 +377,34 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
 
   /**
    * Waits until the read models include every event committed before the call, projecting here or letting
-   * whichever instance holds the projector lock do it. Returns how many events this call applied.
+   * whichever instance holds the projector lock do it. Returns how many events this call applied. Gives up when
+   * the checkpoints have not moved for `timeoutMs`: another instance projecting a long log is progress too.
    */
   async settle(onProgress?: ProgressListener, timeoutMs = 60_000): Promise<number> {
     const targets = [
       [READ_MODELS_PROJECTION, await this.events.lastPosition()],
       [SPAN_EDGES_PROJECTION, await this.events.lastPosition('span_edge')],
     ] as const;
-    const deadline = Date.now() + timeoutMs;
+    let deadline = Date.now() + timeoutMs;
+    let standing = '';
     let applied = 0;
     for (;;) {
       applied += await this.catchUp((done) => onProgress?.(applied + done));
       let reached = true;
+      const positions: unknown[] = [];
       for (const [name, target] of targets) {
-        if (target === null) continue;
         const checkpoint = await this.checkpoints.get(this.database.db, name);
+        positions.push(checkpoint);
+        if (target === null) continue;
         reached &&=
           checkpoint?.version === READ_MODELS_VERSION &&
           compareLogPositions(checkpoint.position, target) >= 0;
       }
       if (reached) return applied;
+      const now = JSON.stringify(positions);
+      if (now !== standing) [standing, deadline] = [now, Date.now() + timeoutMs];
       if (Date.now() > deadline)
-        throw new Error(`read models did not catch up with the log within ${timeoutMs} ms`);
+        throw new Error(`read models did not move towards the log for ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
