@@ -131,6 +131,7 @@ describe('projects and keys', () => {
 
     const second = await spawnServer({ DATABASE_URL: database.url });
     expect(second.output()).not.toMatch(/errata_ingest_/);
+    expect(second.output()).not.toContain('\u001b['); // no colours where the output is not a terminal
     expect(await ingest(second.url, keys.ingest!)).toBe(200);
 
     // The CLI: a new read key works at once; revoked, it is refused.
@@ -158,6 +159,24 @@ describe('projects and keys', () => {
     second.child.kill('SIGTERM');
     await once(second.child, 'exit');
   }, 60_000);
+
+  it('ERRATA_LOG_FORMAT=json: every line of the log is one JSON object', async () => {
+    const server = await spawnServer({ DATABASE_URL: database.url, ERRATA_LOG_FORMAT: 'json' });
+    await waitFor(() => /listening on/.test(server.output()));
+    server.child.kill('SIGTERM');
+    await once(server.child, 'exit');
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    const records = lines.map(
+      (line) => JSON.parse(line) as { level: string; context?: string; message: string },
+    );
+    expect(records.find((record) => /listening on/.test(record.message))).toMatchObject({
+      level: 'log',
+      context: 'Errata',
+    });
+  });
 
   it('ERRATA_INGEST_KEY / ERRATA_READ_KEY: project default has exactly those keys; a changed key replaces the old', async () => {
     const env = {

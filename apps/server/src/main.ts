@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { Logger, type LogLevel } from '@nestjs/common';
+import { ConsoleLogger, Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
@@ -31,14 +31,19 @@ export async function startServer(
   config: AppConfig = loadConfig(),
   logLevels: LogLevel[] = ['log', 'warn', 'error'],
 ): Promise<NestExpressApplication> {
+  const logger = new ConsoleLogger({
+    logLevels,
+    json: config.logFormat === 'json',
+    colors: config.logFormat === 'text' && process.stdout.isTTY === true,
+  });
   // Opened before Nest: a database that cannot be reached or migrated is said in one line, without Nest's trace.
   const opened = await openMigratedDatabase(config, (applied) =>
-    new Logger('Migrations').log(`applied ${applied.join(', ')}`),
+    logger.log(`applied ${applied.join(', ')}`, 'Migrations'),
   );
   // Nest's body parsers are off: the OTLP route reads its own body (gzip, a post-decompression limit).
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, opened), {
     bodyParser: false,
-    logger: logLevels,
+    logger,
   }).catch(async (error: unknown) => {
     await opened.destroy();
     throw error;

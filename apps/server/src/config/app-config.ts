@@ -4,6 +4,8 @@ import { resolve } from 'node:path';
 export interface AppConfig {
   readonly port: number;
   readonly host: string;
+  /** `text`: lines for people (coloured on a terminal); `json`: one JSON object per line, for log collectors. */
+  readonly logFormat: 'text' | 'json';
   /** Set → that PostgreSQL server via `pg`; unset → embedded PGlite in `dataDir`. */
   readonly databaseUrl: string | null;
   readonly dataDir: string;
@@ -63,6 +65,7 @@ export const CONFIG_VARIABLES = [
   'ERRATA_DELIVERY_POLL_MS',
   'ERRATA_FIX_INTERVAL_MS',
   'ERRATA_FIX_MIN_CALLS',
+  'ERRATA_LOG_FORMAT',
 ] as const;
 
 type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
@@ -77,6 +80,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
   return {
     port: integer(env, 'PORT', 4318, 0, 65535),
     host: text(env, 'HOST') ?? '0.0.0.0',
+    logFormat: logFormat(env),
     databaseUrl: databaseUrl(env),
     dataDir: resolve(cwd, text(env, 'ERRATA_DATA_DIR') ?? '.errata'),
     ingestKey: apiKey(env, 'ERRATA_INGEST_KEY'),
@@ -112,6 +116,14 @@ function databaseUrl(env: Env): string | null {
     );
   }
   return url;
+}
+
+function logFormat(env: Env): AppConfig['logFormat'] {
+  const format = text(env, 'ERRATA_LOG_FORMAT')?.toLowerCase() ?? 'text';
+  if (format !== 'text' && format !== 'json') {
+    throw new ConfigError(`ERRATA_LOG_FORMAT must be text or json, got "${format}"`);
+  }
+  return format;
 }
 
 function boolean(env: Env, name: ConfigVariable, fallback: boolean): boolean {
