@@ -3,30 +3,17 @@
  * instrumented with @errata/sdk calls the seed fixture MCP server, exports over OTLP/HTTP protobuf to a real
  * Errata (PostgreSQL and PGlite), and the reports show what the scenario did (figures worked out by hand below).
  */
-import {
-  startErrata,
-  instrumentMcpClient,
-  recordEscalation,
-  recordSubagentReport,
-  withAgentRun,
-} from '@errata/sdk';
+import { startErrata, instrumentMcpClient } from '@errata/sdk';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEED_EXAMPLES } from '../libs/domain/src/seed-examples.spec-helper';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { ProjectorService } from '../apps/server/src/services/projector.service';
-import { connectSeedServer } from './support/seed-mcp-server';
+import { connectSeedServer, playSupportScenario, seedCall } from './support/seed-mcp-server';
 import { startTestServer, type Store, type TestServer } from './support/server';
 
-const example = (name: string) => {
-  const index = SEED_EXAMPLES.findIndex((e) => e.name.startsWith(name));
-  if (index < 0) throw new Error(`no seed example ${name}`);
-  return { name: SEED_EXAMPLES[index]!.tool, arguments: { example: index } };
-};
-
 /**
- * The scenario. Coordinator run "support":
+ * The scenario (`playSupportScenario`). Coordinator run "support":
  *  1. process_refund → business error with a customer explanation; escalate to a human (avoidable: explained).
  *  2. lookup_order → transient error; escalate to a human at once (avoidable: never retried).
  *  3. searchSupportTickets → NO_TICKETS_FOUND as an error (empty-as-error), called three times with the same
@@ -35,32 +22,6 @@ const example = (name: string) => {
  * Subagent run "web-research": search_web → rate limited, not retried; a partial report with all four elements.
  * Subagent run "news": lookup_order → transient error, not retried; a report claiming complete (silent partial).
  */
-async function playScenario(client: Client) {
-  await withAgentRun({ name: 'support', role: 'coordinator' }, async () => {
-    await client.callTool(example('business with retriable'));
-    recordEscalation({ target: 'human', reason: 'refund outside the window' });
-    await client.callTool(example('lookup_order transient'));
-    recordEscalation({ target: 'human', reason: 'order service down' });
-    for (let i = 0; i < 3; i++) await client.callTool(example('searchSupportTickets NO_TICKETS_FOUND'));
-    await client.callTool(example('hidden failure: isError false with "ERROR'));
-    await withAgentRun({ name: 'web-research' }, async () => {
-      await client.callTool(example('rate limited'));
-      recordSubagentReport({
-        status: 'partial',
-        completed: 6,
-        total: 8,
-        errorCategory: 'transient',
-        attempted: ['3 retries with backoff'],
-        partialResults: { completedQueries: 6 },
-        alternatives: ['proceed with 6 of 8 sources'],
-      });
-    });
-    await withAgentRun({ name: 'news' }, async () => {
-      await client.callTool(example('lookup_order transient'));
-      recordSubagentReport({ status: 'complete', completed: 3, total: 3 });
-    });
-  });
-}
 
 describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) => {
   let server: TestServer;
@@ -78,7 +39,7 @@ describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) 
     const seed = await connectSeedServer();
     closeSeed = seed.close;
     client = instrumentMcpClient(seed.client);
-    await playScenario(client);
+    await playSupportScenario(client);
     await errata.shutdown();
     await server.catchUp();
   }, 60_000);
@@ -316,14 +277,14 @@ describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) 
       const of = (runId: string) => body.items.filter((item) => item.runId === runId);
       const coordinator = of(support!.runId);
       expect(coordinator.map((item) => [item.kind, item.tool ?? null])).toEqual([
-        ['call', example('business with retriable').name],
+        ['call', seedCall('business with retriable').name],
         ['escalation', null],
-        ['call', example('lookup_order transient').name],
+        ['call', seedCall('lookup_order transient').name],
         ['escalation', null],
-        ['call', example('searchSupportTickets NO_TICKETS_FOUND').name],
-        ['call', example('searchSupportTickets NO_TICKETS_FOUND').name],
-        ['call', example('searchSupportTickets NO_TICKETS_FOUND').name],
-        ['call', example('hidden failure: isError false with "ERROR').name],
+        ['call', seedCall('searchSupportTickets NO_TICKETS_FOUND').name],
+        ['call', seedCall('searchSupportTickets NO_TICKETS_FOUND').name],
+        ['call', seedCall('searchSupportTickets NO_TICKETS_FOUND').name],
+        ['call', seedCall('hidden failure: isError false with "ERROR').name],
       ]);
       const [refund, refundEscalation, lookup, lookupEscalation, search1, search2, search3, hidden] =
         coordinator;

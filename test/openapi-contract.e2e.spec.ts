@@ -14,7 +14,6 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   instrumentMcpClient,
-  recordEscalation,
   recordSubagentReport,
   startErrata,
   withAgentRun,
@@ -24,13 +23,12 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEED_EXAMPLES } from '../libs/domain/src/seed-examples.spec-helper';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { DeliveryService } from '../apps/server/src/services/delivery.service';
 import { FixService } from '../apps/server/src/services/fix.service';
 import { AgentTrace } from './support/agent-spans';
-import { connectSeedServer } from './support/seed-mcp-server';
+import { connectSeedServer, playSupportScenario } from './support/seed-mcp-server';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
 
 type Json = ReturnType<typeof JSON.parse>;
@@ -230,43 +228,6 @@ class Receiver {
   }
 }
 
-const example = (name: string) => {
-  const index = SEED_EXAMPLES.findIndex((e) => e.name.startsWith(name));
-  if (index < 0) throw new Error(`no seed example ${name}`);
-  return { name: SEED_EXAMPLES[index]!.tool, arguments: { example: index } };
-};
-
-/** test/agent-reports.e2e.spec.ts's scenario, plus a failed subagent report carrying none of the four elements. */
-async function playScenario(client: Client) {
-  await withAgentRun({ name: 'support', id: 'support-1', role: 'coordinator' }, async () => {
-    await client.callTool(example('business with retriable'));
-    recordEscalation({ target: 'human', reason: 'refund outside the window' });
-    await client.callTool(example('lookup_order transient'));
-    recordEscalation({ target: 'human', reason: 'order service down' });
-    for (let i = 0; i < 3; i++) await client.callTool(example('searchSupportTickets NO_TICKETS_FOUND'));
-    await client.callTool(example('hidden failure: isError false with "ERROR'));
-    await withAgentRun({ name: 'web-research' }, async () => {
-      await client.callTool(example('rate limited'));
-      recordSubagentReport({
-        status: 'partial',
-        completed: 6,
-        total: 8,
-        errorCategory: 'transient',
-        attempted: ['3 retries with backoff'],
-        partialResults: { completedQueries: 6 },
-        alternatives: ['proceed with 6 of 8 sources'],
-      });
-    });
-    await withAgentRun({ name: 'news' }, async () => {
-      await client.callTool(example('lookup_order transient'));
-      recordSubagentReport({ status: 'complete', completed: 3, total: 3 });
-    });
-    await withAgentRun({ name: 'archive' }, async () => {
-      recordSubagentReport({ status: 'failed' });
-    });
-  });
-}
-
 /** An MCP server whose `search_orders` fails untyped in 1.0.0 and returns the suggested envelope from 1.1.0. */
 function ordersServer(name: string, version: string, relapse = false): McpServer {
   const server = new McpServer({ name, version });
@@ -446,7 +407,12 @@ beforeAll(async () => {
     flushOnExit: false,
   });
   const seed = await connectSeedServer();
-  await playScenario(instrumentMcpClient(seed.client));
+  // test/agent-reports.e2e.spec.ts's scenario, plus a failed subagent report carrying none of the four elements.
+  await playSupportScenario(instrumentMcpClient(seed.client), {
+    coordinatorId: 'support-1',
+    afterSubagents: () =>
+      withAgentRun({ name: 'archive' }, async () => recordSubagentReport({ status: 'failed' })),
+  });
   await seed.close();
   await errata.forceFlush();
 }, 120_000);
