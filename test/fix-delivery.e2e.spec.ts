@@ -18,6 +18,7 @@ import { ProjectRepository } from '../apps/server/src/repositories/project.repos
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { DeliveryService } from '../apps/server/src/services/delivery.service';
 import { FixService } from '../apps/server/src/services/fix.service';
+import { until } from './support/until';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
 
 interface Received {
@@ -139,20 +140,6 @@ async function traffic(name: string, version: string, calls: number): Promise<vo
   await mcp.close();
   expect(await sendSpans(server.url, server.ingestKey, tracing.spans())).toBe(200);
   await server.catchUp();
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined | null | false>,
-  ms = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 async function registerOwner(serverName: string, receiver: Receiver) {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentTrace } from './support/agent-spans';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
 import { SERVER_ENTRY, spawnServer } from './support/server-process';
+import { until } from './support/until';
 
 const CLI = join(__dirname, '../apps/server/dist/cli/errata.js');
 const run = promisify(execFile);
@@ -73,14 +74,6 @@ async function readReport(url: string, key: string) {
   return response.status;
 }
 
-/** Output is read as it comes: the server may answer /readyz a moment before it has said everything. */
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (const deadline = Date.now() + 10_000; !condition();) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe('projects and keys', () => {
   let database: TestDatabase;
   beforeAll(async () => {
@@ -112,7 +105,8 @@ describe('projects and keys', () => {
     expect(await countRows(database, 'api_key')).toBe(0);
 
     const first = await spawnServer({ DATABASE_URL: database.url });
-    await waitFor(() => /listening on/.test(first.output()));
+    // Output is read as it comes: the server may answer /readyz a moment before it has said everything.
+    await until('the listening line', () => /listening on/.test(first.output()));
     const printed = [...first.output().matchAll(/^\s+(ingest|read|admin)\s+(errata_\S+)$/gm)].map((m) => [
       m[1],
       m[2],
@@ -162,7 +156,7 @@ describe('projects and keys', () => {
 
   it('ERRATA_LOG_FORMAT=json: every line of the log is one JSON object', async () => {
     const server = await spawnServer({ DATABASE_URL: database.url, ERRATA_LOG_FORMAT: 'json' });
-    await waitFor(() => /listening on/.test(server.output()));
+    await until('the listening line', () => /listening on/.test(server.output()));
     server.child.kill('SIGTERM');
     await once(server.child, 'exit');
     const lines = server

@@ -29,6 +29,7 @@ import { DeliveryService } from '../apps/server/src/services/delivery.service';
 import { FixService } from '../apps/server/src/services/fix.service';
 import { AgentTrace } from './support/agent-spans';
 import { connectSeedServer, playSupportScenario } from './support/seed-mcp-server';
+import { until } from './support/until';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
 
 type Json = ReturnType<typeof JSON.parse>;
@@ -271,20 +272,6 @@ async function ordersTraffic(name: string, version: string, calls: number, relap
   await mcp.close();
   await errata.forceFlush();
   await server.catchUp();
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined | null | false>,
-  ms = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 interface Answer {
