@@ -3,8 +3,6 @@
  * MCP servers (two versions of one server), the Errata SDK, OTLP ingest, the projector, the fix rounds, and a real
  * HTTP receiver that checks every webhook with the `standardwebhooks` package.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -19,52 +17,8 @@ import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { DeliveryService } from '../apps/server/src/services/delivery.service';
 import { FixService } from '../apps/server/src/services/fix.service';
 import { until } from './support/until';
+import { Receiver } from './support/webhook-receiver';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
-
-interface Received {
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-  readonly verified: boolean;
-  readonly at: number;
-}
-
-/** A webhook receiver: answers with the queued statuses (then 200), verifies every request's signature. */
-class Receiver {
-  readonly received: Received[] = [];
-  secret = '';
-  answers: number[] = [];
-  /** Sent with the first queued answer. */
-  retryAfter: string | null = null;
-  private readonly server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      let verified = false;
-      try {
-        new Webhook(this.secret).verify(body, request.headers as Record<string, string>);
-        verified = true;
-      } catch {
-        verified = false;
-      }
-      this.received.push({ headers: request.headers, body, verified, at: Date.now() });
-      const answer = this.answers.shift();
-      response.statusCode = answer ?? 200;
-      if (answer !== undefined && this.retryAfter !== null)
-        response.setHeader('retry-after', this.retryAfter);
-      response.end();
-    });
-  });
-
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 /** Parsed JSON, as loosely typed as JSON.parse returns it. */
 type Json = ReturnType<typeof JSON.parse>;

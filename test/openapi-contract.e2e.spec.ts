@@ -4,8 +4,7 @@
  * allowed (`additionalProperties: false` on every object schema) and every always-present field required. The data
  * is seeded so that every nullable or optional field and every array of the answers is filled at least once.
  */
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -28,6 +27,7 @@ import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { DeliveryService } from '../apps/server/src/services/delivery.service';
 import { FixService } from '../apps/server/src/services/fix.service';
 import { AgentTrace } from './support/agent-spans';
+import { Receiver } from './support/webhook-receiver';
 import { connectSeedServer, playSupportScenario } from './support/seed-mcp-server';
 import { until } from './support/until';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
@@ -205,29 +205,6 @@ function coverable(
 
 // ---------------------------------------------------------------------------------------------------------------
 // The server, its data, and the answers.
-
-/** A webhook receiver answering the queued statuses, then 200. */
-class Receiver {
-  answers: number[] = [];
-  received = 0;
-  private readonly server: Server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      this.received++;
-      response.statusCode = this.answers.shift() ?? 200;
-      response.end();
-    });
-  });
-
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 /** An MCP server whose `search_orders` fails untyped in 1.0.0 and returns the suggested envelope from 1.1.0. */
 function ordersServer(name: string, version: string, relapse = false): McpServer {
