@@ -4,7 +4,6 @@
  * HTTP receiver that checks every webhook with the `standardwebhooks` package.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { FixEvent } from '@errata/domain';
@@ -18,7 +17,7 @@ import { DeliveryService } from '../apps/server/src/services/delivery.service';
 import { FixService } from '../apps/server/src/services/fix.service';
 import { until } from './support/until';
 import { Receiver } from './support/webhook-receiver';
-import { sendSpans, startTestServer, type TestServer } from './support/server';
+import { connectErrataMcp, sendSpans, startTestServer, type TestServer } from './support/server';
 
 /** Parsed JSON, as loosely typed as JSON.parse returns it. */
 type Json = ReturnType<typeof JSON.parse>;
@@ -230,12 +229,7 @@ describe('fix delivery', () => {
 
 describe('acknowledge_fix over MCP', () => {
   async function acknowledgeOverMcp(key: string, findingId: string) {
-    const client = new Client({ name: 'owner-agent', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${key}` } },
-      }),
-    );
+    const client = await connectErrataMcp(server.url, key, 'owner-agent');
     const result = await client.callTool({ name: 'acknowledge_fix', arguments: { findingId } });
     await client.close();
     return result.structuredContent as { ok: boolean; data: Json; error: Json };

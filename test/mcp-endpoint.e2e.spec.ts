@@ -5,25 +5,18 @@
  * results that are not errors.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { generatedCorpus } from './support/generated-corpus';
-import { sendSpans, startTestServer, type TestServer } from './support/server';
+import { sendSpans, startTestServer, type TestServer, connectErrataMcp } from './support/server';
 
 let server: TestServer;
 let client: Client;
 
 async function connect(key: string): Promise<Client> {
-  const mcp = new Client({ name: 'errata-e2e', version: '1.0.0' });
-  await mcp.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${key}` } },
-    }),
-  );
-  return mcp;
+  return connectErrataMcp(server.url, key);
 }
 
 beforeAll(async () => {

@@ -2,13 +2,11 @@
  * PostgreSQL text cannot hold U+0000: a NUL in a parameter that reaches a query would fail the query. Every way in
  * (report filters over REST and over MCP, the owner body) refuses it as bad input instead, saying which parameter.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
-import { startTestServer, type TestServer } from './support/server';
+import { connectErrataMcp, startTestServer, type TestServer } from './support/server';
 
 let server: TestServer;
 let admin: string;
@@ -59,12 +57,7 @@ describe('a NUL character in a text parameter', () => {
   });
 
   it('is INVALID_ARGUMENTS on the MCP endpoint', async () => {
-    const mcp = new Client({ name: 'errata-e2e', version: '1.0.0' });
-    await mcp.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${server.readKey}` } },
-      }),
-    );
+    const mcp = await connectErrataMcp(server.url, server.readKey);
     try {
       for (const [tool, args] of [
         ['get_retry_waste', { server: 'a\u0000b' }],

@@ -3,13 +3,11 @@
  * otherwise answer for everything the caller meant to leave out. The parameters an endpoint documents in its
  * OpenAPI are the ones it takes, over REST; over MCP, each tool's input schema refuses arguments it does not name.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
-import { startTestServer, type TestServer } from './support/server';
+import { connectErrataMcp, startTestServer, type TestServer } from './support/server';
 
 let server: TestServer;
 let admin: string;
@@ -118,12 +116,7 @@ describe('REST: keys', () => {
 
 describe('MCP: an argument the tool does not take', () => {
   it('is INVALID_ARGUMENTS naming it, and every input schema says it takes no others', async () => {
-    const mcp = new Client({ name: 'errata-e2e', version: '1.0.0' });
-    await mcp.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${server.readKey}` } },
-      }),
-    );
+    const mcp = await connectErrataMcp(server.url, server.readKey);
     try {
       for (const [tool, args, name] of [
         ['get_escalation_rates', { groupBy: 'category' }, 'groupBy'],

@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,4 +117,15 @@ export async function sendSpans(url: string, ingestKey: string, spans: ReadableS
   });
   await response.arrayBuffer();
   return response.status;
+}
+
+/** An MCP client of Errata's own endpoint (`/mcp`), connected with `key`. */
+export async function connectErrataMcp(url: string, key: string, name = 'errata-e2e'): Promise<Client> {
+  const mcp = new Client({ name, version: '1.0.0' });
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
+  return mcp;
 }
