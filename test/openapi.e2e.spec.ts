@@ -15,12 +15,25 @@ it('documents every report, findings and servers endpoint with its parameters an
     openapi: string;
     paths: Record<
       string,
-      { get?: { parameters?: { name: string; required?: boolean }[]; security?: unknown[] } }
+      {
+        get?: {
+          parameters?: { name: string; required?: boolean; schema?: Record<string, unknown> }[];
+          security?: unknown[];
+        };
+      }
     >;
-    components: { securitySchemes: Record<string, { scheme: string }> };
+    components: { securitySchemes: Record<string, { scheme: string; bearerFormat?: string }> };
   };
   expect(document.openapi).toMatch(/^3\./);
-  expect(document.components.securitySchemes['read-key']).toMatchObject({ scheme: 'bearer' });
+  for (const scheme of ['read-key', 'admin-key', 'ingest-key'])
+    expect(document.components.securitySchemes[scheme]).toMatchObject({
+      scheme: 'bearer',
+      bearerFormat: 'opaque key', // not Nest's default, JWT
+    });
+  // A date alone is taken, so `from` and `to` are no `format: date-time`.
+  const from = document.paths['/api/v1/reports/retry-waste']?.get?.parameters?.find((p) => p.name === 'from');
+  expect(from).toMatchObject({ schema: { type: 'string' } });
+  expect(from).not.toHaveProperty('schema.format');
   const expected: Record<string, string[]> = {
     '/api/v1/reports/retry-waste': ['from', 'to', 'server', 'tool', 'agent', 'groupBy'],
     '/api/v1/reports/escalations': ['from', 'to', 'server', 'tool', 'agent'],

@@ -28,21 +28,18 @@ export function QueryParameter(options: ApiQueryOptions & { readonly name: strin
 
 /** The report filters of DOMAIN.md §8, as OpenAPI query parameters; a series needs `from`. */
 export function ApiReportFilters(options: { readonly fromRequired?: boolean } = {}): MethodDecorator {
-  const parameter = (name: string, description: string, format?: string, required = false) =>
-    QueryParameter({
-      name,
-      required,
-      description,
-      schema: { type: 'string', ...(format ? { format } : {}) },
-    });
+  // No `format: date-time`: a date alone (UTC midnight) and a date-time without an offset (UTC) are taken too.
+  const parameter = (name: string, description: string, required = false) =>
+    QueryParameter({ name, required, description, schema: { type: 'string' } });
+  const instant =
+    'ISO-8601: a date (2026-11-30) or a date-time (2026-11-30T12:00:00Z), UTC without an offset, to the millisecond at most';
   return applyDecorators(
     parameter(
       'from',
-      'Start of the window (ISO-8601, inclusive), on each record’s start time.',
-      'date-time',
+      `Start of the window, inclusive, on each record’s start time. ${instant}.`,
       options.fromRequired === true,
     ),
-    parameter('to', 'End of the window (ISO-8601, exclusive).', 'date-time'),
+    parameter('to', `End of the window, exclusive. ${instant}.`),
     parameter(
       'server',
       'MCP server name (serverInfo.name); selects tool calls. `(unknown)` selects the calls whose server did not say its name.',
@@ -61,6 +58,9 @@ export const ApiAdminKey = (): ClassDecorator & MethodDecorator => ApiBearerAuth
 /** OTLP ingest: a project ingest key as a bearer token. */
 export const ApiIngestKey = (): ClassDecorator & MethodDecorator => ApiBearerAuth('ingest-key');
 
+/** Errata's keys are opaque strings (`errata_read_…`), not JWTs, which Nest's default bearerFormat says. */
+const OPAQUE_BEARER = { type: 'http', scheme: 'bearer', bearerFormat: 'opaque key' } as const;
+
 /** `/docs` (Swagger UI) and `/docs-json` (the OpenAPI document) for the REST API. */
 export function mountOpenApi(app: NestExpressApplication): void {
   const document = SwaggerModule.createDocument(
@@ -72,15 +72,9 @@ export function mountOpenApi(app: NestExpressApplication): void {
           'error-contract findings and server scorecards. Every figure is derived under the versioned rules (`rulesVersion`).',
       )
       .setVersion('v1')
-      .addBearerAuth(
-        { type: 'http', scheme: 'bearer', description: 'A project read or admin key.' },
-        'read-key',
-      )
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A project admin key.' }, 'admin-key')
-      .addBearerAuth(
-        { type: 'http', scheme: 'bearer', description: 'A project ingest (or admin) key.' },
-        'ingest-key',
-      )
+      .addBearerAuth({ ...OPAQUE_BEARER, description: 'A project read or admin key.' }, 'read-key')
+      .addBearerAuth({ ...OPAQUE_BEARER, description: 'A project admin key.' }, 'admin-key')
+      .addBearerAuth({ ...OPAQUE_BEARER, description: 'A project ingest (or admin) key.' }, 'ingest-key')
       .build(),
   );
   // The response bodies the controllers reference (`ApiOk`, `ApiErrors`).
