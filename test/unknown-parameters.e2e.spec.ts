@@ -93,6 +93,19 @@ describe('REST: a query parameter the endpoint does not take', () => {
       expect(body.message, path).toContain(message);
     }
   });
+
+  it('answers 400 naming the id for an owner or delivery id that is no UUID', async () => {
+    for (const path of ['owners/not-a-uuid/enable', 'deliveries/not-a-uuid/redeliver']) {
+      const response = await fetch(`${server.url}/api/v1/${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}` },
+      });
+      expect(response.status, path).toBe(400);
+      expect(((await response.json()) as { message: string }).message, path).toBe(
+        '"id" must be a UUID, as the lists give them',
+      );
+    }
+  });
 });
 
 describe('REST: keys', () => {

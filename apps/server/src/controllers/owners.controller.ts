@@ -31,6 +31,11 @@ import { OwnerService } from '../services/owner.service';
  * Fix delivery (DOMAIN.md §7), admin keys only: who owns which MCP server and where fixes go, the fixes and their
  * lifecycle, and the webhook deliveries (dead letters included) with manual redelivery.
  */
+/** An owner or delivery id: Nest's own message ("uuid is expected") does not say which parameter. */
+const UUID_ID = new ParseUUIDPipe({
+  exceptionFactory: () => new BadRequestException('"id" must be a UUID, as the lists give them'),
+});
+
 @ApiTags('fixes')
 @ApiAdminKey()
 @Controller('api/v1')
@@ -95,7 +100,7 @@ export class OwnersController {
   @ApiOperation({ summary: 'Remove an owner (and its pending deliveries)' })
   @ApiResponse({ status: 204, description: 'Removed.' })
   @ApiErrors(400, 401, 403, 404)
-  async removeOwner(@CurrentPrincipal() principal: Principal, @Param('id', ParseUUIDPipe) id: string) {
+  async removeOwner(@CurrentPrincipal() principal: Principal, @Param('id', UUID_ID) id: string) {
     await this.owners.remove(principal.projectId, id);
   }
 
@@ -105,7 +110,7 @@ export class OwnersController {
   })
   @ApiOk('OwnerWithSecret', { status: 201, description: 'Rotated; the answer holds the new secret, once.' })
   @ApiErrors(400, 401, 403, 404)
-  rotateSecret(@CurrentPrincipal() principal: Principal, @Param('id', ParseUUIDPipe) id: string) {
+  rotateSecret(@CurrentPrincipal() principal: Principal, @Param('id', UUID_ID) id: string) {
     return this.owners.rotateSecret(principal.projectId, id);
   }
 
@@ -113,7 +118,7 @@ export class OwnersController {
   @ApiOperation({ summary: 'Re-enable an endpoint that answered 410 Gone' })
   @ApiOk('Owner', { status: 201, description: 'Enabled.' })
   @ApiErrors(400, 401, 403, 404)
-  enableOwner(@CurrentPrincipal() principal: Principal, @Param('id', ParseUUIDPipe) id: string) {
+  enableOwner(@CurrentPrincipal() principal: Principal, @Param('id', UUID_ID) id: string) {
     return this.owners.enable(principal.projectId, id);
   }
 
@@ -162,7 +167,7 @@ export class OwnersController {
   })
   @ApiOk('Delivery', { status: 201, description: 'Queued again.' })
   @ApiErrors(400, 401, 403, 404)
-  redeliver(@CurrentPrincipal() principal: Principal, @Param('id', ParseUUIDPipe) id: string) {
+  redeliver(@CurrentPrincipal() principal: Principal, @Param('id', UUID_ID) id: string) {
     return this.deliveries.redeliver(principal.projectId, id);
   }
 }
