@@ -3,6 +3,8 @@
  * and carry on; an unhandled 'error' from the pool or from a connection in use would end the whole Errata process
  * (in this in-process test, Vitest reports it as an unhandled error and the run fails).
  */
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { Client } from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AgentTrace } from './support/agent-spans';
@@ -71,12 +73,13 @@ it('keeps serving when PostgreSQL terminates connections in use: ingest, project
   await server.catchUp();
 }, 60_000);
 
-it('answers ingest 503 + Retry-After while every statement times out, so exporters retry, and /readyz says failing; the spans land after', async () => {
+it('answers ingest 503 + Retry-After while every statement times out, and /readyz says failing; an OTel exporter retries, and its spans land', async () => {
   const trace = new AgentTrace();
   const t0 = Date.now() - 10_000;
   const spans = trace.run('timeouts', t0, [{ tool: 'lookup', startMs: t0, durationMs: 1 }]);
   await trace.shutdown();
   const database = server.databaseUrl!.split('/').at(-1)!.split('?')[0]!;
+  let exported: Promise<ExportResult> | null = null;
   try {
     // New connections take the setting: end the pool's, so that it opens new ones.
     await adminQuery(`ALTER DATABASE "${database}" SET statement_timeout = '1ms'`);
@@ -84,15 +87,23 @@ it('answers ingest 503 + Retry-After while every statement times out, so exporte
     let answer: Response | null = null;
     for (let attempt = 0; attempt < 20 && answer?.status !== 503; attempt++) answer = await postSpans(spans);
     expect(answer?.status).toBe(503);
-    expect(answer?.headers.get('retry-after')).toBe('30');
+    expect(answer?.headers.get('retry-after')).toBe('5');
     // Readiness says the database answers but its checks fail, not that it is unreachable.
     const readiness = await fetch(`${server.url}/readyz`);
     expect(readiness.status).toBe(503);
     expect(await readiness.json()).toMatchObject({ ready: false, database: 'failing' });
+    // A real exporter (default export deadline, 10 s) meets the 503, waits the Retry-After, and sends again.
+    const exporter = new OTLPTraceExporter({
+      url: `${server.url}/v1/traces`,
+      headers: { authorization: `Bearer ${server.ingestKey}` },
+    });
+    exported = new Promise((resolve) => exporter.export([...spans], resolve));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
   } finally {
     await adminQuery(`ALTER DATABASE "${database}" RESET statement_timeout`);
   }
   await terminateConnections();
+  expect((await exported)?.code).toBe(ExportResultCode.SUCCESS);
   expect((await postSpans(spans)).status).toBe(200);
 }, 60_000);
 

@@ -69,6 +69,7 @@ describe('REST: a query parameter the endpoint does not take', () => {
       `reports/timeseries?${window}&step=hour&groupBy=server`,
       `servers?${window}`,
       `findings?${window}&rule=untyped-error&limit=5&offset=0`,
+      'findings?rule=&limit=50&offset=0', // the README's example: an empty parameter is one not given
       'deliveries?status=dead',
       'fixes',
       'owners',

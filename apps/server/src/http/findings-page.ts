@@ -12,6 +12,7 @@ export const FINDING_ID = /^[0-9a-f]{20}$/;
 /** Parses `rule`, `limit` and `offset` of a findings list, answering 400 with what was wrong. */
 export function parsePage(rule: unknown, limit: unknown, offset: unknown): FindingsPage {
   refuseRepeated(rule, 'rule');
+  if (rule === '') rule = undefined; // as every other empty parameter: not given
   if (
     rule !== undefined &&
     (typeof rule !== 'string' || !(FINDING_RULES as readonly string[]).includes(rule))

@@ -598,7 +598,7 @@ const OTLP_FAILURES: Record<number, string> = {
   408: 'The body did not arrive within ERRATA_BODY_TIMEOUT_MS.',
   413: 'The body is over ERRATA_MAX_BODY_BYTES after decompression.',
   415: 'A Content-Type other than application/x-protobuf or application/json, or a Content-Encoding other than gzip or identity (the body is then JSON).',
-  503: 'Too many requests in flight (Retry-After: 1), the database unreachable (Retry-After: 5), or out of disk or memory, or a statement timed out (Retry-After: 30).',
+  503: 'Too many requests in flight (Retry-After: 1), the database unreachable (Retry-After: 5), or out of disk or memory, or a statement timed out (Retry-After: 5).',
 };
 
 const protobuf = (description: string) => ({

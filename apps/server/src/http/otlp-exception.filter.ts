@@ -87,7 +87,8 @@ export class OtlpExceptionFilter implements ExceptionFilter {
         status: 503,
         message:
           'the event store cannot take this request now (out of space, or a statement timed out); retry later',
-        retryAfterSeconds: 30,
+        // Short: an exporter retries only when Retry-After fits in its export deadline (10 s by default).
+        retryAfterSeconds: 5,
       };
     }
     this.logger.error(
