@@ -154,8 +154,9 @@ describe('projects and keys', () => {
     await once(second.child, 'exit');
   }, 60_000);
 
-  it('ERRATA_LOG_FORMAT=json: every line of the log is one JSON object', async () => {
-    const server = await spawnServer({ DATABASE_URL: database.url, ERRATA_LOG_FORMAT: 'json' });
+  it('ERRATA_LOG_FORMAT=json: every line of the log is one JSON object, the first keys included', async () => {
+    const empty = await createTestDatabase(inject('templateDatabase'));
+    const server = await spawnServer({ DATABASE_URL: empty.url, ERRATA_LOG_FORMAT: 'json' });
     await until('the listening line', () => /listening on/.test(server.output()));
     server.child.kill('SIGTERM');
     await once(server.child, 'exit');
@@ -170,6 +171,9 @@ describe('projects and keys', () => {
       level: 'log',
       context: 'Errata',
     });
+    const keys = records.find((record) => record.context === 'Keys') as { keys?: Record<string, string> };
+    expect(Object.keys(keys?.keys ?? {}).sort()).toEqual(['admin', 'ingest', 'read']);
+    await empty.drop();
   });
 
   it('ERRATA_INGEST_KEY / ERRATA_READ_KEY: project default has exactly those keys; a changed key replaces the old', async () => {

@@ -67,8 +67,11 @@ export async function startServer(
 
 if (require.main === module) {
   startServer().catch((error: unknown) => {
+    const message = `Errata failed to start: ${error instanceof Error ? error.message : String(error)}`;
+    // Read here, not from the config: the failure may be the config's.
+    const json = process.env['ERRATA_LOG_FORMAT']?.trim().toLowerCase() === 'json';
     process.stderr.write(
-      `Errata failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+      `${json ? JSON.stringify({ level: 'error', pid: process.pid, timestamp: Date.now(), message, context: 'Errata' }) : message}\n`,
     );
     process.exit(1);
   });

@@ -109,10 +109,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
 function databaseUrl(env: Env): string | null {
   const url = text(env, 'DATABASE_URL');
   if (url === null) return null;
+  if (url.startsWith('/')) return url; // pg's socket form: "/var/run/postgresql dbname"
   const protocol = URL.canParse(url) ? new URL(url).protocol : null;
   if (protocol !== 'postgres:' && protocol !== 'postgresql:' && protocol !== 'socket:') {
     throw new ConfigError(
-      `DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@localhost:5432/errata, got ${describeDatabaseUrl(url)}`,
+      `DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@localhost:5432/errata (or a socket directory and database, "/var/run/postgresql errata"), got ${describeDatabaseUrl(url)}`,
     );
   }
   return url;
@@ -168,6 +169,7 @@ function integer(
 
 /** `postgres://user:secret@host/db` → `postgres://user:***@host/db`, for logs. */
 export function describeDatabaseUrl(url: string): string {
+  if (url.startsWith('/')) return url; // the socket form holds no password
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';

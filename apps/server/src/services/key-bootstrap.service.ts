@@ -34,7 +34,7 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
   async createFirstKeys(): Promise<void> {
     if (this.config.ingestKey !== null || this.config.readKey !== null) return;
     const created = await this.createFirstProject();
-    if (created) printFirstKeys(created);
+    if (created) printFirstKeys(created, this.config.logFormat);
   }
 
   private async applyEnvKeys(envKeys: readonly (readonly [KeyScope, string])[]): Promise<void> {
@@ -76,11 +76,28 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
   }
 }
 
-function printFirstKeys(created: { project: string; keys: { scope: string; key: string }[] }): void {
-  const lines = [
-    `Created project "${created.project}". Its keys are shown only now; store them somewhere safe:`,
-    ...created.keys.map(({ scope, key }) => `  ${scope.padEnd(6)} ${key}`),
-    'Send traces with: Authorization: Bearer <ingest key>. More keys: npm run errata -- keys create --project default --scope read',
-  ];
+function printFirstKeys(
+  created: { project: string; keys: { scope: string; key: string }[] },
+  format: AppConfig['logFormat'],
+): void {
+  const message = `Created project "${created.project}". Its keys are shown only now; store them somewhere safe`;
+  const hint =
+    'Send traces with: Authorization: Bearer <ingest key>. More keys: npm run errata -- keys create --project default --scope read';
+  if (format === 'json') {
+    // One record like every other log line, so that a collector reading JSON lines takes it whole.
+    const keys = Object.fromEntries(created.keys.map(({ scope, key }) => [scope, key]));
+    const record = {
+      level: 'log',
+      pid: process.pid,
+      timestamp: Date.now(),
+      message,
+      keys,
+      hint,
+      context: 'Keys',
+    };
+    process.stdout.write(`${JSON.stringify(record)}\n`);
+    return;
+  }
+  const lines = [`${message}:`, ...created.keys.map(({ scope, key }) => `  ${scope.padEnd(6)} ${key}`), hint];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

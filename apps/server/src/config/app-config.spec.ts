@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, describeDatabaseUrl, loadConfig } from './app-config';
+
+describe('loadConfig', () => {
+  it("takes DATABASE_URL as a URL or as pg's socket form, and refuses what pg would read as a host name", () => {
+    for (const url of [
+      'postgres://errata:secret@db:5432/errata',
+      'postgresql://localhost/errata?sslmode=require',
+      'socket:/var/run/postgresql?db=errata',
+      '/var/run/postgresql errata',
+    ])
+      expect(loadConfig({ DATABASE_URL: url }).databaseUrl, url).toBe(url);
+    for (const url of ['notaurl', 'mysql://db/errata', 'db:5432'])
+      expect(() => loadConfig({ DATABASE_URL: url }), url).toThrow(ConfigError);
+  });
+
+  it('describes a database URL without its password, and the socket form as it is', () => {
+    expect(describeDatabaseUrl('postgres://errata:secret@db:5432/errata')).toBe(
+      'postgres://errata:***@db:5432/errata',
+    );
+    expect(describeDatabaseUrl('/var/run/postgresql errata')).toBe('/var/run/postgresql errata');
+  });
+
+  it('takes ERRATA_LOG_FORMAT text (the default) or json, and nothing else', () => {
+    expect(loadConfig({}).logFormat).toBe('text');
+    expect(loadConfig({ ERRATA_LOG_FORMAT: 'JSON' }).logFormat).toBe('json');
+    expect(() => loadConfig({ ERRATA_LOG_FORMAT: 'yaml' })).toThrow('ERRATA_LOG_FORMAT must be text or json');
+  });
+});
