@@ -110,7 +110,7 @@ const isRange = (value: string | null): value is RangeName => value !== null && 
 const RANGE_NAMES = Object.keys(RANGES).join(', ');
 
 /**
- * The window a link names. `from` alone runs to now (as in the REST API); `to` alone ends the named range there.
+ * The window a link names. `from` alone runs to now (the next whole minute); `to` alone ends the named range there.
  * A value that names no instant, or a `from` not before `to`, is replaced by the named range (by default the last
  * 24 hours) and said so in `notices`. A relative range ends at the next whole minute, so that reloading within a
  * minute asks the same question.
