@@ -186,6 +186,16 @@ describe('the register entry and OTEL_LOG_LEVEL', () => {
     expect(stderr).toMatch(/Unauthorized|401/);
   });
 
+  it('says on stderr how many spans a process.exit() lost, when OTEL_LOG_LEVEL asks for warnings', async () => {
+    const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: server.url, OTEL_LOG_LEVEL: 'warn' };
+    const exitAtOnce = `${escalateOnce}; process.exit(0)`;
+    const args = ['--require', '@errata/sdk/register', '-e', exitAtOnce];
+    const { stderr } = await run(process.execPath, args, { env, timeout: 60_000 });
+    expect(stderr).toMatch(
+      /@errata\/sdk: 1 spans were not sent: the process exited before they were flushed/,
+    );
+  });
+
   it('stays quiet without OTEL_LOG_LEVEL, or with it empty, as OpenTelemetry does', async () => {
     expect((await withWrongKey({})).stderr).toBe('');
     expect((await withWrongKey({ OTEL_LOG_LEVEL: '' })).stderr).toBe('');

@@ -261,7 +261,21 @@ export function startErrata(given: ErrataOptions = {}): ErrataHandle {
     endOpenRuns();
     void processor.forceFlush();
   };
-  if (options.flushOnExit !== false) process.once('beforeExit', flushOnExit);
+  // process.exit() skips beforeExit: what is still queued then is lost, which the host hears of through diag.
+  const warnOfUnsent = () => {
+    const { queued } = processor.stats();
+    if (queued === 0) return;
+    safeDiag(() =>
+      diag.warn(
+        `@errata/sdk: ${queued} spans were not sent: the process exited before they were flushed ` +
+          '(process.exit() skips the flush at exit; await errata.shutdown() before it)',
+      ),
+    );
+  };
+  if (options.flushOnExit !== false) {
+    process.once('beforeExit', flushOnExit);
+    process.once('exit', warnOfUnsent);
+  }
 
   const handle: ErrataHandle = {
     tracerProvider: provider,
@@ -281,6 +295,7 @@ export function startErrata(given: ErrataOptions = {}): ErrataHandle {
       setRunningCaptureConfig({});
     }
     process.removeListener('beforeExit', flushOnExit);
+    process.removeListener('exit', warnOfUnsent);
     unregister?.();
     stopServingApiTracers?.();
     await provider.shutdown();
