@@ -246,6 +246,10 @@ function httpStatusDecision(status: number | null): Decision | null {
   return category === undefined ? null : { category, source: 'code', evidence: `http:${status}` };
 }
 
+/** The category DOMAIN.md §1's text rules read in these texts (TEXT_PRECEDENCE), or null. */
+export const categoryOfTexts = (texts: readonly string[]): FailureCategory | null =>
+  textDecision(texts)?.category ?? null;
+
 /** `text` source: the first category in TEXT_PRECEDENCE with a matching rule. `_` reads as a space. */
 function textDecision(texts: readonly string[]): Decision | null {
   const joined = texts.join('\n').replace(/_/g, ' ');

@@ -75,6 +75,31 @@ describe('suggestContract', () => {
     expect(JSON.parse(contract.result!.content[0].text)).toEqual(contract.result!.structuredContent);
   });
 
+  it('given a failure reported as success, whose tool has no failure category, declares what its texts say', () => {
+    const sampled = (text: string): Finding => ({
+      ...finding('failure-as-empty', EVIDENCE['failure-as-empty'], 'get_account_notes'),
+      samples: [
+        {
+          traceId: '0'.repeat(31) + '1',
+          spanId: '0'.repeat(15) + '1',
+          runId: 'trace:' + '0'.repeat(31) + '1',
+          startTime: '2026-11-30T09:00:00.000Z',
+          evidence: 'failure:text_error',
+          text,
+        },
+      ],
+    });
+    // Seed 000, question 4: a permission error, structured, with no automatic retry.
+    expect(
+      suggestContract(sampled('ERROR: Permission denied'), { dominantCategory: null }).result!
+        .structuredContent,
+    ).toMatchObject({ errorCategory: 'permission', isRetryable: false });
+    // Nothing to go on: transient, as before.
+    expect(
+      suggestContract(sampled('Operation failed'), { dominantCategory: null }).result!.structuredContent,
+    ).toMatchObject({ errorCategory: 'transient' });
+  });
+
   it('given a business error, the envelope carries a customer-facing explanation and is not retryable', () => {
     const { contract, classification } = classifiedFix('retryable-mismatch');
     expect(contract.result!.structuredContent).toMatchObject({

@@ -5,6 +5,7 @@
  * customer-facing explanation — plus a TypeScript handler for the MCP SDK, what the fix would have saved in the
  * window, and a Markdown rendering an owner can paste into their tracker. Pure.
  */
+import { categoryOfTexts } from './classify';
 import type { Finding } from './findings-report';
 import type { Category } from './rules';
 
@@ -74,7 +75,11 @@ const DESCRIPTIONS: Record<ErrorEnvelope['errorCategory'], (tool: string) => str
     `${tool} is not allowed to do this with the caller's credentials. Do not retry; request access or escalate.`,
 };
 
-/** The category a fix should declare: the evidence's, else the tool's most frequent, else transient. */
+/**
+ * The category a fix should declare: the evidence's, else the tool's most frequent, else what the sampled texts say
+ * (a failure reported as success has no category of its own: "ERROR: Permission denied" is a permission error, and a
+ * fix must not tell agents to retry it), else transient.
+ */
 function categoryFor(finding: Finding, context: ContractContext): ErrorEnvelope['errorCategory'] {
   for (const evidence of Object.keys(finding.evidence)) {
     const declared = /^declared_retryable:(business|permission)$/.exec(evidence)?.[1];
@@ -82,7 +87,12 @@ function categoryFor(finding: Finding, context: ContractContext): ErrorEnvelope[
     if (/^jsonrpc:-3260[02]$/.test(evidence)) return 'validation';
   }
   const dominant = context.dominantCategory;
-  return dominant === null || dominant === 'unknown' ? 'transient' : dominant;
+  if (dominant !== null && dominant !== 'unknown') return dominant;
+  const texts = finding.samples.flatMap((sample) => (sample.text === null ? [] : [sample.text]));
+  const said = categoryOfTexts(texts);
+  return said !== null && Object.hasOwn(RETRYABLE, said)
+    ? (said as ErrorEnvelope['errorCategory'])
+    : 'transient';
 }
 
 /** A stable code: the one the tool already uses when the evidence shows it, else one per category. */
