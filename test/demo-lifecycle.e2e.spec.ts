@@ -40,6 +40,8 @@ async function startDemo(
   how: 'node' | 'npm',
   env: Record<string, string>,
   url?: string,
+  /** Its own process group, as a terminal's foreground job: `process.kill(-pid, signal)` is a Ctrl-C there. */
+  group = false,
 ): Promise<DemoProcess> {
   const dir = await mkdtemp(join(tmpdir(), 'errata-demo-test-'));
   started.dirs.push(dir);
@@ -59,6 +61,7 @@ async function startDemo(
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: group,
   });
   started.children.push(child);
   let stdout = '';
@@ -149,6 +152,24 @@ describe('npm run demo with an Errata of its own', () => {
     },
     120_000,
   );
+
+  it('Ctrl-C in a terminal (the whole process group, MCP servers and its Errata too): no call after it, exit at once', async () => {
+    const demo = await startDemo('node', { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' }, undefined, true);
+    // Episode 1 prints a line for every agent run; stop after the first.
+    await demo.waitFor(/naive +order-status-malformed-id/);
+    process.kill(-demo.child.pid!, 'SIGINT');
+    expect(await demo.exited()).toBe(130);
+    // The MCP servers died with the signal: every call after it would fail with a transport error, recorded in
+    // Errata. The run under way may end (its call in flight fails so); no other run starts.
+    const after = demo.stdout().slice(demo.stdout().indexOf('SIGINT: stopping what the demo started…'));
+    expect(after.match(/^ +naive +\S+ +\d+ calls?/gm)?.length ?? 0).toBeLessThanOrEqual(1);
+    const transportErrors = [...demo.stdout().matchAll(/transport_error (\d+)/g)].map(([, n]) => Number(n));
+    expect(transportErrors.reduce((sum, n) => sum + n, 0)).toBeLessThanOrEqual(1);
+    expect(demo.stderr()).toContain(
+      'Demo interrupted: the MCP servers, its workspace and any Errata it started are stopped.',
+    );
+    expect(await readdir(demo.tmp)).toEqual([]);
+  }, 120_000);
 
   it('its output closed (`npm run demo | head`): stops the MCP servers, its workspace and its Errata, exit 141', async () => {
     const demo = await startDemo('node', { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' });

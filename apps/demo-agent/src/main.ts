@@ -63,13 +63,14 @@ async function playAll(
     for (const policy of POLICIES) log(`  ${policy.name.padEnd(15)} ${policy.summary}`);
     from = new Date().toISOString();
     for (let episode = 1; episode <= config.episodes; episode++) {
+      interruption.check();
       log();
       log(`Episode ${episode}/${config.episodes}`);
       for (const policy of POLICIES) {
         interruption.check();
         const tally = tallies.get(policy.name)!;
         const before = tally.counts();
-        const context = { policy, episode, servers, workspace, tally };
+        const context = { policy, episode, servers, workspace, tally, interruption };
         // Every agent run of the first episode is shown; later episodes repeat it, so one line each.
         await playEpisode(context, (run) => {
           if (episode === 1) log(runLine(policy.name, run));

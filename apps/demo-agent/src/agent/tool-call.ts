@@ -64,9 +64,12 @@ export async function callTool(
   args: Record<string, unknown>,
   retryOf: object | undefined,
   listener: CallListener,
+  /** Called after the model's turn, right before the call; throws (an interruption) to make no call. */
+  beforeCall: () => void = () => undefined,
 ): Promise<ToolCallRecord> {
   const call = () => session.client.callTool({ name: tool, arguments: args }) as Promise<CallToolResult>;
   await sleep(MODEL_TURN_MS);
+  beforeCall();
   let record: ToolCallRecord;
   try {
     const result = await (retryOf === undefined ? call() : withToolCall({ retryOf }, call));

@@ -4,6 +4,7 @@
  */
 import type { EscalationTarget, SubagentReport } from '@errata/sdk';
 import { callTool, type ToolCallRecord } from '../agent/tool-call';
+import type { Interruption } from '../demo-interrupt';
 import type { McpSession } from '../mcp/mcp-session';
 import type { PolicyTally } from '../report/policy-tally';
 
@@ -33,6 +34,11 @@ export interface HandOff {
 export interface RunContext {
   readonly inSubagent: boolean;
   readonly tally: PolicyTally;
+  /**
+   * Checked before every call: after Ctrl-C (which in a terminal stops the MCP servers too) the agent makes no
+   * further call, so Errata records no transport errors the interruption caused.
+   */
+  readonly interruption: Interruption;
 }
 
 export interface AgentPolicy {
@@ -60,8 +66,13 @@ export function attempt(
   retry?: Retry,
 ): Promise<ToolCallRecord> {
   const retryOf = retry?.hint === true ? retry.of.handle : undefined;
-  return callTool(step.session, step.tool, args, retryOf, (call) =>
-    run.tally.recordCall(call.outcome, retry !== undefined),
+  return callTool(
+    step.session,
+    step.tool,
+    args,
+    retryOf,
+    (call) => run.tally.recordCall(call.outcome, retry !== undefined),
+    () => run.interruption.check(),
   );
 }
 

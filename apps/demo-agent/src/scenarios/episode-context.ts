@@ -1,3 +1,4 @@
+import type { Interruption } from '../demo-interrupt';
 import type { DemoServers } from '../mcp/demo-servers';
 import type { DemoWorkspace } from '../mcp/demo-workspace';
 import type { AgentPolicy } from '../policies/agent-policy';
@@ -11,4 +12,6 @@ export interface EpisodeContext {
   readonly servers: DemoServers;
   readonly workspace: DemoWorkspace;
   readonly tally: PolicyTally;
+  /** Checked before every scenario and every tool call. */
+  readonly interruption: Interruption;
 }

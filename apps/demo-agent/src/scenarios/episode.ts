@@ -16,6 +16,7 @@ export interface PlayedRun {
 export async function playEpisode(context: EpisodeContext, onRun: (run: PlayedRun) => void): Promise<void> {
   /** `play` resolves with the trace to show as a timeline, or with null. */
   const measured = async (scenario: string, play: () => Promise<string | null>) => {
+    context.interruption.check();
     const before = context.tally.counts();
     const traceId = await play();
     onRun({ scenario, counts: difference(context.tally.counts(), before), traceId });

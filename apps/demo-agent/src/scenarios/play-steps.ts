@@ -25,6 +25,7 @@ export async function playTasks(
   const played: PlayedStep[] = [];
   for (const task of tasks) {
     for (const step of task) {
+      run.interruption.check();
       const outcome = await policy.runStep(step, run);
       const handOff = policy.handOff(step, outcome, run);
       played.push({ step, outcome, handOff });

@@ -100,8 +100,8 @@ function reportOf(plan: SubagentPlan, played: readonly PlayedStep[]): SubagentRe
 }
 
 function playSubagent(plan: SubagentPlan, context: EpisodeContext): Promise<SubagentReport> {
-  const { policy, servers, tally } = context;
-  const run: RunContext = { inSubagent: true, tally };
+  const { policy, servers, tally, interruption } = context;
+  const run: RunContext = { inSubagent: true, tally, interruption };
   return withAgentRun({ name: plan.name, id: policy.name, role: 'subagent' }, async () => {
     const tasks = plan.searches.map(({ tool, query }) => [
       { session: servers.supportDesk, tool, args: { query } },
@@ -115,7 +115,7 @@ function playSubagent(plan: SubagentPlan, context: EpisodeContext): Promise<Suba
 
 /** Plays the research run; resolves with its trace id. */
 export function playResearch(context: EpisodeContext): Promise<string> {
-  const { policy, episode, tally } = context;
+  const { policy, episode, tally, interruption } = context;
   return withAgentRun(
     {
       name: 'research-coordinator',
@@ -125,9 +125,12 @@ export function playResearch(context: EpisodeContext): Promise<string> {
     },
     async (run) => {
       const reports: SubagentReport[] = [];
-      for (const plan of SUBAGENTS) reports.push(await playSubagent(plan, context));
+      for (const plan of SUBAGENTS) {
+        context.interruption.check();
+        reports.push(await playSubagent(plan, context));
+      }
       const handOff = policy.coordinatorHandOff(reports);
-      if (handOff !== null) escalate(handOff, { inSubagent: false, tally });
+      if (handOff !== null) escalate(handOff, { inSubagent: false, tally, interruption });
       return run.traceId;
     },
   );

@@ -103,9 +103,9 @@ export const SUPPORT_SCENARIOS: readonly SupportScenario[] = [
 ];
 
 export function playSupportScenario(scenario: SupportScenario, context: EpisodeContext): Promise<unknown> {
-  const { policy, episode, servers, tally } = context;
+  const { policy, episode, servers, tally, interruption } = context;
   return withAgentRun(
     { name: 'support-agent', id: policy.name, conversationId: `${policy.name}-${episode}-${scenario.id}` },
-    () => playTasks(policy, scenario.tasks(servers.supportDesk), { inSubagent: false, tally }),
+    () => playTasks(policy, scenario.tasks(servers.supportDesk), { inSubagent: false, tally, interruption }),
   );
 }

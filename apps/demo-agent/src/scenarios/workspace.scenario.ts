@@ -43,9 +43,9 @@ function workspaceTasks({ servers, workspace, policy, episode }: EpisodeContext)
 }
 
 export function playWorkspace(context: EpisodeContext): Promise<unknown> {
-  const { policy, episode, tally } = context;
+  const { policy, episode, tally, interruption } = context;
   return withAgentRun(
     { name: 'workspace-agent', id: policy.name, conversationId: `${policy.name}-${episode}-workspace` },
-    () => playTasks(policy, workspaceTasks(context), { inSubagent: false, tally }),
+    () => playTasks(policy, workspaceTasks(context), { inSubagent: false, tally, interruption }),
   );
 }
