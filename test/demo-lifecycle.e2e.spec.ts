@@ -157,8 +157,11 @@ describe('npm run demo with an Errata of its own', () => {
     const demo = await startDemo('node', { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' }, undefined, true);
     // Episode 1 prints a line for every agent run; stop after the first.
     await demo.waitFor(/naive +order-status-malformed-id/);
+    const signalled = Date.now();
     process.kill(-demo.child.pid!, 'SIGINT');
     expect(await demo.exited()).toBe(130);
+    // Its Errata got the signal too and is gone: no waiting for an export to it to time out (10 s).
+    expect(Date.now() - signalled).toBeLessThan(5_000);
     // The MCP servers died with the signal: every call after it would fail with a transport error, recorded in
     // Errata. The run under way may end (its call in flight fails so); no other run starts.
     const after = demo.stdout().slice(demo.stdout().indexOf('SIGINT: stopping what the demo started…'));

@@ -30,6 +30,9 @@ const REPORT_WAIT_MS = 20_000;
 
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 
+/** Set when the demo stopped waiting for its spans' flush: the exporter's retries would keep it alive ~10 s. */
+let abandonedExport = false;
+
 interface PlayResult {
   readonly tallies: ReadonlyMap<PolicyName, PolicyTally>;
   readonly stats: ErrataExportStats;
@@ -85,7 +88,11 @@ async function playAll(
   } finally {
     if (servers !== undefined) await closeSessions(allSessions(servers));
     await workspace.remove();
-    await handle.shutdown(); // flushes every span still queued
+    // Flushes every span still queued. An Errata the demo started that has exited (a terminal's Ctrl-C reaches it
+    // too) takes none: the flush would only wait out the export timeout.
+    const flushed = handle.shutdown().then(() => true);
+    const gone = errata.process?.exited.then(() => false);
+    if (!(await (gone === undefined ? flushed : Promise.race([flushed, gone])))) abandonedExport = true;
   }
   return { tallies, stats: handle.stats(), from, researchTraceId };
 }
@@ -193,10 +200,12 @@ main().catch((error: unknown) => {
       'Demo interrupted: the MCP servers, its workspace and any Errata it started are stopped.\n',
     );
     process.exitCode = error.exitCode;
-    return;
+  } else {
+    process.stderr.write(`Demo failed: ${error instanceof DemoError ? error.message : messageOf(error)}\n`);
+    if (!(error instanceof DemoError) && error instanceof Error && error.stack)
+      process.stderr.write(`${error.stack}\n`);
+    process.exitCode = 1;
   }
-  process.stderr.write(`Demo failed: ${error instanceof DemoError ? error.message : messageOf(error)}\n`);
-  if (!(error instanceof DemoError) && error instanceof Error && error.stack)
-    process.stderr.write(`${error.stack}\n`);
-  process.exitCode = 1;
+  // Everything the demo started is stopped; only the export to the Errata that exited is left.
+  if (abandonedExport) process.exit();
 });
