@@ -187,6 +187,16 @@ describe('npm run demo with an Errata of its own', () => {
     expect(await errataAnswers(demo.url)).toBe(false);
   }, 120_000);
 
+  it('both outputs closed (`npm run demo 2>&1 | head`): exit 141, no crash writing to the closed standard error', async () => {
+    const demo = await startDemo('node', { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' });
+    await demo.waitFor('Episode 2/1000');
+    demo.child.stdout!.destroy();
+    demo.child.stderr!.destroy();
+    expect(await demo.exited()).toBe(141);
+    expect(await readdir(demo.tmp)).toEqual([]);
+    expect(await errataAnswers(demo.url)).toBe(false);
+  }, 120_000);
+
   it('--help lists its variables; any other argument is refused before anything starts', async () => {
     const run = (args: string[]) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {

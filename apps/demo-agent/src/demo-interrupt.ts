@@ -42,10 +42,13 @@ export function listenForInterrupt(log: (line: string) => void): Interruption {
   };
   for (const signal of SIGNALS) process.on(signal, onSignal);
   // Kept for good: every later line written to a closed pipe fails the same way, cleanup's included.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    received ??= 'closed output';
-  });
+  // Its standard error too (`npm run demo 2>&1 | head`): "Demo interrupted" written there must not crash it.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      received ??= 'closed output';
+    });
+  }
   return {
     check: () => {
       if (received !== null) throw new DemoInterrupted(received);
