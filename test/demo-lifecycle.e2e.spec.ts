@@ -187,6 +187,17 @@ describe('npm run demo with an Errata of its own', () => {
     expect(await errataAnswers(demo.url)).toBe(false);
   }, 120_000);
 
+  it('Ctrl-C in a terminal while it starts its Errata (which gets it too): interrupted, exit 130, not a failure', async () => {
+    const demo = await startDemo('node', { DEMO_EPISODES: '1', DEMO_KEEP_SERVER: '0' }, undefined, true);
+    await demo.waitFor('starting Errata');
+    process.kill(-demo.child.pid!, 'SIGINT');
+    expect(await demo.exited()).toBe(130);
+    expect(demo.stderr()).toBe(
+      'Demo interrupted: the MCP servers, its workspace and any Errata it started are stopped.\n',
+    );
+    expect(await errataAnswers(demo.url)).toBe(false);
+  }, 120_000);
+
   it('both outputs closed (`npm run demo 2>&1 | head`): exit 141, no crash writing to the closed standard error', async () => {
     const demo = await startDemo('node', { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' });
     await demo.waitFor('Episode 2/1000');

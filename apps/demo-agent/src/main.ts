@@ -153,8 +153,10 @@ async function main(): Promise<void> {
   }
   const config = readDemoConfig(process.env);
   const interruption = listenForInterrupt(log);
-  const errata = await connectToErrata(config, log);
+  let errata: ErrataConnection | undefined;
   try {
+    // Inside the try: a Ctrl-C while Errata starts stops it too, which is an interruption, not a failure.
+    errata = await connectToErrata(config, log);
     interruption.check();
     const result = await playAll(config, errata, interruption);
     const columns = POLICIES.map(({ name }) => [name, result.tallies.get(name)!.counts()] as const);
@@ -173,7 +175,7 @@ async function main(): Promise<void> {
     const access = { url: errata.url, readKey: errata.readKey, from: result.from };
     for (const line of reportAccessLines({ ...access, traceId: result.researchTraceId })) log(line);
   } catch (error) {
-    await errata.process?.stop();
+    await errata?.process?.stop();
     // A Ctrl-C in a terminal also stops the MCP servers, so the step under way fails: it was the interruption.
     interruption.check();
     throw error;
