@@ -209,12 +209,18 @@ describe('npm run demo with an Errata of its own', () => {
   }, 120_000);
 
   it('--help lists its variables; any other argument is refused before anything starts', async () => {
-    const run = (args: string[]) =>
+    const run = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        execFile(process.execPath, [DEMO, ...args], { cwd: ROOT }, (error, stdout, stderr) =>
+        execFile(process.execPath, [DEMO, ...args], { cwd: ROOT, env }, (error, stdout, stderr) =>
           resolve({ code: error === null ? 0 : (error.code as number), stdout, stderr }),
         );
       });
+    // A count written as 1e3 or 0x5 is no whole number as the help says (Number() would read 1000 and 5).
+    for (const episodes of ['1e3', '0x5']) {
+      const odd = await run([], { ...process.env, DEMO_EPISODES: episodes });
+      expect(odd.code, episodes).toBe(1);
+      expect(odd.stderr, episodes).toContain(`DEMO_EPISODES must be a whole number from 1 to`);
+    }
     const help = await run(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('DEMO_EPISODES');

@@ -120,7 +120,7 @@ describe('npm run demo', () => {
     return (await response.json()) as RetryWaste;
   }
 
-  it('uses the running Errata, plays every episode and ends with the lines that show the reports', () => {
+  it('uses the running Errata, plays every episode and ends with the lines that show the reports', async () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`Using the Errata running at ${server.url}.`);
@@ -146,6 +146,23 @@ describe('npm run demo', () => {
     }
     expect(run.stdout).toContain(`curl -s ${server.url}/healthz`);
     for (const page of ['/', '/docs', '/mcp']) expect(run.stdout).toContain(`${server.url}${page} `);
+    // Dashboard links to this run, policy by policy, and to a research run: pages the dashboard serves.
+    const links = [
+      ...run.stdout.matchAll(
+        /^ {15}(http\S+) {3}\((this run|the \S+ policy|one research run as a timeline)\)$/gm,
+      ),
+    ];
+    expect(links.map((link) => link[2])).toEqual([
+      'this run',
+      'the naive policy',
+      'the contract-aware policy',
+      'one research run as a timeline',
+    ]);
+    expect(links[1]![1]).toMatch(/\/retry-waste\?from=[^&]+&agent=naive$/);
+    for (const [, url] of links) {
+      const page = await fetch(url!, { headers: { accept: 'text/html' } });
+      expect(page.status, url).toBe(200);
+    }
   });
 
   it("prints Errata's four reports, the findings and the server grades for the run, with the scenario's figures", () => {

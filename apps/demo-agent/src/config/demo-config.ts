@@ -41,7 +41,7 @@ function errataUrl(raw: string | null): string {
 
 function episodes(raw: string | null): number {
   if (raw === null) return DEFAULT_EPISODES;
-  const value = Number(raw);
+  const value = /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN; // not 1e3 or 0x5
   if (!Number.isInteger(value) || value < 1 || value > MAX_EPISODES) {
     throw new DemoError(`DEMO_EPISODES must be a whole number from 1 to ${MAX_EPISODES}; got "${raw}"`);
   }

@@ -118,6 +118,9 @@ const REPORT_QUERIES: readonly (readonly [path: string, queries: readonly string
   ['servers', ['']],
 ];
 
+/** The agent names the two policies run under (their runs' gen_ai.agent.name). */
+const POLICY_AGENTS: readonly PolicyName[] = ['naive', 'contract-aware'];
+
 export function reportAccessLines({ url, readKey, from, traceId }: ReportAccess): string[] {
   const key = readKey ?? '<read key>';
   const curl = (path: string, query: string) =>
@@ -125,6 +128,15 @@ export function reportAccessLines({ url, readKey, from, traceId }: ReportAccess)
   const lines = [
     'Reports:',
     `  dashboard    ${url}/   (sign in with the read key)`,
+    // The dashboard's default window (24 hours) mixes every run and policy; these show this run, policy by policy.
+    `               ${url}/?from=${encodeURIComponent(from)}   (this run)`,
+    ...POLICY_AGENTS.map(
+      (agent) =>
+        `               ${url}/retry-waste?from=${encodeURIComponent(from)}&agent=${agent}   (the ${agent} policy)`,
+    ),
+    ...(traceId === null
+      ? []
+      : [`               ${url}/traces/${traceId}   (one research run as a timeline)`]),
     `  REST API     ${url}/docs   (OpenAPI; every /api/v1 request needs the read key as a Bearer token)`,
     `  MCP          ${url}/mcp   (Errata's own MCP endpoint, Streamable HTTP, read key as a Bearer token)`,
     `  health       ${url}/healthz`,
