@@ -41,7 +41,11 @@ describe('seriesPointFromSums', () => {
       reportCall('a1', 0, 'tool_error', 'business', { server: 'acme/files', tool: 'read' }),
       reportCall('a2', 1_000, 'tool_error', 'business', { server: 'acme/files', tool: 'read' }),
       reportCall('b1', 0, 'tool_error', 'business', { server: 'acme', tool: 'files/read', traceId: 't2' }),
-      reportCall('b2', 1_000, 'tool_error', 'business', { server: 'acme', tool: 'files/read', traceId: 't2' }),
+      reportCall('b2', 1_000, 'tool_error', 'business', {
+        server: 'acme',
+        tool: 'files/read',
+        traceId: 't2',
+      }),
     ];
     const sums = sumContributions(contributionsInMemory(traceFactsOfCalls(calls)));
     const window = { from: new Date('2026-01-01T00:00:00Z'), to: new Date('2026-01-01T01:00:00Z') };
