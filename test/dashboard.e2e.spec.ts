@@ -156,7 +156,7 @@ describe('dashboard (chromium)', () => {
 
   async function chartSeries(name: string): Promise<Record<string, (number | null)[]>> {
     const figure = page.locator(`[data-chart="${name}"]`);
-    await expect(figure.locator('canvas').count()).resolves.toBeGreaterThan(0);
+    await figure.locator('canvas').first().waitFor(); // drawn after the data arrives, which can take a moment
     return JSON.parse((await figure.getAttribute('data-series'))!) as Record<string, (number | null)[]>;
   }
 
