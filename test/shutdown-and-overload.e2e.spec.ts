@@ -230,7 +230,7 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(server.output()).not.toMatch(/error/i);
   }, 60_000);
 
-  it('stops when exporters keep sending on kept-alive connections: answers close them, and every span acknowledged is stored', async () => {
+  it('stops when exporters keep sending on kept-alive connections (its answers close them), and every span acknowledged is stored', async () => {
     const key = 'drain-keepalive-ingest-key';
     const countEvents = async () => {
       const client = new Client({ connectionString: database.url });
@@ -244,8 +244,6 @@ describe('graceful shutdown on SIGTERM', () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 4 });
     const t0 = Date.UTC(2026, 10, 30, 18);
     let acknowledged = 0;
-    let closingAnswers = 0;
-    let signalled = false;
     const lane = async (lane: number) => {
       for (let i = 0; ; i++) {
         const spans = new AgentTrace().run(`keepalive-${lane}-${i}`, t0, manyCalls(20, t0));
@@ -262,13 +260,11 @@ describe('graceful shutdown on SIGTERM', () => {
         });
         if (answer === null) return;
         if (answer.statusCode === 200) acknowledged += spans.length;
-        if (signalled && answer.headers.connection === 'close') closingAnswers++;
       }
     };
     const lanes = [0, 1, 2, 3].map(lane);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const before = acknowledged;
-    signalled = true;
     server.child.kill('SIGTERM');
     const exited = Date.now();
     await once(server.child, 'exit');
@@ -278,8 +274,6 @@ describe('graceful shutdown on SIGTERM', () => {
 
     expect(before).toBeGreaterThan(0);
     expect(stoppedAfterMs).toBeLessThan(10_000);
-    // Answers after the signal close their connections; there may be none, when the server stops between two.
-    expect(closingAnswers).toBeGreaterThanOrEqual(0);
     // A request cut off at the deadline may be stored unacknowledged; none acknowledged is missing.
     expect((await countEvents()) - earlier).toBeGreaterThanOrEqual(acknowledged);
   }, 60_000);
