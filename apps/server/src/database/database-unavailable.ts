@@ -45,3 +45,12 @@ export function isDatabaseExhausted(error: unknown): boolean {
   if (typeof code === 'string' && (EXHAUSTED_PG_CODES.has(code) || code === 'ENOSPC')) return true;
   return /No space left on device/i.test(error.message); // PGlite's file system
 }
+
+/** Codes of a connection that never opened: unknown host, no such database or role, a wrong password. */
+const CONNECTION_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', '3D000', '28000', '28P01']);
+
+/** The connection failed, as opposed to a statement: unavailable as above, or refused for good at connect time. */
+export function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return isDatabaseUnavailable(error) || (typeof code === 'string' && CONNECTION_CODES.has(code));
+}

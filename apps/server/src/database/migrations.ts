@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import { isDatabaseUnavailable } from './database-unavailable';
+import { isConnectionFailure } from './database-unavailable';
 
 /** `migrations/` at the repository root; the same relative place from `src/` (tests) and `dist/` (runtime). */
 export const MIGRATIONS_DIR = resolve(__dirname, '..', '..', '..', '..', 'migrations');
@@ -49,15 +49,6 @@ export async function migrateToLatest(db: Kysely<any>, dir = MIGRATIONS_DIR): Pr
     throw new MigrationError(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${cause}`);
   }
   return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
-}
-
-/** The connection failed, as opposed to a statement: refused, unknown host, no such database or role, bad password. */
-function isConnectionFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return (
-    isDatabaseUnavailable(error) ||
-    (typeof code === 'string' && ['ENOTFOUND', 'EAI_AGAIN', '3D000', '28000', '28P01'].includes(code))
-  );
 }
 
 /** Names of migrations that exist in `dir` but are not applied to the database. */
