@@ -130,6 +130,31 @@ describe('normalizeSpan: tool calls (Errata SDK)', () => {
     expect(call.server.address).toBe('mcp.internal');
   });
 
+  it('keeps session, request and conversation ids as sent, digits and all: they must still find the session', () => {
+    // A UUID whose first group is all digits (one session id in fifty), a 10-digit counter, a timestamped id: the
+    // digit-run rule of free texts made them [REDACTED:number], and the stored session no longer matched the server's.
+    const sessionId = '12345678-9abc-4def-8123-456789012345';
+    const requestId = '1234567890';
+    const conversationId = 'conv-20261201093000123';
+    const call = toolCallOf(
+      errataToolSpan(
+        'lookup',
+        { isError: false },
+        { attributes: { 'mcp.session.id': sessionId, 'jsonrpc.request.id': requestId } },
+      ),
+    );
+    expect(call.mcp).toMatchObject({ sessionId, requestId });
+    const run = normalizeSpan(
+      makeSpan({
+        name: 'invoke_agent support',
+        kind: SpanKind.INTERNAL,
+        attributes: { 'gen_ai.conversation.id': conversationId },
+      }),
+    );
+    if (run?.type !== 'AgentRunObserved') throw new Error('not a run');
+    expect(run.data.conversationId).toBe(conversationId);
+  });
+
   it('keeps a server address whole but for its user info: it names a server that says no name, digits and all', () => {
     const at = (address: string) =>
       toolCallOf(errataToolSpan('t', { isError: false }, { attributes: { 'server.address': address } }))

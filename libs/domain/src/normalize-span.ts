@@ -19,7 +19,7 @@ import type {
   ToolCallObserved,
 } from './events';
 import { deriveOutcome, integerCode, messageExplainsNoResult, rpcCodeFromMessage } from './outcome';
-import { redact, storedText, truncateUtf8 } from './redaction';
+import { redact, redactIdentifier, storedText, truncateUtf8 } from './redaction';
 import { failureSignalOf, saysNoResults } from './result-signals';
 import { SpanKind, StatusCode, type Attributes, type SpanRecord } from './span';
 
@@ -51,11 +51,19 @@ const nameOf = (value: string | null): string | null =>
   value === null ? null : truncateUtf8(value, MAX_NAME_BYTES);
 
 /**
- * A short free-text attribute that is no key of the reports (error type, status code, session and request ids,
- * conversation id), as stored: any exporter may put anything there, a credential or an e-mail address included, so
- * it is redacted like every stored text, and cut to MAX_NAME_BYTES like a name. Empty → null.
+ * A short free-text attribute that is no key of the reports (error type, status code, protocol version, transport),
+ * as stored: any exporter may put anything there, a credential or an e-mail address included, so it is redacted like
+ * every stored text, and cut to MAX_NAME_BYTES like a name. Empty → null.
  */
 const storedShortText = (value: string | null): string | null => storedText(value, MAX_NAME_BYTES);
+
+/**
+ * A session, request or conversation id as stored: kept as sent so that it still finds the server's session or the
+ * agent's conversation, digits included, but a credential or an e-mail address sent as one is replaced; cut to
+ * MAX_NAME_BYTES. Empty → null.
+ */
+const storedId = (value: string | null): string | null =>
+  value === null || value === '' ? null : truncateUtf8(redactIdentifier(value), MAX_NAME_BYTES);
 
 /** A span id as `errata.retry.of` names the retried call: 16 hex digits; anything else is no hint. */
 const SPAN_ID = /^[0-9a-f]{16}$/;
@@ -107,7 +115,7 @@ function agentRun(span: SpanRecord): AgentRunObserved {
       span: spanRef(span),
       agentName: nameOf(readString(a, 'gen_ai.agent.name') ?? (nameFromSpan === '' ? null : nameFromSpan)),
       agentId: nameOf(readString(a, 'gen_ai.agent.id')),
-      conversationId: storedShortText(readString(a, 'gen_ai.conversation.id')),
+      conversationId: storedId(readString(a, 'gen_ai.conversation.id')),
       role: role !== null && AGENT_ROLES.has(role) ? (role as AgentRole) : null,
     },
   };
@@ -401,9 +409,9 @@ function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCall
       tool,
       server: serverOf(span),
       mcp: {
-        sessionId: storedShortText(readString(a, 'mcp.session.id')),
+        sessionId: storedId(readString(a, 'mcp.session.id')),
         protocolVersion: storedShortText(readString(a, 'mcp.protocol.version')),
-        requestId: storedShortText(
+        requestId: storedId(
           readString(a, 'jsonrpc.request.id') ??
             readString(a, 'rpc.jsonrpc.request_id') ??
             readString(a, 'mcp.request.id'),

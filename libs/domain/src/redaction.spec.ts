@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
-import { redact, redactPayload, storedText, truncateUtf8, utf8ByteLength } from './redaction';
+import {
+  redact,
+  redactIdentifier,
+  redactPayload,
+  storedText,
+  truncateUtf8,
+  utf8ByteLength,
+} from './redaction';
 
 describe('redact', () => {
   it.each([
@@ -146,6 +153,21 @@ describe('redact', () => {
       'Authorization: Bearer QwErTyUiOpAsDfGhJk AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7 bob\\u0040example.com';
     const once = redact(text);
     expect(redact(once)).toBe(once);
+  });
+});
+
+describe('redactIdentifier', () => {
+  it('keeps the digits of an id, which redact replaces', () => {
+    for (const id of ['12345678-9abc-4def-8123-456789012345', '1234567890', '4111 1111 1111 1111']) {
+      expect(redactIdentifier(id)).toBe(id);
+      expect(redact(id)).toContain('[REDACTED:number]');
+    }
+  });
+
+  it('replaces a credential or an e-mail address sent as an id, as redact does', () => {
+    const id = 'alice.secret@example.com Bearer abc123def456ghi789 sk-abcdefghijklmnopqrstuvwx';
+    expect(redactIdentifier(id)).toBe(redact(id));
+    expect(redactIdentifier(id)).not.toMatch(/alice|abc123|sk-abc/);
   });
 });
 

@@ -125,6 +125,23 @@ const isPassword = (keyName: string): boolean => /pass|pwd/i.test(keyName);
  * Idempotent: redact(redact(x)) === redact(x).
  */
 export function redact(text: string): string {
+  const out = redactCredentials(text);
+  return DIGIT_GATE.test(out)
+    ? out.replace(CARD, PLACEHOLDER.number).replace(DIGIT_RUN, PLACEHOLDER.number)
+    : out;
+}
+
+/**
+ * An identifier (a session, request or conversation id) as stored: credentials and e-mail addresses are replaced as
+ * `redact` replaces them, digits are not. Ids are made of digits (a UUID whose first group is all digits, a request
+ * counter, a timestamped id), and the digit-run rule mangled one session id in fifty, so a stored id no longer
+ * equalled the server's.
+ */
+export function redactIdentifier(text: string): string {
+  return redactCredentials(text);
+}
+
+function redactCredentials(text: string): string {
   if (text.length < MIN_REDACTABLE_LENGTH) return text;
   let out = text;
   if (out.includes('PRIVATE KEY-----')) out = out.replace(PRIVATE_KEY, PLACEHOLDER.privateKey);
@@ -169,8 +186,6 @@ export function redact(text: string): string {
     );
   }
   if (out.search(AT_SIGN) >= 0) out = redactEmails(out);
-  if (DIGIT_GATE.test(out))
-    out = out.replace(CARD, PLACEHOLDER.number).replace(DIGIT_RUN, PLACEHOLDER.number);
   return out;
 }
 
