@@ -173,6 +173,10 @@ describe('projects and keys', () => {
     });
     const keys = records.find((record) => record.context === 'Keys') as { keys?: Record<string, string> };
     expect(Object.keys(keys?.keys ?? {}).sort()).toEqual(['admin', 'ingest', 'read']);
+    // The stop is said too, when it begins and once the database is closed.
+    expect(records.map((record) => record.message)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^SIGTERM: stopping/), 'stopped']),
+    );
     await empty.drop();
   });
 

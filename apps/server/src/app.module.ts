@@ -1,4 +1,4 @@
-import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
 import { FindingsController } from './controllers/findings.controller';
 import { HealthController } from './controllers/health.controller';
@@ -72,6 +72,7 @@ class DatabaseCloser implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.database.destroy();
+    new Logger('Errata').log('stopped');
   }
 }
 

@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { loadConfig, type AppConfig } from './config/app-config';
+import { jsonLogLine } from './config/json-log-line';
 import { DATABASE, openMigratedDatabase, type Database } from './database/database';
 import { ConnectionDrain } from './http/connection-drain';
 import { mountDashboard } from './http/dashboard';
@@ -70,9 +71,7 @@ if (require.main === module) {
     const message = `Errata failed to start: ${error instanceof Error ? error.message : String(error)}`;
     // Read here, not from the config: the failure may be the config's.
     const json = process.env['ERRATA_LOG_FORMAT']?.trim().toLowerCase() === 'json';
-    process.stderr.write(
-      `${json ? JSON.stringify({ level: 'error', pid: process.pid, timestamp: Date.now(), message, context: 'Errata' }) : message}\n`,
-    );
+    process.stderr.write(json ? jsonLogLine('error', 'Errata', message) : `${message}\n`);
     process.exit(1);
   });
 }

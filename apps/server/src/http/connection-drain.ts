@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 
@@ -25,8 +25,11 @@ export class ConnectionDrain implements BeforeApplicationShutdown {
     next();
   };
 
-  beforeApplicationShutdown(): void {
+  beforeApplicationShutdown(signal?: string): void {
     this.draining = true;
+    new Logger('Errata').log(
+      `${signal ?? 'shutdown'}: stopping (requests in flight get up to ${SHUTDOWN_DEADLINE_MS / 1000} s)`,
+    );
     const server = this.adapter.httpAdapter?.getHttpServer() as Server | undefined;
     if (server === undefined) return;
     server.closeIdleConnections();

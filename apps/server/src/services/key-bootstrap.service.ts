@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { jsonLogLine } from '../config/json-log-line';
 import type { KeyScope } from '../database/schema';
 import { ProjectRepository } from '../repositories/project.repository';
 import { aKeyOf, ApiKeyService, envKeyPrefix, hashKey } from './api-key.service';
@@ -86,16 +87,7 @@ function printFirstKeys(
   if (format === 'json') {
     // One record like every other log line, so that a collector reading JSON lines takes it whole.
     const keys = Object.fromEntries(created.keys.map(({ scope, key }) => [scope, key]));
-    const record = {
-      level: 'log',
-      pid: process.pid,
-      timestamp: Date.now(),
-      message,
-      keys,
-      hint,
-      context: 'Keys',
-    };
-    process.stdout.write(`${JSON.stringify(record)}\n`);
+    process.stdout.write(jsonLogLine('log', 'Keys', message, { keys, hint }));
     return;
   }
   const lines = [`${message}:`, ...created.keys.map(({ scope, key }) => `  ${scope.padEnd(6)} ${key}`), hint];
