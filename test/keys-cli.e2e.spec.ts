@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -451,4 +451,31 @@ describe('the CLI on the embedded store', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('a damaged store is said in one line by the server and the CLI, and neither writes to it', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'errata-damaged-pglite-'));
+    // A PG_VERSION PGlite cannot start from, the one file it reads first.
+    await mkdir(join(dataDir, 'pgdata'));
+    await writeFile(join(dataDir, 'pgdata', 'PG_VERSION'), '99\n');
+    const env = { ...process.env, ERRATA_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0' };
+    delete env['DATABASE_URL'];
+    const failed = (error: { code: number; stdout: string; stderr: string }) => error;
+    try {
+      for (const [args, prefix] of [
+        [[SERVER_ENTRY], 'Errata failed to start: '],
+        [[CLI, 'keys', 'list', '--project', 'default'], 'errata: '],
+      ] as const) {
+        const result = await run(process.execPath, [...args], { env }).then(() => null, failed);
+        expect(result?.code).not.toBe(0);
+        expect(result?.stderr).toContain(
+          `${prefix}cannot open the embedded PGlite in ${join(dataDir, 'pgdata')}: PGlite failed to initialize properly ` +
+            '(its files are damaged or not a PGlite store',
+        );
+        expect(result?.stderr).not.toMatch(/migration|\n\s+at /);
+      }
+      expect(await readdir(join(dataDir, 'pgdata'))).toEqual(['PG_VERSION']);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -2,7 +2,12 @@ import 'reflect-metadata';
 import { HttpException } from '@nestjs/common';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/app-config';
-import { DatabaseInUseError, openMigratedDatabase, type Database } from '../database/database';
+import {
+  DatabaseInUseError,
+  EmbeddedStoreDamagedError,
+  openMigratedDatabase,
+  type Database,
+} from '../database/database';
 import { DatabaseUnreachableError } from '../database/migrations';
 import type { KeyScope } from '../database/schema';
 import { CheckpointRepository } from '../repositories/checkpoint.repository';
@@ -257,6 +262,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof HttpException || // a service refusing bad input (BadRequestException …)
     error instanceof ConfigError ||
     error instanceof DatabaseInUseError ||
+    error instanceof EmbeddedStoreDamagedError ||
     error instanceof DatabaseUnreachableError ||
     ['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'].includes(
       (error as { code?: string })?.code ?? '',

@@ -20,6 +20,8 @@ export interface Database {
   readonly description: string;
   /** The pg pool, when there is one (COPY and other raw-client work). */
   readonly pool: Pool | null;
+  /** Settles once an embedded store is open; rejects when it cannot be (a damaged data directory). */
+  readonly opened: Promise<void>;
   destroy(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export function openDatabase(config: Pick<AppConfig, 'databaseUrl' | 'dataDir' |
       kind: 'postgres',
       description: `PostgreSQL at ${describeDatabaseUrl(config.databaseUrl)}`,
       pool,
+      opened: Promise.resolve(),
       destroy: () => db.destroy(),
     };
   }
@@ -56,12 +59,14 @@ export function openDatabase(config: Pick<AppConfig, 'databaseUrl' | 'dataDir' |
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
   const unlock = lockEmbeddedStore(dataDir);
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(new PGlite(dataDir)) });
+  const pglite = new PGlite(dataDir);
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
   return {
     db,
     kind: 'pglite',
     description: `embedded PGlite in ${dataDir}`,
     pool: null,
+    opened: pglite.waitReady,
     destroy: () => db.destroy().finally(unlock),
   };
 }
@@ -112,14 +117,24 @@ export async function openMigratedDatabase(
 ): Promise<Database> {
   const database = openDatabase(config);
   try {
+    await database.opened.catch((error: unknown) => {
+      throw new EmbeddedStoreDamagedError(
+        `cannot open the ${database.description}: ${error instanceof Error ? error.message : String(error)} ` +
+          '(its files are damaged or not a PGlite store: restore the directory from a backup, or move it away to ' +
+          'start with an empty store)',
+      );
+    });
     const applied = await migrateToLatest(database.db);
     if (applied.length > 0) onApplied(applied);
     return database;
   } catch (error) {
-    await database.destroy();
+    await database.destroy().catch(() => undefined); // a store that never opened may not close either
     if (!(error instanceof DatabaseUnreachableError)) throw error;
     throw new DatabaseUnreachableError(
       `cannot reach ${database.description}: ${error.message} (is it running, and is DATABASE_URL right?)`,
     );
   }
 }
+
+/** The embedded store's directory holds files PGlite cannot open. */
+export class EmbeddedStoreDamagedError extends Error {}
