@@ -102,4 +102,42 @@ describe('fix lifecycle', () => {
       '2.0',
     ]);
   });
+
+  it('orders pre-releases by their identifiers, as semantic versioning does; build metadata does not order', () => {
+    // The example of semver.org §11, shuffled: rc.10 sorted before rc.9 as text, and a fix shipped in rc.10 of a
+    // server whose rc.9 violated the rule was never verified.
+    const ordered = [
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta',
+      '1.0.0-beta.2',
+      '1.0.0-beta.11',
+      '1.0.0-rc.1',
+      '1.0.0-rc.9',
+      '1.0.0-rc.10',
+      '1.0.0',
+      '1.0.1',
+    ];
+    expect([...ordered].reverse().sort(compareVersions)).toEqual(ordered);
+    expect(compareVersions('2.0.0-rc.10', '2.0.0-rc.9')).toBe(1);
+    expect(compareVersions('1.0.0+build.2', '1.0.0+build.10')).toBe(0);
+    expect(compareVersions('1.0.0-rc.1+build.2', '1.0.0-rc.1')).toBe(0);
+    expect(compareVersions('1.0.0-1', '1.0.0-alpha')).toBe(-1);
+    expect(compareVersions('1.0.0-rc.00010', '1.0.0-rc.9')).toBe(1);
+    expect(compareVersions('1.0.0-rc.123456789012345678901', '1.0.0-rc.123456789012345678900')).toBe(1);
+  });
+
+  it('given a fix for a violation in 2.0.0-rc.9, when 2.0.0-rc.10 runs clean, then it is verified in rc.10', () => {
+    const fix = given({ ...suggested, data: { ...suggested.data, versions: ['2.0.0-rc.9'] } } as FixEvent);
+    const decided = decideFromTraffic(
+      fix,
+      [
+        { version: '2.0.0-rc.9', calls: 40, offences: 12 },
+        { version: '2.0.0-rc.10', calls: 25, offences: 0 },
+      ],
+      options,
+    );
+    expect(decided).toMatchObject({ type: 'FixVerified', data: { version: '2.0.0-rc.10' } });
+  });
 });

@@ -174,24 +174,56 @@ export function decideFromTraffic(
 }
 
 /**
- * Version order: dot-separated numeric parts compared as numbers (1.10 after 1.9), a pre-release (`-rc1`) before
- * its release, anything else compared as text.
+ * Version order, as semantic versioning orders them: dot-separated numeric parts compared as numbers (1.10 after
+ * 1.9, a missing part is 0), a pre-release (`-rc.1`) before its release and pre-releases by their dot-separated
+ * identifiers (rc.10 after rc.9, alpha before alpha.1), build metadata (`+build.5`) ignored, anything else compared as
+ * text.
  */
 export function compareVersions(a: string, b: string): number {
-  const parse = (version: string) => {
-    const [core = '', pre = null] = version.split(/-(.*)/s, 2) as [string, string | undefined];
-    return { parts: core.split('.'), pre: pre ?? null };
-  };
-  const x = parse(a);
-  const y = parse(b);
-  for (let i = 0; i < Math.max(x.parts.length, y.parts.length); i++) {
-    const p = x.parts[i] ?? '0';
-    const q = y.parts[i] ?? '0';
-    const byNumber = /^\d+$/.test(p) && /^\d+$/.test(q) ? Number(p) - Number(q) : p < q ? -1 : p > q ? 1 : 0;
-    if (byNumber !== 0) return byNumber < 0 ? -1 : 1;
+  const x = parseVersion(a);
+  const y = parseVersion(b);
+  const byCore = compareIdentifiers(x.core, y.core, '0');
+  if (byCore !== 0) return byCore;
+  if (x.pre === null || y.pre === null) return x.pre === y.pre ? 0 : x.pre === null ? 1 : -1;
+  return compareIdentifiers(x.pre, y.pre, null);
+}
+
+function parseVersion(version: string): { core: string[]; pre: string[] | null } {
+  const plus = version.indexOf('+');
+  const precedence = plus < 0 ? version : version.slice(0, plus);
+  const dash = precedence.indexOf('-');
+  return dash < 0
+    ? { core: precedence.split('.'), pre: null }
+    : { core: precedence.slice(0, dash).split('.'), pre: precedence.slice(dash + 1).split('.') };
+}
+
+/**
+ * Identifiers in turn: two numeric ones by value, a numeric one before any other, the rest as text. A missing
+ * identifier is `missing`, or (null) comes before any: `alpha` before `alpha.1`.
+ */
+function compareIdentifiers(x: readonly string[], y: readonly string[], missing: string | null): number {
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const p = x[i] ?? missing;
+    const q = y[i] ?? missing;
+    if (p === null || q === null) return p === null ? -1 : 1;
+    const order = compareIdentifier(p, q);
+    if (order !== 0) return order;
   }
-  if (x.pre === y.pre) return 0;
-  if (x.pre === null) return 1;
-  if (y.pre === null) return -1;
-  return x.pre < y.pre ? -1 : 1;
+  return 0;
+}
+
+const NUMERIC = /^\d+$/;
+
+function compareIdentifier(p: string, q: string): number {
+  const pNumeric = NUMERIC.test(p);
+  const qNumeric = NUMERIC.test(q);
+  if (pNumeric && qNumeric) {
+    // By length first, without leading zeros: digits past 2^53 are no longer told apart by Number.
+    const pDigits = p.replace(/^0+(?=\d)/, '');
+    const qDigits = q.replace(/^0+(?=\d)/, '');
+    if (pDigits.length !== qDigits.length) return pDigits.length < qDigits.length ? -1 : 1;
+    return pDigits < qDigits ? -1 : pDigits > qDigits ? 1 : 0;
+  }
+  if (pNumeric !== qNumeric) return pNumeric ? -1 : 1;
+  return p < q ? -1 : p > q ? 1 : 0;
 }
