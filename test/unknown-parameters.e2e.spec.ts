@@ -109,6 +109,25 @@ describe('REST: a query parameter the endpoint does not take', () => {
   });
 });
 
+describe('REST: a body field the endpoint does not take', () => {
+  it('POST /owners answers 400 naming it, and registers nobody (version_range would have meant every version)', async () => {
+    const response = await fetch(`${server.url}/api/v1/owners`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        server: 'acme',
+        webhookUrl: 'https://hooks.example.com/errata',
+        version_range: '>=1.2.0 <2',
+      }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toBe(
+      'unknown field "version_range": the body takes "server", "versionRange", "webhookUrl", "contact"',
+    );
+    expect((await get('owners')).body).toEqual([]);
+  });
+});
+
 describe('REST: keys', () => {
   it('a 401 names the Bearer scheme, and says when the key given was not accepted (RFC 6750)', async () => {
     const missing = await fetch(`${server.url}/api/v1/reports/retry-waste`);

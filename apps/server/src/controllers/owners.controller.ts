@@ -58,6 +58,7 @@ export class OwnersController {
     schema: {
       type: 'object',
       required: ['server', 'webhookUrl'],
+      additionalProperties: false,
       properties: {
         server: { type: 'string', description: 'the MCP server name (serverInfo.name)' },
         versionRange: {
@@ -78,7 +79,7 @@ export class OwnersController {
   })
   @ApiErrors(400, 401, 403, 413)
   async registerOwner(@CurrentPrincipal() principal: Principal, @Req() request: Request) {
-    const body = await readJsonObject(request);
+    const body = await readJsonObject(request, ['server', 'versionRange', 'webhookUrl', 'contact']);
     return this.owners.register(principal.projectId, {
       serverName: requiredText(body, 'server'),
       versionRange: optionalText(body, 'versionRange'),

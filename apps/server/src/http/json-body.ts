@@ -3,8 +3,16 @@ import type { Request } from 'express';
 import { BodyTooLargeError, readRequestBody } from './read-request-body';
 import { refuseNul } from './text-parameter';
 
-/** A JSON object body (Nest's own body parsers are off), or 400 saying what is wrong with it. */
-export async function readJsonObject(request: Request, limit = 64 * 1024): Promise<Record<string, unknown>> {
+/**
+ * A JSON object body (Nest's own body parsers are off) holding only `fields`, or 400 saying what is wrong with it. A
+ * field the route does not know is refused, as a query parameter is: `version_range` for `versionRange` would
+ * otherwise register an owner for every version without a word.
+ */
+export async function readJsonObject(
+  request: Request,
+  fields: readonly string[],
+  limit = 64 * 1024,
+): Promise<Record<string, unknown>> {
   let raw: Buffer;
   try {
     raw = await readRequestBody(request, limit);
@@ -20,6 +28,12 @@ export async function readJsonObject(request: Request, limit = 64 * 1024): Promi
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new BadRequestException('the body must be a JSON object');
+  }
+  const unknown = Object.keys(parsed).find((name) => !fields.includes(name));
+  if (unknown !== undefined) {
+    throw new BadRequestException(
+      `unknown field ${JSON.stringify(unknown)}: the body takes ${fields.map((name) => `"${name}"`).join(', ')}`,
+    );
   }
   return parsed as Record<string, unknown>;
 }
