@@ -122,6 +122,41 @@ describe('suggestContract', () => {
     });
   });
 
+  it('given a retryable business error with a code of its own, the fix corrects the retryability and keeps the code', () => {
+    const text = JSON.stringify({
+      errorCategory: 'business',
+      isRetryable: true,
+      code: 'REFUND_LIMIT',
+      description: 'Refunds above 500 EUR need approval.',
+    });
+    const sample = {
+      traceId: 'a'.repeat(32),
+      spanId: 'b'.repeat(16),
+      runId: 'run-1',
+      startTime: '2026-11-30T09:00:00.000Z',
+      evidence: 'declared_retryable:business',
+      text,
+    };
+    const mismatch = { ...finding('retryable-mismatch', EVIDENCE['retryable-mismatch']), samples: [sample] };
+    expect(
+      suggestContract(mismatch, { dominantCategory: 'business' }).result!.structuredContent,
+    ).toMatchObject({
+      errorCategory: 'business',
+      isRetryable: false,
+      code: 'REFUND_LIMIT',
+    });
+    // A sample that declares no code, or a number as one, leaves the category's code.
+    const numbered = {
+      ...mismatch,
+      samples: [{ ...sample, text: '{"errorCategory":"business","code":500}' }],
+    };
+    expect(
+      suggestContract(numbered, { dominantCategory: 'business' }).result!.structuredContent,
+    ).toMatchObject({
+      code: 'POLICY_VIOLATION',
+    });
+  });
+
   it('given missing propagation context, suggests the four report elements instead of a tool result', () => {
     const contract = suggestContract(
       finding('missing-propagation-context', EVIDENCE['missing-propagation-context'], 'researcher'),

@@ -7,6 +7,7 @@
  */
 import { categoryOfTexts } from './classify';
 import type { Finding } from './findings-report';
+import { declaredErrorOf } from './result-signals';
 import type { Category } from './rules';
 
 /** What a failing tool should put in `structuredContent` (and mirror as JSON text). */
@@ -95,11 +96,21 @@ function categoryFor(finding: Finding, context: ContractContext): ErrorEnvelope[
     : 'transient';
 }
 
-/** A stable code: the one the tool already uses when the evidence shows it, else one per category. */
+/** A code that reads as one: a name, not a number or a sentence. */
+const CODE_LIKE = /^[A-Za-z][\w.-]*$/;
+
+/**
+ * A stable code: the one the tool already uses, when the evidence shows it or its sampled failures declare one (its
+ * clients may depend on it: a fix that only corrects the retryability must not rename it), else one per category.
+ */
 function codeFor(finding: Finding, category: ErrorEnvelope['errorCategory']): string {
   for (const evidence of Object.keys(finding.evidence)) {
     const code = /(?:^|:)code:([A-Za-z][\w.-]*)$/.exec(evidence)?.[1];
     if (code !== undefined) return code.toUpperCase();
+  }
+  for (const sample of finding.samples) {
+    const declared = sample.text === null ? null : declaredErrorOf(null, sample.text).code;
+    if (declared !== null && CODE_LIKE.test(declared)) return declared;
   }
   return CODES[category];
 }
