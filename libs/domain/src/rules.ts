@@ -5,7 +5,7 @@
  */
 
 /** Version of the rule set. Every derived record carries it; a bump means a projection rebuild. */
-export const RULES_VERSION = 8;
+export const RULES_VERSION = 9;
 
 /** The four canonical categories plus `unknown` (DOMAIN.md §1). */
 export type Category = 'transient' | 'validation' | 'business' | 'permission' | 'unknown';
@@ -128,6 +128,27 @@ export const TEXT_RULES: readonly TextRule[] = [
     category: 'permission',
     pattern: /\binsufficient (?:scopes?|privileges?|roles?|rights)\b/i,
   },
+  // Seed 000's permission examples: "Missing OAuth scope", "Service account lacks access", "User cannot view
+  // financial records", "Credential expired or invalid" (permission before validation: not an invalid argument).
+  { id: 'permission.missing_scope', category: 'permission', pattern: /\bmissing (?:[\w-]+ )?scopes?\b/i },
+  {
+    id: 'permission.lacks',
+    category: 'permission',
+    pattern:
+      /\black(?:s|ing)? (?:the )?(?:required )?(?:access|permissions?|privileges?|rights|roles?|scopes?)\b/i,
+  },
+  {
+    id: 'permission.cannot_view',
+    category: 'permission',
+    pattern:
+      /\b(?:user|caller|account|client|role|you) (?:cannot|can't|can not|may not|is not allowed to|are not allowed to) (?:view|see|read|access|modify|edit)\b/i,
+  },
+  {
+    id: 'permission.credentials',
+    category: 'permission',
+    pattern:
+      /\b(?:credentials?|api key|access token|auth(?:entication)? token|session|password) (?:(?:has|have|is|are) )?(?:expired|revoked)\b|\bexpired (?:credentials?|api key|access token|auth(?:entication)? token|session)\b|\binvalid (?:credentials?|api key|access token|auth(?:entication)? token)\b/i,
+  },
   { id: 'transient.timed_out', category: 'transient', pattern: /\btimed out\b|\btime-?out\b/i },
   {
     id: 'transient.network',
@@ -141,17 +162,53 @@ export const TEXT_RULES: readonly TextRule[] = [
   { id: 'transient.throttled', category: 'transient', pattern: /\bthrottl(?:ed|ing)\b/i },
   { id: 'transient.try_later', category: 'transient', pattern: /\btry again later\b|\btemporar(?:y|ily)\b/i },
   { id: 'transient.overloaded', category: 'transient', pattern: /\boverloaded\b/i },
+  // Seed 000: "Upstream API not responding".
+  {
+    id: 'transient.not_responding',
+    category: 'transient',
+    pattern: /\bnot responding\b|\bdid not respond\b|\bno response from\b/i,
+  },
   { id: 'validation.input_validation', category: 'validation', pattern: /\binput validation error\b/i },
   { id: 'validation.must_be', category: 'validation', pattern: /\bmust be\b/i },
   { id: 'validation.invalid', category: 'validation', pattern: /\binvalid\b|\bnot a valid\b/i },
   { id: 'validation.expected', category: 'validation', pattern: /\bexpected\b/i },
   { id: 'validation.required', category: 'validation', pattern: /\brequired\b/i },
   { id: 'validation.malformed', category: 'validation', pattern: /\bmalformed\b/i },
+  // Seed 000's validation examples: "Wrong ID format", "Amount is negative", "Enum value is not allowed" (validation
+  // before business: the value, not the request, is refused), "Date range has start_date after end_date".
+  {
+    id: 'validation.format',
+    category: 'validation',
+    pattern: /\b(?:wrong|bad|incorrect|unsupported|unrecognized|unrecognised) (?:[\w-]+ ){0,2}format\b/i,
+  },
+  {
+    id: 'validation.negative',
+    category: 'validation',
+    pattern:
+      /\b(?:amount|quantity|value|number|price|total|limit|count|size) (?:is|was) negative\b|\b(?:cannot|can't|must not) be negative\b/i,
+  },
+  {
+    id: 'validation.enum',
+    category: 'validation',
+    pattern: /\benum(?:eration)? value\b|\bnot one of\b|\bnot an allowed value\b/i,
+  },
+  {
+    id: 'validation.date_order',
+    category: 'validation',
+    pattern:
+      /\b(?:start|from) (?:date|time)\b.*\b(?:after|later than)\b.*\b(?:end|to) (?:date|time)\b|\b(?:end|to) (?:date|time)\b.*\b(?:before|earlier than)\b.*\b(?:start|from) (?:date|time)\b/i,
+  },
   { id: 'business.exceeds', category: 'business', pattern: /\bexceed(?:s|ed)?\b/i },
   { id: 'business.not_allowed', category: 'business', pattern: /\bnot allowed\b/i },
   { id: 'business.outside', category: 'business', pattern: /\boutside\b/i },
   { id: 'business.policy', category: 'business', pattern: /\bpolicy\b/i },
   { id: 'business.window', category: 'business', pattern: /\bwindow\b/i },
+  // Seed 000: "Order cannot be cancelled after shipment", "Account cannot be deleted while invoices are unpaid".
+  {
+    id: 'business.cannot_be_now',
+    category: 'business',
+    pattern: /\b(?:cannot|can't|can not) be \w+ed (?:after|while|once|until|unless|because|before|when)\b/i,
+  },
 ];
 
 /** Empty-as-error (§3): declared codes meaning "no match" on any tool. */

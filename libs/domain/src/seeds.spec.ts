@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { classifyToolCall } from './classify';
+import { categoryOfTexts, classifyToolCall } from './classify';
 import {
   errataToolSpan,
   flatResult,
@@ -610,5 +610,63 @@ describe('seed 004: scenarios', () => {
     const call = toolCallOf(span);
     expect(call).toMatchObject({ outcome: 'protocol_error', rpcStatusCode: '-32602' });
     expect(classifyToolCall(call)).toMatchObject({ category: 'validation', source: 'code' });
+  });
+});
+
+describe('seed 000: the example failures of each category, as plain text', () => {
+  // The "Examples:" list under each category of seed 000, word for word: a tool that says only this, with no
+  // declared category, is classified by the text rules (DOMAIN.md §1) into the category the seed files it under.
+  const EXAMPLES = {
+    transient: [
+      'Timeout',
+      'Service unavailable',
+      'Database overloaded',
+      'Rate limit',
+      'Temporary network failure',
+      'Upstream API not responding',
+    ],
+    validation: [
+      'Invalid date format',
+      'Missing required field',
+      'Wrong ID format',
+      'Amount is negative',
+      'Enum value is not allowed',
+      'Date range has start_date after end_date',
+    ],
+    business: [
+      'Refund exceeds automatic limit',
+      'Order cannot be cancelled after shipment',
+      'Customer is outside the return window',
+      'Discount is not allowed for this plan',
+      'Account cannot be deleted while invoices are unpaid',
+    ],
+    permission: [
+      'Insufficient role',
+      'Missing OAuth scope',
+      'Service account lacks access',
+      'User cannot view financial records',
+      'Credential expired or invalid',
+    ],
+  } as const;
+
+  it.each(Object.entries(EXAMPLES).flatMap(([category, texts]) => texts.map((text) => [category, text])))(
+    '%s: "%s"',
+    (category, text) => {
+      expect(categoryOfTexts([text])).toBe(category);
+      const { classification } = run('manage_orders', { isError: true, content: [{ type: 'text', text }] });
+      expect(classification).toMatchObject({ category, source: 'text' });
+    },
+  );
+
+  it.each([
+    // The new rules stay narrow: what they must not take from the other categories.
+    ['Invalid token at position 5 of the JSON body', 'validation'],
+    ['Cannot access upstream service: connection refused', 'transient'],
+    ['Session store unavailable, try again later', 'transient'],
+    ['The date format is not supported by this report', null],
+    ['Account balance is negative: the refund exceeds it', 'business'],
+    ['Quantity is required', 'validation'],
+  ])('and no more: "%s" is %s', (text, category) => {
+    expect(categoryOfTexts([text])).toBe(category);
   });
 });
