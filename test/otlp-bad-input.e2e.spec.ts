@@ -182,6 +182,23 @@ describe('OTLP/HTTP ingest refuses bad input with the documented status, stores 
     expect(events.at(-1)!.spanId).toBe('eee19b7ec3c1b174');
   });
 
+  it('counts a request whose every span is rejected in ingest_batch, as every other request', async () => {
+    const response = await post(
+      jsonRequest([
+        jsonSpan('00000000000000000000000000000000', 'fee19b7ec3c1b176'),
+        jsonSpan('5b8efff798038103d269b633813fc60d', '0000000000000000'),
+      ]),
+      jsonHeaders,
+    );
+    expect(response.status).toBe(200);
+    const batch = await server.db
+      .selectFrom('ingest_batch')
+      .select(['spans_received', 'events_appended', 'spans_dropped', 'spans_rejected'])
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(batch).toEqual({ spans_received: 2, events_appended: 0, spans_dropped: 0, spans_rejected: 2 });
+  });
+
   it('200 with partial_success for a span Errata cannot read (arguments nested 20,000 deep); the rest of the request is stored', async () => {
     const good = jsonSpan('6c9f0f0798038103d269b633813fc60c', 'aaa19b7ec3c1b174');
     const deep = jsonSpan('6c9f0f0798038103d269b633813fc60c', 'aaa19b7ec3c1b175');

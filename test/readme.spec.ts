@@ -17,6 +17,7 @@ const NUMERIC_DEFAULTS: Partial<Record<(typeof CONFIG_VARIABLES)[number], keyof 
   ERRATA_MAX_BODY_BYTES: 'maxBodyBytes',
   ERRATA_MAX_ATTRIBUTE_BYTES: 'maxAttributeBytes',
   ERRATA_MAX_CONCURRENT_INGESTS: 'maxConcurrentIngests',
+  ERRATA_MAX_DECODING_BYTES: 'maxDecodingBytes',
   ERRATA_PG_POOL_SIZE: 'poolSize',
   ERRATA_TEXT_LIMIT_BYTES: 'textLimitBytes',
   ERRATA_RETRY_WINDOW_MS: 'retryWindowMs',

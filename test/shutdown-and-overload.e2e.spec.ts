@@ -17,6 +17,7 @@ import { agentRunEvent } from './support/agent-run-event';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
 import { defaultProjectId, listEvents, startTestServer, type TestServer } from './support/server';
 import { spawnServer } from './support/server-process';
+import { until } from './support/until';
 
 const run = promisify(execFile);
 const UPLOADER = join(__dirname, 'fixtures/overload-uploader.cjs');
@@ -96,7 +97,7 @@ describe('overload: a request past the limit is refused before its body is read'
   it('answers the third concurrent upload 503 + Retry-After at once, and frees the place of an aborted one', async () => {
     const first = startUpload(body);
     const second = startUpload(gzipSync(body), { 'content-encoding': 'gzip' });
-    await until(() => inFlight() === 2);
+    await until('the server', () => inFlight() === 2);
 
     const third = startUpload(body);
     const refused = await Promise.race([
@@ -110,25 +111,25 @@ describe('overload: a request past the limit is refused before its body is read'
     third.upload.destroy();
 
     second.upload.destroy(); // a client that goes away mid-body (gzip) gives its place back
-    await until(() => inFlight() === 1);
+    await until('the server', () => inFlight() === 1);
     const fourth = startUpload(body);
     fourth.finish();
     expect((await fourth.answered).statusCode).toBe(200);
 
     first.upload.destroy(); // likewise without compression
-    await until(() => inFlight() === 0);
+    await until('the server', () => inFlight() === 0);
   }, 30_000);
 
   it('answers uploads still being sent with the 503 and its Retry-After, not with a reset connection', async () => {
     const holders = [startUpload(body), startUpload(body)];
-    await until(() => inFlight() === 2);
+    await until('the server', () => inFlight() === 2);
     // Clients in another process, as exporters are, sending large bodies at full speed while every place is taken.
     // Closing the connection at once reset some of them (EPIPE) in about half the runs here, never all.
     const { stdout } = await run(process.execPath, [UPLOADER, server.url, server.ingestKey, '16', '32']);
     const outcomes = JSON.parse(stdout) as string[];
     expect(outcomes).toEqual(Array(16).fill('503 retry-after 1'));
     for (const holder of holders) holder.upload.destroy();
-    await until(() => inFlight() === 0);
+    await until('the server', () => inFlight() === 0);
   }, 30_000);
 
   it('answers an upload that waits for 100 Continue with the 503 instead, so it never sends its body; with a place free, 100 and 200', async () => {
@@ -157,10 +158,10 @@ describe('overload: a request past the limit is refused before its body is read'
         upload.flushHeaders();
       });
     const holders = [startUpload(body), startUpload(body)];
-    await until(() => inFlight() === 2);
+    await until('the server', () => inFlight() === 2);
     expect(await uploadAwaitingContinue()).toEqual({ status: 503, continued: false });
     for (const holder of holders) holder.upload.destroy();
-    await until(() => inFlight() === 0);
+    await until('the server', () => inFlight() === 0);
     expect(await uploadAwaitingContinue()).toEqual({ status: 200, continued: true });
   }, 30_000);
 
@@ -171,10 +172,56 @@ describe('overload: a request past the limit is refused before its body is read'
       upload.finish();
       expect((await upload.answered).statusCode).toBe(413);
     }
-    await until(() => inFlight() === 0);
+    await until('the server', () => inFlight() === 0);
     const after = startUpload(body);
     after.finish();
     expect((await after.answered).statusCode).toBe(200);
+  }, 30_000);
+});
+
+describe('overload: bytes being decoded', () => {
+  let server: TestServer;
+  afterAll(() => server?.close());
+
+  it('refuses a body that would take the bytes being decoded past ERRATA_MAX_DECODING_BYTES with 503 + Retry-After; alone, it is taken', async () => {
+    const body = tracesBody();
+    server = await startTestServer('postgres', {
+      ERRATA_MAX_DECODING_BYTES: String(Math.ceil(body.length * 1.5)),
+    });
+    const post = (payload: Buffer) =>
+      fetch(`${server.url}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
+        body: payload,
+      });
+    // The first request is held in its write (a lock on ingest_batch), its body decoded and counted meanwhile.
+    const locker = new Client({ connectionString: server.databaseUrl! });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE ingest_batch IN SHARE MODE');
+      const first = post(body);
+      await until('the first request to wait for the lock', async () => {
+        const { rows } = await locker.query<{ waiting: number }>(
+          "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+        );
+        return rows[0]!.waiting > 0;
+      });
+      const second = await post(tracesBody());
+      expect(second.status).toBe(503);
+      expect(second.headers.get('retry-after')).toBe('1');
+      expect(await second.text()).toContain('ERRATA_MAX_DECODING_BYTES');
+      await locker.query('ROLLBACK');
+      expect((await first).status).toBe(200);
+    } finally {
+      await locker.end();
+    }
+    // Nothing else being decoded: a body over the limit by itself is taken, not refused for ever.
+    const alone = await post(Buffer.concat([body]));
+    expect(alone.status).toBe(200);
+    const large = tracesBody(400);
+    expect(large.length).toBeGreaterThan(body.length * 1.5);
+    expect((await post(large)).status).toBe(200);
   }, 30_000);
 });
 
@@ -279,14 +326,6 @@ describe('graceful shutdown on SIGTERM', () => {
   }, 60_000);
 });
 
-async function until(condition: () => boolean | Promise<boolean>, ms = 5_000) {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the server');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** Starts an upload of `payload` and sends only its first bytes: the rest is sent by `finish()`. */
 function startUploadTo(server: TestServer, payload: Buffer, headers: Record<string, string> = {}) {
   const upload: ClientRequest = request(`${server.url}/v1/traces`, {
@@ -308,10 +347,10 @@ function startUploadTo(server: TestServer, payload: Buffer, headers: Record<stri
   return { upload, answered, finish: () => upload.end(payload.subarray(20)) };
 }
 
-function tracesBody(): Buffer {
+function tracesBody(calls = 50): Buffer {
   const t0 = Date.UTC(2026, 10, 30, 18);
   return Buffer.from(
-    ProtobufTraceSerializer.serializeRequest(new AgentTrace().run('slow', t0, manyCalls(50, t0)))!,
+    ProtobufTraceSerializer.serializeRequest(new AgentTrace().run('slow', t0, manyCalls(calls, t0)))!,
   );
 }
 
@@ -330,7 +369,7 @@ describe('overload: a body that does not arrive', () => {
     const body = tracesBody();
     // Given an upload that stalls after its first bytes, holding the only place
     const stalled = startUploadTo(server, body);
-    await until(() => server.app.get(IngestService).requestsAdmitted === 1);
+    await until('the server', () => server.app.get(IngestService).requestsAdmitted === 1);
 
     // Then the projector does not wait for it: a body on its way uses no CPU
     const projectId = await defaultProjectId(server.db);
@@ -339,6 +378,7 @@ describe('overload: a body that does not arrive', () => {
       .append(projectId, [agentRunEvent('0000000000000d01')], [], { received: 1, dropped: 0, rejected: 0 });
     server.app.get(ProjectorService).wake();
     await until(
+      'the run projected',
       async () => (await server.db.selectFrom('agent_run').select('span_id').execute()).length === 1,
     );
 

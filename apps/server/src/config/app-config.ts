@@ -16,6 +16,12 @@ export interface AppConfig {
   readonly bodyTimeoutMs: number;
   readonly maxAttributeBytes: number;
   readonly maxConcurrentIngests: number;
+  /**
+   * Bytes of request bodies (inflated) being decoded and stored at once: decoded spans take about 12× their body,
+   * and 16 requests of 64 MiB would need far more than the heap. Past it, another request is answered 503 +
+   * Retry-After; a request alone is always taken.
+   */
+  readonly maxDecodingBytes: number;
   readonly poolSize: number;
   readonly textLimitBytes: number;
   readonly retryWindowMs: number;
@@ -52,6 +58,7 @@ export const CONFIG_VARIABLES = [
   'ERRATA_BODY_TIMEOUT_MS',
   'ERRATA_MAX_ATTRIBUTE_BYTES',
   'ERRATA_MAX_CONCURRENT_INGESTS',
+  'ERRATA_MAX_DECODING_BYTES',
   'ERRATA_PG_POOL_SIZE',
   'ERRATA_TEXT_LIMIT_BYTES',
   'ERRATA_RETRY_WINDOW_MS',
@@ -89,6 +96,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
     bodyTimeoutMs: integer(env, 'ERRATA_BODY_TIMEOUT_MS', 30_000, 100),
     maxAttributeBytes: integer(env, 'ERRATA_MAX_ATTRIBUTE_BYTES', 1024 * 1024, 1024),
     maxConcurrentIngests: integer(env, 'ERRATA_MAX_CONCURRENT_INGESTS', 16, 1),
+    maxDecodingBytes: integer(env, 'ERRATA_MAX_DECODING_BYTES', 128 * 1024 * 1024, 1024),
     poolSize: integer(env, 'ERRATA_PG_POOL_SIZE', 10, 2),
     textLimitBytes: integer(env, 'ERRATA_TEXT_LIMIT_BYTES', 2048, 64),
     retryWindowMs: integer(env, 'ERRATA_RETRY_WINDOW_MS', 10 * 60 * 1000, 1),

@@ -14,10 +14,13 @@ export interface IngestResult {
   readonly rejected: readonly RejectedSpan[];
 }
 
-/** Too many requests in flight: the caller answers 503 with Retry-After and the exporter retries. */
+/** Too many requests, or bytes, in flight: the caller answers 503 with Retry-After and the exporter retries. */
 export class IngestOverloadedError extends Error {
-  constructor(readonly retryAfterSeconds: number) {
-    super('Errata is at its ingest concurrency limit; retry later');
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = 'Errata is at its ingest concurrency limit; retry later',
+  ) {
+    super(message);
   }
 }
 
@@ -36,6 +39,9 @@ export class IngestService {
   get requestsAdmitted(): number {
     return this.admitted;
   }
+
+  /** Inflated body bytes of the requests being decoded and stored (`ERRATA_MAX_DECODING_BYTES`). */
+  private decoding = 0;
 
   /** Every place is taken: a request now is refused with 503 + Retry-After. */
   get full(): boolean {
@@ -60,6 +66,15 @@ export class IngestService {
     this.admitted++;
     try {
       const body = await readBody();
+      // Decoded, a body takes about 12 times its size until it is stored: a body that would take the bytes being
+      // decoded past the limit waits for its exporter's retry, unless nothing else is being decoded.
+      if (this.decoding > 0 && this.decoding + body.length > this.config.maxDecodingBytes) {
+        throw new IngestOverloadedError(
+          1,
+          'Errata is decoding as many bytes as it may at once (ERRATA_MAX_DECODING_BYTES); retry later',
+        );
+      }
+      this.decoding += body.length;
       // From here on the request uses the CPU, which the projector's background batches give way to; a body still
       // on its way does not (a stalled upload made every batch wait ERRATA_PROJECTION_YIELD_MS).
       this.activity.begin();
@@ -67,6 +82,7 @@ export class IngestService {
         return await this.store(projectId, body, encoding);
       } finally {
         this.activity.end();
+        this.decoding -= body.length;
       }
     } finally {
       this.admitted--;
@@ -89,7 +105,8 @@ export class IngestService {
     const received = decoded.spans.length + decoded.rejected.length;
     const dropped = received - rejected.length - events.length;
     let appended = 0;
-    if (decoded.spans.length > 0) {
+    // A request whose every span was rejected is counted too; an empty one (nothing received) writes nothing.
+    if (received > 0) {
       ({ appended } = await this.events.append(projectId, events, edges, {
         received,
         dropped,
