@@ -378,6 +378,45 @@ describe('classifyToolCall: empty-as-error', () => {
     expect(failed('"No results found"', {}, 'search_issues').emptyAsError).toBe(true);
   });
 
+  it.each([
+    [
+      'a timeout',
+      'Search backend timed out after 5s, no results returned. Retry later.',
+      {},
+      { category: 'transient', source: 'text' },
+    ],
+    [
+      'an access denial',
+      'Access denied: no matches visible to this user',
+      {},
+      { category: 'permission', source: 'text' },
+    ],
+    [
+      'an HTTP 503',
+      'Storage service unavailable (HTTP 503); 0 results',
+      { 'http.response.status_code': 503 },
+      { category: 'transient', source: 'code', evidence: 'http:503' },
+    ],
+  ] as const)(
+    'given a "no results" error caused by %s, then that failure, not empty-as-error (not a valid empty result)',
+    (_cause, text, attributes, expected) => {
+      expect(failed(text, attributes, 'search_web')).toMatchObject({ ...expected, emptyAsError: false });
+    },
+  );
+
+  it('given an empty list payload whose message says it timed out, then transient, not empty', () => {
+    expect(
+      withStructured({ items: [], message: 'Upstream timed out; no results' }, true, 'list_items'),
+    ).toMatchObject({ category: 'transient', emptyAsError: false });
+  });
+
+  it('given a "no results" message quoting an access failure, then still empty: only its own words count', () => {
+    expect(failed('No results found for "timeout errors"', {}, 'search_issues')).toMatchObject({
+      category: 'empty',
+      emptyAsError: true,
+    });
+  });
+
   it('given "not found" on a lookup, or the SDK unknown-tool message on a search tool, then not empty', () => {
     expect(failed('Order ORD-1 not found').emptyAsError).toBe(false);
     expect(failed('Tool search_docs not found', {}, 'search_docs').emptyAsError).toBe(false);

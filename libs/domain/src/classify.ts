@@ -19,6 +19,7 @@ import {
   type Payload,
 } from './payload';
 import {
+  ACCESS_FAILURE_CATEGORIES,
   AUTHORIZATION_ERROR_TYPES,
   CATEGORY_SYNONYMS,
   DECLARED_AMBIGUOUS,
@@ -171,26 +172,36 @@ export function mapDeclaredCategory(value: string): Category | typeof DECLARED_A
   return Object.hasOwn(CATEGORY_SYNONYMS, v) ? (CATEGORY_SYNONYMS[v] ?? null) : null;
 }
 
+/**
+ * The first source that yields a category (§1), with empty-as-error (§3) where it belongs: what the server declared
+ * (a canonical category, `not_found`, a "no results" code) comes first; a status code that maps to a category comes
+ * before what an empty list or a "no results" message suggests, so a 503 that also says "0 results" is transient.
+ */
 function categorize(call: ToolCallData, payloads: readonly Payload[], declaredRaw: string | null): Decision {
   const declared = declaredRaw === null ? null : mapDeclaredCategory(declaredRaw);
   if (declared !== null && declared !== DECLARED_AMBIGUOUS.notFound) {
     return { category: declared, source: 'declared', evidence: `declared:${declaredRaw}` };
   }
-  if (call.outcome === 'tool_error') {
-    const empty = emptyAsErrorEvidence(call, payloads, declared === DECLARED_AMBIGUOUS.notFound);
+  const toolError = call.outcome === 'tool_error';
+  const declaredNotFound = declared === DECLARED_AMBIGUOUS.notFound;
+  if (toolError) {
+    const empty = declaredEmptyEvidence(call, payloads, declaredNotFound);
     if (empty !== null) return { category: 'empty', ...empty };
   }
-  if (declared === DECLARED_AMBIGUOUS.notFound) {
+  if (declaredNotFound) {
     return { category: 'validation', source: 'declared', evidence: `declared:${declaredRaw}` };
   }
   const texts = [
     ...(call.statusMessage === null ? [] : [call.statusMessage]),
     ...payloads.flatMap((p) => humanStrings(p)),
   ];
-  return (
-    codeDecision(call, payloads, texts) ??
-    textDecision(texts) ?? { category: 'unknown', source: 'none', evidence: 'none' }
-  );
+  const byCode = codeDecision(call, payloads, texts);
+  if (byCode !== null) return byCode;
+  if (toolError) {
+    const empty = inferredEmptyEvidence(call, payloads);
+    if (empty !== null) return { category: 'empty', ...empty };
+  }
+  return textDecision(texts) ?? { category: 'unknown', source: 'none', evidence: 'none' };
 }
 
 /**
@@ -268,12 +279,10 @@ function textDecision(texts: readonly string[]): Decision | null {
 const MAX_EVIDENCE_CODE_BYTES = 128;
 
 /**
- * Empty-as-error (§3), for tool_error calls without a declared canonical category: declared `not_found` on a
- * search-like tool; a declared code NO_RESULTS / NO_MATCHES (any tool) or NOT_FOUND / NO_…_FOUND (search-like
- * tools); a structured payload that is an empty list; a message "no results" / "no matches" / "0 results"
- * (any tool) or "not found" (search-like tools, not the SDK's "Tool x not found").
+ * Empty-as-error (§3) the server declared, for tool_error calls without a declared canonical category: `not_found`
+ * on a search-like tool; a code NO_RESULTS / NO_MATCHES (any tool) or NOT_FOUND / NO_…_FOUND (search-like tools).
  */
-function emptyAsErrorEvidence(
+function declaredEmptyEvidence(
   call: ToolCallData,
   payloads: readonly Payload[],
   declaredNotFound: boolean,
@@ -290,14 +299,29 @@ function emptyAsErrorEvidence(
       return { source: 'declared', evidence: `empty:code:${truncateUtf8(code, MAX_EVIDENCE_CODE_BYTES)}` };
     }
   }
-  if (payloads.some((p) => isEmptyListPayload(p.json)))
-    return { source: 'declared', evidence: 'empty:empty_list' };
-  const texts = [
+  return null;
+}
+
+/**
+ * Empty-as-error (§3) read from the result, for tool_error calls that nothing declared or coded: a structured
+ * payload that is an empty list; a message "no results" / "no matches" / "0 results" (any tool) or "not found"
+ * (search-like tools, not the SDK's "Tool x not found"). Not when the message's own words name an access failure
+ * (ACCESS_FAILURE_CATEGORIES): "timed out, no results returned" is not a valid empty result.
+ */
+function inferredEmptyEvidence(
+  call: ToolCallData,
+  payloads: readonly Payload[],
+): Omit<Decision, 'category'> | null {
+  const messages = [
     ...(call.statusMessage === null ? [] : [call.statusMessage]),
     ...payloads.flatMap((p) => messageStrings(p)),
-  ];
-  for (const message of texts) {
-    const text = ownWords(message);
+  ].map(ownWords);
+  const named = textDecision(messages)?.category;
+  if (named !== undefined && ACCESS_FAILURE_CATEGORIES.has(named)) return null;
+  if (payloads.some((p) => isEmptyListPayload(p.json)))
+    return { source: 'declared', evidence: 'empty:empty_list' };
+  const searchLike = isSearchLikeTool(call.tool);
+  for (const text of messages) {
     if (EMPTY_TEXT_ANY_TOOL.test(text)) return { source: 'text', evidence: 'empty:text:no_results' };
     if (searchLike && EMPTY_TEXT_SEARCH_TOOL.test(text) && !UNKNOWN_TOOL_TEXT.test(text)) {
       return { source: 'text', evidence: 'empty:text:not_found' };

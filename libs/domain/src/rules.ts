@@ -211,6 +211,13 @@ export const TEXT_RULES: readonly TextRule[] = [
   },
 ];
 
+/**
+ * Categories whose text rules name an access failure (seeds 003, 004: a timeout, an outage or a denial needs a
+ * retry decision; a valid empty result does not). A "no results" message, or an empty list, whose own words name
+ * one of them is that failure, not an empty-as-error: nothing came back because the tool could not look.
+ */
+export const ACCESS_FAILURE_CATEGORIES: ReadonlySet<FailureCategory> = new Set(['permission', 'transient']);
+
 /** Empty-as-error (§3): declared codes meaning "no match" on any tool. */
 export const EMPTY_CODE_ANY_TOOL = /^(?:NO_?RESULTS?|NO_?MATCH(?:ES)?|ZERO_?RESULTS|EMPTY_?RESULTS?)$/i;
 /** Empty-as-error (§3): declared codes meaning "not found", only on search/list/query/find tools. */
