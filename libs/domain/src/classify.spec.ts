@@ -417,6 +417,23 @@ describe('classifyToolCall: empty-as-error', () => {
     });
   });
 
+  it('given declared not_found on a lookup whose message says "No matching …", then validation, not empty', () => {
+    const payload = { errorCategory: 'not_found', message: 'No matching customer for id CUS-1' };
+    expect(withStructured(payload, true, 'get_customer')).toMatchObject({
+      category: 'validation',
+      source: 'declared',
+      emptyAsError: false,
+    });
+  });
+
+  it('given "No matching <thing>", then empty on a search tool only: on a lookup it is a wrong identifier', () => {
+    expect(failed('No matching order for id ORD-12', {}, 'get_order').emptyAsError).toBe(false);
+    expect(failed('No matching orders for customer CUS-1', {}, 'search_orders')).toMatchObject({
+      category: 'empty',
+      emptyAsError: true,
+    });
+  });
+
   it('given "not found" on a lookup, or the SDK unknown-tool message on a search tool, then not empty', () => {
     expect(failed('Order ORD-1 not found').emptyAsError).toBe(false);
     expect(failed('Tool search_docs not found', {}, 'search_docs').emptyAsError).toBe(false);

@@ -59,8 +59,8 @@ export function failureSignalOf(structured: string | null, text: string | null):
 const MAX_NO_RESULTS_MESSAGE = 120;
 
 /**
- * A short success message that only says nothing matched ("No matches found", "0 results"; "not found" on a
- * search-like tool): a valid empty result (`ok_empty`), although it carries a text block. Only the message's own
+ * A short success message that only says nothing matched ("No matches found", "0 results"; "not found" or
+ * "No matching …" on a search-like tool): a valid empty result (`ok_empty`), although it carries a text block. Only the message's own
  * words count, not what it quotes (`ownWords`).
  */
 export function saysNoResults(text: string, toolName: string): boolean {

@@ -224,9 +224,12 @@ export const EMPTY_CODE_ANY_TOOL = /^(?:NO_?RESULTS?|NO_?MATCH(?:ES)?|ZERO_?RESU
 export const EMPTY_CODE_SEARCH_TOOL = /(?:^|_)NOT_?FOUND$|^NO_[A-Z0-9_]+_FOUND$/i;
 /** Empty-as-error (§3): messages meaning "no match" on any tool. */
 export const EMPTY_TEXT_ANY_TOOL =
-  /\bno (?:results?|matches|matching \w+)\b|\b(?:0|zero) (?:results|matches|hits|items|records|rows)\b|\bnothing (?:found|matched)\b/i;
-/** Empty-as-error (§3): "not found" messages, only on search/list/query/find tools. */
-export const EMPTY_TEXT_SEARCH_TOOL = /\bnot found\b|\bno (?:\w+ ){1,2}found\b/i;
+  /\bno (?:results?|matches)\b|\b(?:0|zero) (?:results|matches|hits|items|records|rows)\b|\bnothing (?:found|matched)\b/i;
+/**
+ * Empty-as-error (§3): "not found" messages, only on search/list/query/find tools. "No matching order" belongs
+ * here: on a lookup it says the identifier matched nothing, as "Order not found" does (§1: validation).
+ */
+export const EMPTY_TEXT_SEARCH_TOOL = /\bnot found\b|\bno (?:\w+ ){1,2}found\b|\bno matching \w+/i;
 /** The MCP SDK v1 unknown-tool message ("Tool x not found"): never an empty result. */
 export const UNKNOWN_TOOL_TEXT = /\btool \S+ not found\b|\bunknown tool\b/i;
 
