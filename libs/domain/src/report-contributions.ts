@@ -265,8 +265,23 @@ export function contributionsOf(
     });
   }
 
-  const reportByKey = new Map(facts.reports.map((report) => [report.key, report]));
   const reports: ReportContribution[] = [];
+  for (const derived of derivation.calls) {
+    if (derived.silentPartialRun === null) continue;
+    const call = callByKey.get(derived.key)!;
+    const agent = agentOf(derived.silentPartialRun);
+    // A result is no subagent report: it adds a silent partial of the subagent it hides, under that agent's name.
+    reports.push({
+      traceId: call.traceId,
+      key: call.key,
+      startNs: call.startNs,
+      agentName: agent.name,
+      agentId: agent.id,
+      measures: { silent_partials: 1 },
+    });
+  }
+
+  const reportByKey = new Map(facts.reports.map((report) => [report.key, report]));
   for (const derived of derivation.reports) {
     const report = reportByKey.get(derived.key)!;
     const placed = {

@@ -216,3 +216,36 @@ describe('local absorption and silent partials', () => {
     ).toBe(expected);
   });
 });
+
+describe('silent partials: results that claim success', () => {
+  // The coordinator's delegate call came back "No results found." (ok_empty) from the subagent run it started,
+  // whose two web-search timeouts were never recovered (seed 000's bad pattern).
+  const delegated = [
+    fact('d1', 0, 5000, 'ok_empty', null, { runId: 'coordinator', tool: 'delegate_research' }),
+    fact('w1', 100, 100, 'tool_error', 'transient', { runId: 'sub-1', tool: 'web_search' }),
+    fact('w2', 300, 100, 'tool_error', 'transient', { runId: 'sub-1', tool: 'web_search' }),
+  ];
+  const delegatedRuns = new Map([['d1', ['sub-1']]]);
+
+  it('given a result that claims success over an unrecovered failure in the subagent run, counts a silent partial', () => {
+    // When: the report is computed without any subagent report span.
+    const result = subagentCoverageReport([], delegated, SUBAGENT_RUNS, { delegatedRuns });
+    // Then: the result counts (DOMAIN.md §4: "subagent reports or results"); it is no report.
+    expect(result).toMatchObject({ reports: 0, complete: 0, silentPartials: 1 });
+  });
+
+  it('given the same run also handed back a complete report, counts that hand-back once', () => {
+    const claim = report('claim', { runId: 'sub-1', status: 'complete' });
+    expect(subagentCoverageReport([claim], delegated, SUBAGENT_RUNS, { delegatedRuns }).silentPartials).toBe(
+      1,
+    );
+  });
+
+  it('given the subagent recovered its failure, counts none', () => {
+    const recovered = [
+      ...delegated,
+      fact('w3', 500, 100, 'ok', null, { runId: 'sub-1', tool: 'web_search' }),
+    ];
+    expect(subagentCoverageReport([], recovered, SUBAGENT_RUNS, { delegatedRuns }).silentPartials).toBe(0);
+  });
+});

@@ -8,7 +8,8 @@
  * reports with a positive total; an element counts as carried when present (a partial-results count of 0 is an
  * explicit "nothing came back"); a failure is recovered when its retry chain ends ok / ok_empty, and absorbed
  * locally when the call that ended it ok / ok_empty is in the failure's own run; a silent partial is a `complete`
- * report in a run with an unrecovered failed call in it or in a run nested under it (result texts are not read).
+ * report in a run with an unrecovered failed call in it or in a run nested under it, or a call's result that claims
+ * success (the subagent case of failure-as-empty) over such a run with no such report: one per hand-back.
  */
 import type { SubagentStatus } from './events';
 import {
@@ -78,11 +79,14 @@ export function subagentCoverageReport(
     readonly windowMs?: number;
     /** Run id → the run it is nested in (`RunRef.parentRunId`), for failures in nested subagent runs. */
     readonly parentRuns?: ReadonlyMap<string, string>;
+    /** Call span id → the runs started under it, for results that claim success over a subagent's failure. */
+    readonly delegatedRuns?: ReadonlyMap<string, readonly string[]>;
   } = {},
 ): SubagentCoverageReport {
   const facts = traceFactsOfCalls(calls, {
     subagentRuns,
     parentRuns: options.parentRuns ?? new Map(),
+    delegatedRuns: options.delegatedRuns ?? new Map(),
     reports: reports.map((report) => ({ agentName: null, traceId: '', startNs: 0n, ...report })),
   });
   const sums = sumContributions(contributionsInMemory(facts, options));

@@ -51,6 +51,11 @@ export interface DerivedCall {
   readonly misclassified: MisclassificationDirection | null;
   /** A coordinator's call that came back fine over an unrecovered failure in a subagent run it started. */
   readonly hiddenSubagentFailure: boolean;
+  /**
+   * For a hidden subagent failure, the subagent run whose unrecovered failure the result claims success over: a
+   * silent partial (DOMAIN.md §4, "reports or results"). Null when every such run's `complete` report counts already.
+   */
+  readonly silentPartialRun: string | null;
   readonly retry: DerivedRetry | null;
   /** On the first call of a chain that never recovered: the chain's category. */
   readonly unrecoveredChain: RetryCategory | null;
@@ -152,6 +157,21 @@ export function deriveTraceFacts(
     }
   }
 
+  // A failure in a sub-subagent's run is inside the subagent run that started it (DOMAIN.md §4 silent partials).
+  const holdingUnrecovered = withEnclosingRuns(unrecoveredRuns(calls, chains), facts.parentRuns);
+  const derivedReports = reports.map((report): DerivedReport => ({
+    key: report.key,
+    silentPartial: report.status === 'complete' && holdingUnrecovered.has(report.runId),
+  }));
+  const silentReportRuns = new Set(
+    reports.filter((_, i) => derivedReports[i]!.silentPartial).map((report) => report.runId),
+  );
+  // A run's hand-back claiming success is one silent partial, whether a report span, the call's result, or both say it.
+  const silentResultRun = (callKey: string): string | null =>
+    (facts.delegatedRuns.get(callKey) ?? []).find(
+      (run) => holdingUnrecovered.has(run) && !silentReportRuns.has(run),
+    ) ?? null;
+
   const derivedCalls = calls.map((call): DerivedCall => {
     const link = retryOf.get(call.key);
     const chain = chainOf.get(call.key);
@@ -177,6 +197,7 @@ export function deriveTraceFacts(
       failureCategory: isFailed(call) ? (call.category ?? 'unknown') : null,
       misclassified,
       hiddenSubagentFailure,
+      silentPartialRun: hiddenSubagentFailure ? silentResultRun(call.key) : null,
       retry:
         link === undefined
           ? null
@@ -214,12 +235,6 @@ export function deriveTraceFacts(
     };
   });
 
-  // A failure in a sub-subagent's run is inside the subagent run that started it (DOMAIN.md §4 silent partials).
-  const holdingUnrecovered = withEnclosingRuns(unrecoveredRuns(calls, chains), facts.parentRuns);
-  const derivedReports = reports.map((report): DerivedReport => ({
-    key: report.key,
-    silentPartial: report.status === 'complete' && holdingUnrecovered.has(report.runId),
-  }));
   return { calls: derivedCalls, escalations: derivedEscalations, reports: derivedReports };
 }
 

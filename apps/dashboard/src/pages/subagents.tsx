@@ -61,7 +61,7 @@ export function SubagentsPage({ filters }: PageProps) {
                   id="silent-partials"
                   label="Silent partials"
                   value={report.silentPartials}
-                  detail="claimed complete over an unrecovered failure"
+                  detail="reports or results that claimed success over an unrecovered failure"
                 />
               </dl>
               <div class="charts-row">
