@@ -551,6 +551,13 @@ describe('isEmptyListPayload / listPayloadArrays', () => {
     [{ entities: [], relations: [] }, true],
     [{ data: { items: [], total: 0 }, ok: true }, true],
     [{ result: [], nextCursor: null }, true],
+    // Seed 000's toolSuccess envelope for a search that matched nothing.
+    [{ ok: true, data: { tickets: [], result_count: 0, truncated: false }, error: null }, true],
+    [
+      { ok: true, data: { tickets: [{ id: 'SUP-1' }], result_count: 1, truncated: false }, error: null },
+      false,
+    ],
+    [{ ok: true, data: { tickets: [] }, error: 'upstream down' }, false],
     [{ orders: [{ id: 1 }], total: 1 }, false],
     [{ orderId: '#10042', items: [] }, false],
     [{ ok: false, items: [] }, false],

@@ -352,6 +352,11 @@ const LIST_METADATA_KEYS: ReadonlySet<string> = new Set([
   'count',
   'totalCount',
   'total_count',
+  'resultCount',
+  'result_count',
+  'truncated',
+  'isTruncated',
+  'is_truncated',
   'nextCursor',
   'next_cursor',
   'cursor',
@@ -370,9 +375,19 @@ const LIST_METADATA_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Keys a success envelope carries as null (seed 000's `toolSuccess`: `{ok: true, data, error: null}`): metadata
+ * only when null; any other value is not a list result's (an error object is a failure signal besides).
+ */
+const NULL_ON_SUCCESS_KEYS: ReadonlySet<string> = new Set(['error']);
+
+/** Whether a key of a list result's container is list metadata rather than data. */
+const isListMetadata = (key: string, value: unknown): boolean =>
+  LIST_METADATA_KEYS.has(key) || (value === null && NULL_ON_SUCCESS_KEYS.has(key));
+
+/**
  * The lists of a list-shaped payload: `[…]` itself, or the arrays of an object without failure signals (at the
- * top level or in `data` / `result`) whose other keys are list metadata (`total`, `nextCursor`, `message`, …).
- * Null for anything else: an order with an `items` array is data, not a list result.
+ * top level or in `data` / `result`) whose other keys are list metadata (`total`, `nextCursor`, `message`,
+ * `error: null`, …). Null for anything else: an order with an `items` array is data, not a list result.
  */
 export function listPayloadArrays(json: unknown): unknown[][] | null {
   if (Array.isArray(json)) return [json];
@@ -383,10 +398,7 @@ export function listPayloadArrays(json: unknown): unknown[][] | null {
     for (const key in container) {
       const value = container[key];
       if (Array.isArray(value)) arrays.push(value);
-      else if (
-        !LIST_METADATA_KEYS.has(key) &&
-        !(container === json && (key === 'data' || key === 'result'))
-      ) {
+      else if (!isListMetadata(key, value) && !(container === json && (key === 'data' || key === 'result'))) {
         return null;
       }
     }

@@ -246,6 +246,21 @@ describe('normalizeSpan: tool calls (Errata SDK)', () => {
     expect(toolCallOf(errataToolSpan('search_docs', found)).outcome).toBe('ok');
   });
 
+  it('given a success whose structured payload is an empty list, sent without the empty flag, then ok_empty as the SDK would flag it', () => {
+    // Given: seed 003's valid empty result, and seed 000's success envelope for a search that matched nothing.
+    const noOrders = { orders: [], message: 'Customer CUS-4471 has no orders.' };
+    const noTickets = { ok: true, data: { tickets: [], result_count: 0, truncated: false }, error: null };
+    for (const structuredContent of [noOrders, noTickets]) {
+      const result = { isError: false, structuredContent };
+      // When / then: a plain exporter's span is ok_empty; an explicit flag or item count still wins.
+      expect(toolCallOf(errataToolSpan('list_orders', result)).outcome).toBe('ok_empty');
+      expect(toolCallOf(errataToolSpan('list_orders', result, { empty: false })).outcome).toBe('ok');
+      expect(toolCallOf(errataToolSpan('list_orders', result, { itemCount: 2 })).outcome).toBe('ok');
+    }
+    const oneOrder = { isError: false, structuredContent: { orders: [{ id: 'ORD-1' }] } };
+    expect(toolCallOf(errataToolSpan('list_orders', oneOrder)).outcome).toBe('ok');
+  });
+
   it('given an error text of JSON nested thousands deep, then it is stored without overflowing the stack', () => {
     const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
     const span = errataToolSpan('t', { isError: true, content: [{ type: 'text', text: deep }] });

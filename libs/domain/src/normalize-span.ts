@@ -20,7 +20,7 @@ import type {
 } from './events';
 import { deriveOutcome, integerCode, messageExplainsNoResult, rpcCodeFromMessage } from './outcome';
 import { redact, redactIdentifier, storedText, truncateUtf8 } from './redaction';
-import { failureSignalOf, saysNoResults } from './result-signals';
+import { failureSignalOf, isEmptyListResult, saysNoResults } from './result-signals';
 import { SpanKind, StatusCode, type Attributes, type SpanRecord } from './span';
 
 export interface NormalizeOptions {
@@ -356,6 +356,14 @@ function keptResultText(
   return failureSignalOf(null, text) !== null ? text : null;
 }
 
+/**
+ * A plain exporter sends "No results found" or an empty list without saying the result is empty, as Errata's SDK
+ * would: DOMAIN.md §5 has producers send `errata.result.empty`; without it (and an item count), ingest derives it.
+ */
+function resultSaysEmpty(text: string | null, structured: string | null, tool: string): boolean {
+  return (text !== null && saysNoResults(text, tool)) || isEmptyListResult(structured, text);
+}
+
 function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCallObserved {
   const a = span.attributes;
   const vendor =
@@ -386,14 +394,13 @@ function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCall
   const itemCount = readInt(a, 'errata.result.item_count');
   const errataText = readString(a, 'errata.result.text');
   const resultText = errataText ?? vendor.text;
+  const structured = readString(a, 'errata.result.structured');
   const tool = toolName(span);
   const outcome = deriveOutcome({
     errorType,
     rpcStatusCode,
     isError,
-    // A plain exporter sends "No results found" without saying the result is empty, as Errata's SDK would.
-    empty:
-      empty ?? (itemCount === null && resultText !== null && saysNoResults(resultText, tool) ? true : null),
+    empty: empty ?? (itemCount === null && resultSaysEmpty(resultText, structured, tool) ? true : null),
     itemCount,
     statusError,
     statusMessage: rawStatusMessage,
@@ -430,7 +437,7 @@ function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCall
         empty,
         itemCount: itemCount !== null && itemCount >= 0 ? itemCount : null,
         text: keptResultText(outcome, storedText(resultText, limit), errataText === null),
-        structured: storedText(readString(a, 'errata.result.structured'), limit),
+        structured: storedText(structured, limit),
         textMirror: readBool(a, 'errata.result.text_mirror'),
       },
       // Redacted and cut like every text: what a server declares is third-party text too.

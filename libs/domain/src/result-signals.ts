@@ -6,7 +6,7 @@
  */
 import { EMPTY_TEXT_ANY_TOOL, EMPTY_TEXT_SEARCH_TOOL, UNKNOWN_TOOL_TEXT } from './rules';
 import { isSearchLikeTool } from './tool-names';
-import { failureAsEmptyEvidence, isKnownDeclaredCategory, ownWords } from './classify';
+import { failureAsEmptyEvidence, isEmptyListPayload, isKnownDeclaredCategory, ownWords } from './classify';
 import {
   declaredCategories,
   declaredCodes,
@@ -71,4 +71,14 @@ export function saysNoResults(text: string, toolName: string): boolean {
   return (
     EMPTY_TEXT_ANY_TOOL.test(words) || (isSearchLikeTool(toolName) && EMPTY_TEXT_SEARCH_TOOL.test(words))
   );
+}
+
+/**
+ * A result whose payload is an empty list (`isEmptyListPayload`: seed 003's `{"orders": [], "message": …}`, seed
+ * 000's `{ok: true, data: {tickets: [], …}, error: null}`): its structured JSON, else its text when that is JSON,
+ * the payload Errata's SDK counts items in. A valid empty result (`ok_empty`) when it claims success.
+ */
+export function isEmptyListResult(structured: string | null, text: string | null): boolean {
+  const [payload] = resultPayloads(structured, text);
+  return payload !== undefined && isEmptyListPayload(payload.json);
 }

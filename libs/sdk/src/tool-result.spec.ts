@@ -55,6 +55,17 @@ describe('toolResultAttributes', () => {
       });
     });
 
+    it("seed 000's success envelope for a search that matched nothing is empty, with no items", () => {
+      // Given: toolSuccess({tickets: [], result_count: 0, truncated: false}), mirrored in text as seed 000 does.
+      const payload = { ok: true, data: { tickets: [], result_count: 0, truncated: false }, error: null };
+      const result = { content: [text(JSON.stringify(payload))], structuredContent: payload };
+      // When / then: the SDK flags it empty, so the server stores ok_empty.
+      expect(attributesOf(result)).toMatchObject({
+        'errata.result.empty': true,
+        'errata.result.item_count': 0,
+      });
+    });
+
     it('an empty JSON list in the only text block is empty, with no items (server-memory search_nodes)', () => {
       expect(attributesOf({ content: [text('{\n  "entities": [],\n  "relations": []\n}')] })).toMatchObject({
         'errata.result.empty': true,
