@@ -109,6 +109,19 @@ describe('misclassified results per server and tool', () => {
     ]);
   });
 
+  it('failure-as-empty: a subagent whose search found nothing, misreported as an error by its server, hides no failure', () => {
+    // Given a delegate call that came back empty over a subagent run whose only failure is an empty-as-error (the
+    // server said "no results" with isError): the subagent's "nothing found" is the honest answer
+    const calls = [
+      call('delegate', 0, 'ok_empty', 'empty', { tool: 'research', runId: 'coordinator' }),
+      emptyAsError('sub-empty', 10, { runId: 'sub-run' }),
+    ];
+    // When the misclassified report is built
+    const report = misclassifiedReport(calls, [], { delegatedRuns: new Map([['delegate', ['sub-run']]]) });
+    // Then the server's empty-as-error is reported, and the delegate call is no failure-as-empty
+    expect(report.totals).toMatchObject({ calls: 2, emptyAsError: 1, failureAsEmpty: 0 });
+  });
+
   it('is the same report for any order of calls', () => {
     const calls = [
       emptyAsError('a', 0),

@@ -190,13 +190,22 @@ export function subagentHiddenFailures(
   return hidden;
 }
 
-/** The runs holding a failed call whose retry chain never recovered (or that was never retried). */
+/**
+ * The runs holding a failed call whose retry chain never recovered (or that was never retried). An empty-as-error
+ * is no such failure: the tool found nothing and its server said so as an error (its own finding); a subagent that
+ * then answers "nothing found" hides nothing.
+ */
 export function unrecoveredRuns(calls: readonly CallFact[], chains: readonly RetryChain[]): Set<string> {
   const recovered = new Map<string, boolean>();
   for (const chain of chains) for (const key of chain.calls) recovered.set(key, chain.recovered);
   return new Set(
     calls
-      .filter((call) => FAILED_OUTCOMES.includes(call.outcome) && recovered.get(call.key) !== true)
+      .filter(
+        (call) =>
+          FAILED_OUTCOMES.includes(call.outcome) &&
+          call.category !== 'empty' &&
+          recovered.get(call.key) !== true,
+      )
       .map((call) => call.runId),
   );
 }
