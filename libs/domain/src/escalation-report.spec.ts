@@ -117,6 +117,19 @@ describe('avoidable escalations (DOMAIN.md §4)', () => {
       null,
     ],
     ['a permission failure', [call('a', 0, 'tool_error', 'permission')], null],
+    [
+      'a transient failure retried once, the retry succeeding, then an escalation anyway',
+      [call('a', 0, 'tool_error', 'transient'), call('b', 200, 'ok', null)],
+      null,
+    ],
+    [
+      'a validation failure corrected into a transient failure nobody retried',
+      [
+        call('a', 0, 'tool_error', 'validation'),
+        call('b', 200, 'tool_error', 'transient', { argsHash: 'h2' }),
+      ],
+      'unretried_transient',
+    ],
   ] as const)('%s → %s', (_name, calls, reason) => {
     const report = escalationReport(calls, [escalate('e', 10_000)]);
     expect(report.attributions[0]?.avoidable).toBe(reason);

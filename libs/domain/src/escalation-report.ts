@@ -15,6 +15,7 @@ import {
   compareCalls,
   DEFAULT_RETRY_WINDOW_MS,
   type CallFact,
+  type RetryCategory,
   type RetryChain,
 } from './retries';
 import {
@@ -100,15 +101,34 @@ const categoryOf = (call: EscalationCall): FailureCategory =>
 const rate = (escalations: number, failures: number): number | null =>
   failures === 0 ? null : escalations / failures;
 
+/**
+ * Whether a transient failure was retried, read on the call's chain up to it: the call itself has a retry, or a
+ * transient call before it in the chain had one. A chain that began with a validation failure and was corrected into
+ * a transient one that nobody retried never retried the transient failure.
+ */
+function transientRetried(
+  call: EscalationCall,
+  chain: RetryChain | undefined,
+  categoryOfKey: ReadonlyMap<string, RetryCategory | null>,
+): boolean {
+  if (chain === undefined) return false;
+  const at = chain.calls.indexOf(call.key);
+  if (at < chain.calls.length - 1) return true;
+  return chain.calls.slice(0, at).some((key) => categoryOfKey.get(key) === 'transient');
+}
+
 function avoidableReason(
   call: EscalationCall,
   chain: RetryChain | undefined,
   corrected: ReadonlySet<string>,
+  categoryOfKey: ReadonlyMap<string, RetryCategory | null>,
 ) {
   if (!isFailed(call)) return null;
   const category = categoryOf(call);
   if (category === 'business' && call.customerExplanation) return 'explained_business' as const;
-  if (category === 'transient' && chain === undefined) return 'unretried_transient' as const;
+  if (category === 'transient' && !transientRetried(call, chain, categoryOfKey)) {
+    return 'unretried_transient' as const;
+  }
   if (category === 'validation' && (chain === undefined || !corrected.has(chain.key))) {
     return 'uncorrected_validation' as const;
   }
@@ -199,6 +219,7 @@ export function attributeEscalations(
   const corrected = new Set(
     retries.filter((link) => link.label === 'corrected').map((link) => link.chainKey),
   );
+  const categoryOfKey = new Map(ordered.map((call) => [call.key, call.category]));
 
   // Candidates per run: failed or misclassified calls, in order.
   const candidates = new Map<string, EscalationCall[]>();
@@ -228,7 +249,8 @@ export function attributeEscalations(
       escalation: escalation.key,
       call: best?.key ?? null,
       category: best === null ? null : categoryOf(best),
-      avoidable: best === null ? null : avoidableReason(best, chainOf.get(best.key), corrected),
+      avoidable:
+        best === null ? null : avoidableReason(best, chainOf.get(best.key), corrected, categoryOfKey),
     };
   });
 }
