@@ -417,6 +417,33 @@ describe('classifyToolCall: empty-as-error', () => {
     });
   });
 
+  it.each([
+    // A status code read in the message comes after empty-as-error: these are queries, not the tool's failures.
+    ['search_logs', 'No results found for "HTTP 503"'],
+    ['search_logs', 'No results found for "status code 429"'],
+    ['search_logs', 'No results found for "HTTP 503 errors"'],
+    // A query echoed without quotes is the query too.
+    ['search_logs', 'No results found for connection timeout'],
+    ['search_docs', 'No results found for rate limit'],
+    ['search_issues', 'No matches for permission denied'],
+    ['search_tickets', 'No tickets found for user cannot view invoices'],
+    ['search_logs', '0 results matching access denied, try another query'],
+  ])('given %s answering %j, then empty-as-error: it echoes the query', (tool, text) => {
+    expect(failed(text, {}, tool)).toMatchObject({ category: 'empty', emptyAsError: true });
+  });
+
+  it('given a status code the call carries, or one after the echoed query, then that failure', () => {
+    expect(
+      failed('No results found for "timeouts"', { 'http.response.status_code': 503 }, 'search_logs'),
+    ).toMatchObject({ category: 'transient', source: 'code' });
+    expect(
+      failed('No results for connection timeout: search backend unavailable', {}, 'search_logs'),
+    ).toMatchObject({
+      category: 'transient',
+      emptyAsError: false,
+    });
+  });
+
   it('given declared not_found on a lookup whose message says "No matching …", then validation, not empty', () => {
     const payload = { errorCategory: 'not_found', message: 'No matching customer for id CUS-1' };
     expect(withStructured(payload, true, 'get_customer')).toMatchObject({

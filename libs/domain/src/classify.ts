@@ -174,8 +174,9 @@ export function mapDeclaredCategory(value: string): Category | typeof DECLARED_A
 
 /**
  * The first source that yields a category (§1), with empty-as-error (§3) where it belongs: what the server declared
- * (a canonical category, `not_found`, a "no results" code) comes first; a status code that maps to a category comes
- * before what an empty list or a "no results" message suggests, so a 503 that also says "0 results" is transient.
+ * (a canonical category, `not_found`, a "no results" code) comes first; a status code the call or its payload
+ * carries comes before what an empty list or a "no results" message suggests, so a 503 that also says "0 results" is
+ * transient; a code only read in the message comes after (a search for "HTTP 503" that found nothing is empty).
  */
 function categorize(call: ToolCallData, payloads: readonly Payload[], declaredRaw: string | null): Decision {
   const declared = declaredRaw === null ? null : mapDeclaredCategory(declaredRaw);
@@ -195,53 +196,64 @@ function categorize(call: ToolCallData, payloads: readonly Payload[], declaredRa
     ...(call.statusMessage === null ? [] : [call.statusMessage]),
     ...payloads.flatMap((p) => humanStrings(p)),
   ];
-  const byCode = codeDecision(call, payloads, texts);
+  const byCode = codeDecision(call, payloads);
   if (byCode !== null) return byCode;
   if (toolError) {
     const empty = inferredEmptyEvidence(call, payloads);
     if (empty !== null) return { category: 'empty', ...empty };
   }
-  return textDecision(texts) ?? { category: 'unknown', source: 'none', evidence: 'none' };
+  return (
+    codeInTexts(call, texts) ??
+    textDecision(texts) ?? { category: 'unknown', source: 'none', evidence: 'none' }
+  );
 }
 
 /**
- * `code` source, the first code that maps to a category: the JSON-RPC code the call carries (rpc status, numeric
- * error.type); the HTTP status of the exchange (`http.response.status_code`: an HTTP transport's 401 is a
- * permission failure, not the transient one its transport_error outcome implies); an authorization failure named
- * by `error.type`; the code a timeout / transport outcome implies (the SDK's -32001 / -32000); an `McpError`
- * message in the result text (SDK 1.x servers turn errors such as an unknown tool into isError results); then the
- * other HTTP statuses: a 3-digit declared `errata.error.code`, `statusCode`/`status` in the payload, "status code
- * 503" / "HTTP 429" in the message.
+ * `code` source, the first code the call or its payload carries that maps to a category: the JSON-RPC code (rpc
+ * status, numeric error.type); the HTTP status of the exchange (`http.response.status_code`: an HTTP transport's 401
+ * is a permission failure, not the transient one its transport_error outcome implies); an authorization failure
+ * named by `error.type`; the code a timeout / transport outcome implies (the SDK's -32001 / -32000); a 3-digit
+ * declared `errata.error.code`; `statusCode`/`status` in the payload.
  */
-function codeDecision(
-  call: ToolCallData,
-  payloads: readonly Payload[],
-  texts: readonly string[],
-): Decision | null {
-  const carried = integerCode(call.rpcStatusCode) ?? integerCode(call.errorType);
-  const byCarried = rpcCodeDecision(carried);
+function codeDecision(call: ToolCallData, payloads: readonly Payload[]): Decision | null {
+  const byCarried = rpcCodeDecision(carriedRpcCode(call));
   if (byCarried !== null) return byCarried;
   const byExchange = httpStatusDecision(call.httpStatusCode);
   if (byExchange !== null) return byExchange;
   if (call.errorType !== null && AUTHORIZATION_ERROR_TYPES.has(call.errorType)) {
     return { category: 'permission', source: 'code', evidence: `error.type:${call.errorType}` };
   }
-  if (carried === null) {
-    const implied = call.outcome === 'timeout' ? -32001 : call.outcome === 'transport_error' ? -32000 : null;
-    const inferred = rpcCodeDecision(implied ?? integerCode(firstNonNull(texts.map(rpcCodeFromMessage))));
-    if (inferred !== null) return inferred;
-  }
+  const implied = call.outcome === 'timeout' ? -32001 : call.outcome === 'transport_error' ? -32000 : null;
+  const byImplied = carriedRpcCode(call) === null ? rpcCodeDecision(implied) : null;
+  if (byImplied !== null) return byImplied;
   const declaredCode = call.declared.code?.trim() ?? '';
   const statuses = [
     /^\d{3}$/.test(declaredCode) ? Number(declaredCode) : null,
     ...payloads.flatMap(declaredHttpStatuses),
-    ...texts.map((text) => {
-      const match = HTTP_STATUS_IN_TEXT.exec(text);
-      return match?.[1] === undefined ? null : Number(match[1]);
-    }),
   ];
   for (const status of statuses) {
     const decision = httpStatusDecision(status);
+    if (decision !== null) return decision;
+  }
+  return null;
+}
+
+const carriedRpcCode = (call: ToolCallData): number | null =>
+  integerCode(call.rpcStatusCode) ?? integerCode(call.errorType);
+
+/**
+ * `code` source, read in the messages: an `McpError` message (SDK 1.x servers turn errors such as an unknown tool
+ * into isError results with "MCP error -32602: …"), when the call carries no JSON-RPC code; "status code 503" /
+ * "HTTP 429".
+ */
+function codeInTexts(call: ToolCallData, texts: readonly string[]): Decision | null {
+  if (carriedRpcCode(call) === null) {
+    const byMessage = rpcCodeDecision(integerCode(firstNonNull(texts.map(rpcCodeFromMessage))));
+    if (byMessage !== null) return byMessage;
+  }
+  for (const text of texts) {
+    const status = HTTP_STATUS_IN_TEXT.exec(text)?.[1];
+    const decision = status === undefined ? null : httpStatusDecision(Number(status));
     if (decision !== null) return decision;
   }
   return null;
@@ -316,11 +328,11 @@ function inferredEmptyEvidence(
     ...(call.statusMessage === null ? [] : [call.statusMessage]),
     ...payloads.flatMap((p) => messageStrings(p)),
   ].map(ownWords);
-  const named = textDecision(messages)?.category;
+  const searchLike = isSearchLikeTool(call.tool);
+  const named = textDecision(messages.map((message) => withoutQueryEcho(message, searchLike)))?.category;
   if (named !== undefined && ACCESS_FAILURE_CATEGORIES.has(named)) return null;
   if (payloads.some((p) => isEmptyListPayload(p.json)))
     return { source: 'declared', evidence: 'empty:empty_list' };
-  const searchLike = isSearchLikeTool(call.tool);
   for (const text of messages) {
     if (EMPTY_TEXT_ANY_TOOL.test(text)) return { source: 'text', evidence: 'empty:text:no_results' };
     if (searchLike && EMPTY_TEXT_SEARCH_TOOL.test(text) && !UNKNOWN_TOOL_TEXT.test(text)) {
@@ -328,6 +340,23 @@ function inferredEmptyEvidence(
     }
   }
   return null;
+}
+
+/** What a "no results" phrase is followed by when it echoes the query: " found for connection timeout". */
+const QUERY_ECHO =
+  /^(?:\s+(?:were |was )?(?:found|returned|matched|available))?\s+(?:for|matching|containing|about|with|on)\b[^.;:,!?\n]*/i;
+
+/**
+ * A "no results" message without the query it echoes: a search for "connection timeout" or "permission denied" that
+ * found nothing names no failure of its own ("No results found for rate limit" is empty, "timed out, no results" is
+ * not).
+ */
+function withoutQueryEcho(message: string, searchLike: boolean): string {
+  const phrase =
+    EMPTY_TEXT_ANY_TOOL.exec(message) ?? (searchLike ? EMPTY_TEXT_SEARCH_TOOL.exec(message) : null);
+  if (phrase === null) return message;
+  const end = phrase.index + phrase[0].length;
+  return message.slice(0, end) + message.slice(end).replace(QUERY_ECHO, '');
 }
 
 /**

@@ -130,7 +130,11 @@ export const TEXT_RULES: readonly TextRule[] = [
   },
   // Seed 000's permission examples: "Missing OAuth scope", "Service account lacks access", "User cannot view
   // financial records", "Credential expired or invalid" (permission before validation: not an invalid argument).
-  { id: 'permission.missing_scope', category: 'permission', pattern: /\bmissing (?:[\w-]+ )?scopes?\b/i },
+  {
+    id: 'permission.missing_scope',
+    category: 'permission',
+    pattern: /\bmissing (?:the )?(?:required )?(?:oauth2?|api|access|token|permission) scopes?\b/i,
+  },
   {
     id: 'permission.lacks',
     category: 'permission',
@@ -141,13 +145,13 @@ export const TEXT_RULES: readonly TextRule[] = [
     id: 'permission.cannot_view',
     category: 'permission',
     pattern:
-      /\b(?:user|caller|account|client|role|you) (?:cannot|can't|can not|may not|is not allowed to|are not allowed to) (?:view|see|read|access|modify|edit)\b/i,
+      /\b(?:user|caller|account|client|role) (?:cannot|can't|can not|may not|is not allowed to) (?:view|see|read|access)\b/i,
   },
   {
     id: 'permission.credentials',
     category: 'permission',
     pattern:
-      /\b(?:credentials?|api key|access token|auth(?:entication)? token|session|password) (?:(?:has|have|is|are) )?(?:expired|revoked)\b|\bexpired (?:credentials?|api key|access token|auth(?:entication)? token|session)\b|\binvalid (?:credentials?|api key|access token|auth(?:entication)? token)\b/i,
+      /\b(?:credentials?|api key|access token|auth(?:entication)? token|jwt|session|password) (?:(?:has|have|is|are) )?(?:expired|revoked)\b|\bexpired (?:credentials?|api key|access token|auth(?:entication)? token|jwt|session)\b|\binvalid (?:credentials?|api key|access token|auth(?:entication)? token)\b/i,
   },
   { id: 'transient.timed_out', category: 'transient', pattern: /\btimed out\b|\btime-?out\b/i },
   {
@@ -196,7 +200,7 @@ export const TEXT_RULES: readonly TextRule[] = [
     id: 'validation.date_order',
     category: 'validation',
     pattern:
-      /\b(?:start|from) (?:date|time)\b.*\b(?:after|later than)\b.*\b(?:end|to) (?:date|time)\b|\b(?:end|to) (?:date|time)\b.*\b(?:before|earlier than)\b.*\b(?:start|from) (?:date|time)\b/i,
+      /\b(?:start|from) (?:date|time) (?:is |was |comes )?(?:after|later than) (?:the )?(?:end|to) (?:date|time)\b|\b(?:end|to) (?:date|time) (?:is |was |comes )?(?:before|earlier than) (?:the )?(?:start|from) (?:date|time)\b/i,
   },
   { id: 'business.exceeds', category: 'business', pattern: /\bexceed(?:s|ed)?\b/i },
   { id: 'business.not_allowed', category: 'business', pattern: /\bnot allowed\b/i },
@@ -207,7 +211,7 @@ export const TEXT_RULES: readonly TextRule[] = [
   {
     id: 'business.cannot_be_now',
     category: 'business',
-    pattern: /\b(?:cannot|can't|can not) be \w+ed (?:after|while|once|until|unless|because|before|when)\b/i,
+    pattern: /\b(?:cannot|can't|can not) be \w+ed (?:after|while|once|until|unless|before)\b/i,
   },
 ];
 

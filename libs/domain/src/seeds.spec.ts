@@ -666,6 +666,12 @@ describe('seed 000: the example failures of each category, as plain text', () =>
     ['The date format is not supported by this report', null],
     ['Account balance is negative: the refund exceeds it', 'business'],
     ['Quantity is required', 'validation'],
+    ['You cannot modify a closed order', null],
+    ['Report cannot be generated because the warehouse is offline', null],
+    ['Missing scope parameter', null],
+    ['JWT expired', 'permission'],
+    ['The start date is after the end date', 'validation'],
+    ['Start date and end date are both after today', null],
   ])('and no more: "%s" is %s', (text, category) => {
     expect(categoryOfTexts([text])).toBe(category);
   });
