@@ -8,6 +8,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { FixEvent } from '@errata/domain';
 import { instrumentMcpClient } from '@errata/sdk';
+import { Client as PgClient } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerTestTracing, type TestTracing } from '../libs/sdk/src/tracing.spec-helper';
@@ -15,6 +16,7 @@ import { ProjectRepository } from '../apps/server/src/repositories/project.repos
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { DeliveryService } from '../apps/server/src/services/delivery.service';
 import { FixService } from '../apps/server/src/services/fix.service';
+import { ProjectorService } from '../apps/server/src/services/projector.service';
 import { until } from './support/until';
 import { Receiver } from './support/webhook-receiver';
 import { connectErrataMcp, sendSpans, startTestServer, type TestServer } from './support/server';
@@ -34,6 +36,7 @@ beforeAll(async () => {
     ERRATA_WEBHOOK_MAX_ATTEMPTS: '3',
     ERRATA_DELIVERY_POLL_MS: '25',
     ERRATA_FIX_INTERVAL_MS: '3600000', // rounds are run by the tests
+    ERRATA_PROJECTION_POLL_MS: '3600000', // and so is projecting (`traffic`), but for ingest's wake-ups
     ERRATA_FIX_MIN_CALLS: '5',
   });
   const project = await server.app.get(ProjectRepository).ensureProject('default');
@@ -55,10 +58,10 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
  * One version of an MCP server whose `search_orders` fails: 1.0.0 with a bare message (an untyped error), 1.1.0
  * with the error envelope Errata suggests.
  */
-function ordersServer(name: string, version: string): McpServer {
+function ordersServer(name: string, version: string, untyped = version === '1.0.0'): McpServer {
   const server = new McpServer({ name, version });
   server.registerTool('search_orders', { description: 'search orders' }, () =>
-    version === '1.0.0'
+    untyped
       ? { isError: true, content: [{ type: 'text' as const, text: 'upstream request failed' }] }
       : {
           isError: true,
@@ -79,11 +82,19 @@ function ordersServer(name: string, version: string): McpServer {
   return server;
 }
 
-/** `calls` instrumented calls to a real MCP server version, sent to Errata through OTLP and projected. */
-async function traffic(name: string, version: string, calls: number): Promise<void> {
+/**
+ * `calls` instrumented calls to a real MCP server version (untyped errors: 1.0.0's, unless said), sent to Errata
+ * through OTLP and projected (unless said).
+ */
+async function traffic(
+  name: string,
+  version: string,
+  calls: number,
+  { untyped, project = true }: { untyped?: boolean; project?: boolean } = {},
+): Promise<void> {
   tracing.reset();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const mcp = ordersServer(name, version);
+  const mcp = ordersServer(name, version, untyped);
   await mcp.connect(serverSide);
   const client = instrumentMcpClient(new Client({ name: 'fix-test-agent', version: '1.0.0' }));
   await client.connect(clientSide);
@@ -92,7 +103,7 @@ async function traffic(name: string, version: string, calls: number): Promise<vo
   await client.close();
   await mcp.close();
   expect(await sendSpans(server.url, server.ingestKey, tracing.spans())).toBe(200);
-  await server.catchUp();
+  if (project) await server.catchUp();
 }
 
 async function registerOwner(serverName: string, receiver: Receiver) {
@@ -107,6 +118,46 @@ async function registerOwner(serverName: string, receiver: Receiver) {
   receiver.secret = registered.body.secret as string;
   return registered.body as { id: string; secret: string };
 }
+
+describe('fix rounds during a rebuild', () => {
+  it('decide nothing while the read models hold part of the history, then what the whole history says', async () => {
+    // Given a fix suggested for 1.0.0, and a 1.1.0 that kept the contract for six calls, then broke it
+    const receiver = new Receiver();
+    await registerOwner('orders-r', receiver);
+    await traffic('orders-r', '1.0.0', 3);
+    const fixes = server.app.get(FixService);
+    expect((await fixes.runOnce()).map((event) => event.type)).toEqual(['FixSuggested']);
+    await traffic('orders-r', '1.1.0', 6);
+    // A transaction left open holds projecting back before the relapse (the snapshot horizon), as the later part of
+    // a large log stays unprojected for a while during a rebuild
+    const holder = new PgClient({ connectionString: server.databaseUrl! });
+    await holder.connect();
+    const projector = server.app.get(ProjectorService);
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_current_xact_id()');
+      await traffic('orders-r', '1.1.0', 3, { untyped: true, project: false });
+
+      // When a rebuild begins (rules that changed, or `projections rebuild`) and projects what it can
+      await projector.beginRebuild();
+      await projector.catchUp();
+      // Then the round decides nothing from the clean calls alone: the relapse is in the log, not yet projected
+      expect(await projector.rebuilding()).toBe(true);
+      expect(await fixes.runOnce()).toEqual([]);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    // Once the whole log it began with is projected, the round sees the relapse: 1.1.0 fixed nothing
+    await server.catchUp();
+    expect(await projector.rebuilding()).toBe(false);
+    expect(await fixes.runOnce()).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the delivery loop polls every 25 ms
+    const sent = receiver.received.map((request) => (JSON.parse(request.body) as { type: string }).type);
+    expect(sent).toEqual(['errata.fix.suggested']);
+    await receiver.close();
+  });
+});
 
 describe('fix delivery', () => {
   it('given a receiver that is down, retries with the same webhook-id until it answers, every attempt signed', async () => {

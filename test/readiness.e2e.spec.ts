@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventRepository } from '../apps/server/src/repositories/event.repository';
+import { ProjectorService } from '../apps/server/src/services/projector.service';
 import { agentRunEvent } from './support/agent-run-event';
 import { defaultProjectId, startTestServer, type Store, type TestServer } from './support/server';
 
@@ -16,7 +17,11 @@ describe.each(['postgres', 'pglite'] as Store[])('the projection lag /readyz rep
   });
 
   const readiness = async () =>
-    (await (await fetch(`${server.url}/readyz`)).json()) as { ready: boolean; projectionLagSeconds: number };
+    (await (await fetch(`${server.url}/readyz`)).json()) as {
+      ready: boolean;
+      projectionLagSeconds: number;
+      rebuilding: boolean;
+    };
 
   it('is 0 when the reports include every event', async () => {
     await server.catchUp();
@@ -49,6 +54,22 @@ describe.each(['postgres', 'pglite'] as Store[])('the projection lag /readyz rep
     // When the projector catches up, they are not behind any more
     await server.catchUp();
     expect((await readiness()).projectionLagSeconds).toBe(0);
+  });
+
+  it('says a rebuild is under way until the log it began with is projected; events received since are only lag', async () => {
+    await server.catchUp();
+    expect(await readiness()).toMatchObject({ rebuilding: false });
+    // When a rebuild begins (nothing projected yet: the background projector waits for its next poll)
+    await server.app.get(ProjectorService).beginRebuild();
+    expect(await readiness()).toMatchObject({ ready: true, rebuilding: true });
+    // Then it is done once the projector caught up, though an event received after it began waits
+    await server.catchUp();
+    const projectId = await defaultProjectId(server.db);
+    await server.app
+      .get(EventRepository)
+      .append(projectId, [agentRunEvent('0000000000000c01')], [], { received: 1, dropped: 0, rejected: 0 });
+    expect(await readiness()).toMatchObject({ rebuilding: false });
+    await server.catchUp();
   });
 
   it('is where a newer Errata projecting this database stands, not the whole log, on an older one', async () => {

@@ -75,6 +75,8 @@ export interface ProjectionCheckpointTable {
   transaction_id: Xid8;
   global_position: Int8;
   updated_at: Generated<Timestamp>;
+  /** The last record's global_position when a rebuild began (0013): the rebuild is done once every one up to it is. */
+  rebuild_until: Int8 | null;
 }
 
 export interface ProjectionSkipTable {

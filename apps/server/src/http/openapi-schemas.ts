@@ -187,6 +187,11 @@ export const OPENAPI_SCHEMAS = {
         'Seconds since the first event the reports do not include yet was received (0: none); null when the database cannot say.',
       ),
     ),
+    rebuilding: nullable(
+      boolean(
+        'A rebuild of the read models (a new rules version, or `projections rebuild`) has not yet projected the log it began with: the reports hold part of the history, and fix rounds wait. Null when the database cannot say.',
+      ),
+    ),
   }),
 
   RetryWasteGroup: object(

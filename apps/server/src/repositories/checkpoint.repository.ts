@@ -3,6 +3,9 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../database/schema';
 import { LOG_START, type LogPosition } from './event.repository';
 
+/** The tables projections read, in log order. */
+export type ProjectedTable = 'event' | 'span_edge';
+
 export interface Checkpoint {
   readonly version: number;
   readonly position: LogPosition;
@@ -66,18 +69,45 @@ export class CheckpointRepository {
     return result.numUpdatedRows === 1n;
   }
 
-  /** Back to the log's start, at `version` (a rebuild, or rules that changed). */
-  async reset(db: Kysely<DB>, name: string, version: number): Promise<void> {
+  /**
+   * Back to the log's start, at `version` (a rebuild, or rules that changed), with the last record of `logTable` (the
+   * table the projection reads) as the point the rebuild must pass.
+   */
+  async reset(db: Kysely<DB>, name: string, version: number, logTable: ProjectedTable): Promise<void> {
     await db
       .updateTable('projection_checkpoint')
       .set({
         version,
         transaction_id: LOG_START.transactionId,
         global_position: LOG_START.globalPosition,
+        rebuild_until: sql`(SELECT max(global_position) FROM ${sql.table(logTable)})`,
         updated_at: sql`now()`,
       })
       .where('name', '=', name)
       .execute();
+  }
+
+  /**
+   * Whether any of `projections` (each with the table it reads) is still rebuilding: a record that was in the log
+   * when its rebuild began is not projected yet. Records written since are not waited for: they are the usual lag.
+   */
+  async rebuilding(
+    db: Kysely<DB>,
+    projections: readonly (readonly [string, ProjectedTable])[],
+  ): Promise<boolean> {
+    for (const [name, logTable] of projections) {
+      const { rows } = await sql<{ rebuilding: boolean }>`
+        SELECT EXISTS (
+          SELECT 1
+            FROM projection_checkpoint c
+            JOIN ${sql.table(logTable)} r
+              ON r.global_position <= c.rebuild_until
+             AND (r.transaction_id, r.global_position) > (c.transaction_id, c.global_position)
+           WHERE c.name = ${name}
+        ) AS rebuilding`.execute(db);
+      if (rows[0]?.rebuilding === true) return true;
+    }
+    return false;
   }
 
   /** Records a record the projector set aside, in the caller's transaction (the one that moves past it). */

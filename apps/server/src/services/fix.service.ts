@@ -18,6 +18,7 @@ import { OwnerRepository, type Owner } from '../repositories/owner.repository';
 import { FindingsService } from './findings.service';
 import { inVersionRange } from './owner.service';
 import { Poller } from './poller';
+import { ProjectorService } from './projector.service';
 
 const NO_FILTER = { from: null, to: null, server: null, tool: null, agent: null };
 
@@ -42,6 +43,7 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly owners: OwnerRepository,
     private readonly fixes: FixRepository,
     private readonly deliveries: DeliveryRepository,
+    private readonly projector: ProjectorService,
   ) {
     this.poller = new Poller(
       config.fixIntervalMs,
@@ -61,8 +63,21 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     await this.poller.stop();
   }
 
-  /** One round over every project with owners; returns the events it appended. */
+  /** Said once per rebuild: the rounds wait for it. */
+  private waitingForRebuild = false;
+
+  /**
+   * One round over every project with owners; returns the events it appended. None while the read models are being
+   * rebuilt: half the history would verify fixes that the other half contradicts, and tell their owners so.
+   */
   async runOnce(): Promise<FixEvent[]> {
+    if (await this.projector.rebuilding()) {
+      if (!this.waitingForRebuild)
+        this.logger.log('the read models are being rebuilt: fixes wait for it to finish');
+      this.waitingForRebuild = true;
+      return [];
+    }
+    this.waitingForRebuild = false;
     const appended: FixEvent[] = [];
     for (const projectId of await this.fixes.projectsWithOwners())
       appended.push(...(await this.runProject(projectId)));

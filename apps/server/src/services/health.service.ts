@@ -5,7 +5,7 @@ import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { pendingMigrations } from '../database/migrations';
 import { CheckpointRepository } from '../repositories/checkpoint.repository';
 import { EventRepository, LOG_START } from '../repositories/event.repository';
-import { READ_MODELS_PROJECTION, READ_MODELS_VERSION } from './projector.service';
+import { PROJECTIONS, READ_MODELS_PROJECTION, READ_MODELS_VERSION } from './projector.service';
 
 export interface Readiness {
   readonly ready: boolean;
@@ -20,6 +20,8 @@ export interface Readiness {
    * (0 when they include every event; null when the database cannot say).
    */
   readonly projectionLagSeconds: number | null;
+  /** A rebuild has not yet projected the log it began with: the reports hold part of the history. */
+  readonly rebuilding: boolean | null;
 }
 
 @Injectable()
@@ -46,6 +48,7 @@ export class HealthService {
         // projection_skip and the checkpoints are there once the migrations are applied.
         setAsideRecords: migrated ? await this.checkpoints.skippedCount(this.database.db) : null,
         projectionLagSeconds: migrated ? await this.projectionLag() : null,
+        rebuilding: migrated ? await this.checkpoints.rebuilding(this.database.db, PROJECTIONS) : null,
       };
     } catch (error) {
       const unreachable = isDatabaseUnavailable(error);
@@ -57,6 +60,7 @@ export class HealthService {
         pendingMigrations: [],
         setAsideRecords: null,
         projectionLagSeconds: null,
+        rebuilding: null,
       };
     }
   }

@@ -13,7 +13,7 @@ import { isDatabaseUnavailable } from '../database/database-unavailable';
 import type { DB } from '../database/schema';
 import { projectEvents } from '../projections/read-model.projection';
 import { traceContributions } from '../projections/trace-contributions';
-import { CheckpointRepository } from '../repositories/checkpoint.repository';
+import { CheckpointRepository, type ProjectedTable } from '../repositories/checkpoint.repository';
 import {
   compareLogPositions,
   EventRepository,
@@ -31,6 +31,11 @@ import { Poller } from './poller';
 export const READ_MODELS_PROJECTION = 'read-models';
 /** The span edges' place in their own log order: they touch traces as events do. */
 export const SPAN_EDGES_PROJECTION = 'span-edges';
+/** Each projection and the table it reads in log order. */
+export const PROJECTIONS = [
+  [READ_MODELS_PROJECTION, 'event'],
+  [SPAN_EDGES_PROJECTION, 'span_edge'],
+] as const satisfies readonly (readonly [string, ProjectedTable])[];
 /** Bumped with the rules: a checkpoint of another version means the read models are rebuilt from the log. */
 export const READ_MODELS_VERSION = RULES_VERSION;
 /** Advisory lock key: one active projector per database, however many Errata instances run. */
@@ -215,14 +220,22 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     return LOG_START;
   }
 
+  /**
+   * Whether a rebuild (a rules version change, or `projections rebuild`) has not yet projected the whole log it began
+   * with, in any Errata process on this database: the read models hold part of the history.
+   */
+  rebuilding(): Promise<boolean> {
+    return this.checkpoints.rebuilding(this.database.db, PROJECTIONS);
+  }
+
   /** Empties every read model and moves both projections back to the log's start. */
   private async startOver(trx: Kysely<DB>): Promise<void> {
     await this.readModels.truncate(trx);
     await this.rollups.truncate(trx);
     await this.checkpoints.clearSkips(trx);
-    for (const name of [READ_MODELS_PROJECTION, SPAN_EDGES_PROJECTION]) {
+    for (const [name, logTable] of PROJECTIONS) {
       await this.checkpoints.ensure(trx, name, READ_MODELS_VERSION);
-      await this.checkpoints.reset(trx, name, READ_MODELS_VERSION);
+      await this.checkpoints.reset(trx, name, READ_MODELS_VERSION, logTable);
     }
   }
 
@@ -411,6 +424,12 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
 
   /** Empties the read models and replays the whole log into them. */
   async rebuild(onProgress?: ProgressListener): Promise<number> {
+    await this.beginRebuild();
+    return this.settle(onProgress);
+  }
+
+  /** Empties the read models and moves the projections back to the log's start; projecting is left to the loop. */
+  async beginRebuild(): Promise<void> {
     await this.database.db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${PROJECTOR_LOCK})`.execute(trx);
       const checkpoint = await this.checkpoints.get(trx, READ_MODELS_PROJECTION);
@@ -418,7 +437,6 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
         throw new NewerRulesVersion(checkpoint.version);
       await this.startOver(trx);
     });
-    return this.settle(onProgress);
   }
 }
 
