@@ -88,6 +88,13 @@ it('answers ingest 503 + Retry-After while every statement times out, and /ready
     for (let attempt = 0; attempt < 20 && answer?.status !== 503; attempt++) answer = await postSpans(spans);
     expect(answer?.status).toBe(503);
     expect(answer?.headers.get('retry-after')).toBe('5');
+    // The REST API says so too, with the same Retry-After, rather than a 500.
+    const report = await fetch(`${server.url}/api/v1/reports/retry-waste`, {
+      headers: { authorization: `Bearer ${server.readKey}` },
+    });
+    expect(report.status).toBe(503);
+    expect(report.headers.get('retry-after')).toBe('5');
+    expect(await report.json()).toMatchObject({ message: 'the database cannot answer now; retry later' });
     // Readiness says the database answers but its checks fail, not that it is unreachable.
     const readiness = await fetch(`${server.url}/readyz`);
     expect(readiness.status).toBe(503);

@@ -1,5 +1,7 @@
 import { Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
+import { DatabaseExceptionFilter } from './http/database-exception.filter';
 import { FindingsController } from './controllers/findings.controller';
 import { HealthController } from './controllers/health.controller';
 import { McpController } from './controllers/mcp.controller';
@@ -93,6 +95,7 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
+        { provide: APP_FILTER, useClass: DatabaseExceptionFilter },
         { provide: DATABASE, useValue: database },
         DatabaseCloser,
         ConnectionDrain,
