@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { Client } from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Logger } from '@nestjs/common';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint.repository';
 import { EventRepository, LOG_START } from '../apps/server/src/repositories/event.repository';
 import {
@@ -115,6 +116,37 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
     await projector.settle();
     expect(await runs()).toBe(projected + 1);
   });
+
+  // PGlite is one session: no other projector can hold the lock.
+  it.skipIf(store === 'pglite')(
+    'says once that a newer Errata projects this database, also when that one holds the projector lock in between',
+    async () => {
+      const projector = server.app.get(ProjectorService);
+      await projector.settle();
+      const warnings = vi.spyOn(Logger.prototype, 'warn');
+      const newer = () =>
+        warnings.mock.calls.filter(([message]) => /newer than this Errata/.test(String(message)));
+      const other = new Client({ connectionString: server.databaseUrl! });
+      await other.connect();
+      try {
+        await server.db
+          .updateTable('projection_checkpoint')
+          .set({ version: READ_MODELS_VERSION + 1 })
+          .execute();
+        await projector.catchUp();
+        // The newer Errata's projector takes the lock for a while, then lets it go
+        await other.query(`SELECT pg_advisory_lock(${0x4572_7261})`);
+        await projector.catchUp();
+        await other.query(`SELECT pg_advisory_unlock(${0x4572_7261})`);
+        await projector.catchUp();
+        expect(newer()).toHaveLength(1);
+      } finally {
+        warnings.mockRestore();
+        await other.end();
+        await server.db.updateTable('projection_checkpoint').set({ version: READ_MODELS_VERSION }).execute();
+      }
+    },
+  );
 
   // PGlite is one session: no second writer can move the checkpoint while a batch is in flight.
   it.skipIf(store === 'pglite')(

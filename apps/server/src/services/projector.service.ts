@@ -258,8 +258,8 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     onProgress?: ProgressListener,
     beforeBatch?: () => Promise<boolean>,
   ): Promise<number> {
-    await this.ensureCurrentVersion();
-    this.newerRulesSeen = null;
+    // Forgotten only once this Errata's version is seen again: a newer projector holding the lock is no news.
+    if (await this.ensureCurrentVersion()) this.newerRulesSeen = null;
     let total = 0;
     let limit = BATCH_SIZE;
     for (;;) {
@@ -287,12 +287,14 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   /**
    * Starts the rebuild a new rules version asks for in a transaction of its own: inside a batch that fails, the
    * emptied read models and the reset checkpoints would be rolled back with it, and tried again by every batch.
+   * False when another projector holds the lock, and nothing was checked.
    */
-  private async ensureCurrentVersion(): Promise<void> {
-    await this.database.db.transaction().execute(async (trx) => {
-      if (!(await tryProjectorLock(trx))) return;
+  private async ensureCurrentVersion(): Promise<boolean> {
+    return this.database.db.transaction().execute(async (trx) => {
+      if (!(await tryProjectorLock(trx))) return false;
       await this.checkpointFor(trx, READ_MODELS_PROJECTION);
       await this.checkpointFor(trx, SPAN_EDGES_PROJECTION);
+      return true;
     });
   }
 
