@@ -117,6 +117,33 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
     expect(await runs()).toBe(projected + 1);
   });
 
+  it('rebuilds the read models when the rules version changed, and says when it is done', async () => {
+    const projector = server.app.get(ProjectorService);
+    await projector.settle();
+    const runs = async () => (await server.db.selectFrom('agent_run').select('span_id').execute()).length;
+    const projected = await runs();
+    const lines = vi.spyOn(Logger.prototype, 'log');
+    try {
+      // Given checkpoints an older Errata wrote
+      await server.db
+        .updateTable('projection_checkpoint')
+        .set({ version: READ_MODELS_VERSION - 1 })
+        .execute();
+      // When this one catches up, it rebuilds the read models from the log, with the same result
+      await projector.settle();
+      expect(await runs()).toBe(projected);
+      const said = lines.mock.calls.map(([message]) => String(message));
+      expect(said).toContain(
+        `rules version changed to ${READ_MODELS_VERSION}: rebuilding the read models from the log`,
+      );
+      expect(
+        said.filter((line) => /^read models rebuilt: \d+ records of the log in \d+\.\d s$/.test(line)),
+      ).toHaveLength(1);
+    } finally {
+      lines.mockRestore();
+    }
+  });
+
   // PGlite is one session: no other projector can hold the lock.
   it.skipIf(store === 'pglite')(
     'says once that a newer Errata projects this database, also when that one holds the projector lock in between',

@@ -41,6 +41,8 @@ export const READ_MODELS_VERSION = RULES_VERSION;
 /** Advisory lock key: one active projector per database, however many Errata instances run. */
 const PROJECTOR_LOCK = 0x4572_7261; // "Erra"
 const BATCH_SIZE = 2_000;
+/** How often a rebuild says how far it got. */
+const REBUILD_LOG_INTERVAL_MS = 10_000;
 /**
  * When this many records right before a failing one in the log were all set aside, the projector stops setting aside:
  * when everything fails, the cause is Errata's own code or database, not the records, and retrying is what is left.
@@ -113,6 +115,8 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   private appliedSinceAnalyze = 0;
   /** The newer rules version found in the checkpoints and warned about once (null: none). */
   private newerRulesSeen: number | null = null;
+  /** A rebuild the rules version asked for, in this process: the log says how far it got, and when it ended. */
+  private rulesRebuild: { readonly startedAt: number; applied: number; loggedAt: number } | null = null;
   /** Ends the background loop's wait for a pause in ingest at shutdown. */
   private readonly shuttingDown = new AbortController();
 
@@ -217,6 +221,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       `rules version changed to ${READ_MODELS_VERSION}: rebuilding the read models from the log`,
     );
     await this.startOver(trx);
+    this.rulesRebuild = { startedAt: Date.now(), applied: 0, loggedAt: Date.now() };
     return LOG_START;
   }
 
@@ -276,12 +281,33 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
         }
         applied = await this.setAsideFailing();
       }
-      if (applied === 0) return total;
+      if (applied === 0) {
+        this.logRebuildEnd();
+        return total;
+      }
       limit = Math.min(BATCH_SIZE, limit * 2);
       total += applied;
       onProgress?.(total);
+      this.logRebuildProgress(applied);
       await this.refreshStatisticsAfter(applied);
     }
+  }
+
+  private logRebuildProgress(applied: number): void {
+    const rebuild = this.rulesRebuild;
+    if (rebuild === null) return;
+    rebuild.applied += applied;
+    if (Date.now() - rebuild.loggedAt < REBUILD_LOG_INTERVAL_MS) return;
+    rebuild.loggedAt = Date.now();
+    this.logger.log(`rebuilding the read models: ${rebuild.applied} records of the log projected`);
+  }
+
+  private logRebuildEnd(): void {
+    const rebuild = this.rulesRebuild;
+    if (rebuild === null) return;
+    this.rulesRebuild = null;
+    const seconds = ((Date.now() - rebuild.startedAt) / 1000).toFixed(1);
+    this.logger.log(`read models rebuilt: ${rebuild.applied} records of the log in ${seconds} s`);
   }
 
   /**
