@@ -144,6 +144,42 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
     }
   });
 
+  // PGlite is one session: no transaction of another session holds the log's horizon back.
+  it.skipIf(store === 'pglite')(
+    'says the rebuild ended only once the log it began with is projected, not when a batch finds nothing yet',
+    async () => {
+      const projector = server.app.get(ProjectorService);
+      await projector.settle();
+      const lines = vi.spyOn(Logger.prototype, 'log');
+      const ended = () =>
+        lines.mock.calls.filter(([message]) => /^read models rebuilt/.test(String(message)));
+      const holder = new Client({ connectionString: server.databaseUrl! });
+      await holder.connect();
+      try {
+        // Given an event the projector cannot read yet (a transaction begun before it still runs), and old rules
+        await holder.query('BEGIN');
+        await holder.query('SELECT pg_current_xact_id()');
+        await events.append(projectId, [event('00000000000000cc')], [], counts);
+        await server.db
+          .updateTable('projection_checkpoint')
+          .set({ version: READ_MODELS_VERSION - 1 })
+          .execute();
+        // When the projector rebuilds what it can read
+        await projector.catchUp();
+        // Then the rebuild is not said to have ended: the event is part of the log it began with
+        expect(await projector.rebuilding()).toBe(true);
+        expect(ended()).toEqual([]);
+      } finally {
+        await holder.query('ROLLBACK');
+        await holder.end();
+      }
+      await projector.settle();
+      expect(await projector.rebuilding()).toBe(false);
+      expect(ended()).toHaveLength(1);
+      lines.mockRestore();
+    },
+  );
+
   // PGlite is one session: no other projector can hold the lock.
   it.skipIf(store === 'pglite')(
     'says once that a newer Errata projects this database, also when that one holds the projector lock in between',

@@ -432,6 +432,22 @@ describe('classifyToolCall: empty-as-error', () => {
     expect(failed(text, {}, tool)).toMatchObject({ category: 'empty', emptyAsError: true });
   });
 
+  it.each([
+    // A status code of the tool's own, not inside an echoed query
+    ['Search failed (HTTP 503): no results returned', 'transient'],
+    ['Search API returned status 429 - no results', 'transient'],
+    ['Request failed with status code 503: 0 results', 'transient'],
+    ['HTTP 401 - no results', 'permission'],
+    // A reason given after the echoed query
+    ['No results found for invoices because the upstream timed out', 'transient'],
+    ['No results returned for orders due to rate limiting', 'transient'],
+    ['No results for "refunds" as the search service is unavailable', 'transient'],
+    ['No results found for user - permission denied', 'permission'],
+    ['No results with insufficient scopes', 'permission'],
+  ])('given search_logs answering %j, then %s: the failure is the tool’s own', (text, category) => {
+    expect(failed(text, {}, 'search_logs')).toMatchObject({ category, emptyAsError: false });
+  });
+
   it('given a status code the call carries, or one after the echoed query, then that failure', () => {
     expect(
       failed('No results found for "timeouts"', { 'http.response.status_code': 503 }, 'search_logs'),

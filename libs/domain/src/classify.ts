@@ -324,13 +324,18 @@ function inferredEmptyEvidence(
   call: ToolCallData,
   payloads: readonly Payload[],
 ): Omit<Decision, 'category'> | null {
-  const messages = [
+  const raw = [
     ...(call.statusMessage === null ? [] : [call.statusMessage]),
     ...payloads.flatMap((p) => messageStrings(p)),
-  ].map(ownWords);
+  ];
+  const messages = raw.map(ownWords);
   const searchLike = isSearchLikeTool(call.tool);
-  const named = textDecision(messages.map((message) => withoutQueryEcho(message, searchLike)))?.category;
-  if (named !== undefined && ACCESS_FAILURE_CATEGORIES.has(named)) return null;
+  // What the messages say besides the query they echo: in their own words, or as a status code ("HTTP 503: no
+  // results"), a failure of the tool's own.
+  const unechoed = raw.map((message) => withoutQueryEcho(message, searchLike));
+  const named = [textDecision(unechoed.map(ownWords)), codeInTexts(call, unechoed)];
+  if (named.some((decision) => decision !== null && ACCESS_FAILURE_CATEGORIES.has(decision.category)))
+    return null;
   if (payloads.some((p) => isEmptyListPayload(p.json)))
     return { source: 'declared', evidence: 'empty:empty_list' };
   for (const text of messages) {
@@ -342,9 +347,13 @@ function inferredEmptyEvidence(
   return null;
 }
 
-/** What a "no results" phrase is followed by when it echoes the query: " found for connection timeout". */
+/**
+ * What a "no results" phrase is followed by when it echoes the query: " found for connection timeout", up to the end
+ * of the clause or a clause that gives a reason ("… for invoices because the upstream timed out", "… - permission
+ * denied").
+ */
 const QUERY_ECHO =
-  /^(?:\s+(?:were |was )?(?:found|returned|matched|available))?\s+(?:for|matching|containing|about|with|on)\b[^.;:,!?\n]*/i;
+  /^(?:\s+(?:were |was )?(?:found|returned|matched|available))?\s+(?:for|matching|containing|about)\b(?:(?!\s+(?:because|due to|as|since|while|after|when|but)\b|\s*[-–—(])[^.;:,!?\n])*/i;
 
 /**
  * A "no results" message without the query it echoes: a search for "connection timeout" or "permission denied" that

@@ -90,22 +90,31 @@ export class CheckpointRepository {
   /**
    * Whether any of `projections` (each with the table it reads) is still rebuilding: a record that was in the log
    * when its rebuild began is not projected yet. Records written since are not waited for: they are the usual lag.
+   * One index probe per projection, from its checkpoint on (the log's order), never a scan of the log.
    */
   async rebuilding(
     db: Kysely<DB>,
     projections: readonly (readonly [string, ProjectedTable])[],
   ): Promise<boolean> {
     for (const [name, logTable] of projections) {
-      const { rows } = await sql<{ rebuilding: boolean }>`
-        SELECT EXISTS (
-          SELECT 1
-            FROM projection_checkpoint c
-            JOIN ${sql.table(logTable)} r
-              ON r.global_position <= c.rebuild_until
-             AND (r.transaction_id, r.global_position) > (c.transaction_id, c.global_position)
-           WHERE c.name = ${name}
-        ) AS rebuilding`.execute(db);
-      if (rows[0]?.rebuilding === true) return true;
+      const checkpoint = await db
+        .selectFrom('projection_checkpoint')
+        .select([
+          sql<string>`transaction_id::text`.as('transactionId'),
+          sql<string>`global_position::text`.as('globalPosition'),
+          sql<string | null>`rebuild_until::text`.as('rebuildUntil'),
+        ])
+        .where('name', '=', name)
+        .executeTakeFirst();
+      if (checkpoint === undefined || checkpoint.rebuildUntil === null) continue;
+      const { rows } = await sql<{ pending: number }>`
+        SELECT 1 AS pending
+          FROM ${sql.table(logTable)}
+         WHERE (transaction_id, global_position) > (${checkpoint.transactionId}::xid8, ${checkpoint.globalPosition}::bigint)
+           AND global_position <= ${checkpoint.rebuildUntil}::bigint
+         ORDER BY transaction_id, global_position
+         LIMIT 1`.execute(db);
+      if (rows.length > 0) return true;
     }
     return false;
   }

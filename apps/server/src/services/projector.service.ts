@@ -282,7 +282,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
         applied = await this.setAsideFailing();
       }
       if (applied === 0) {
-        this.logRebuildEnd();
+        await this.logRebuildEnd();
         return total;
       }
       limit = Math.min(BATCH_SIZE, limit * 2);
@@ -302,9 +302,10 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     this.logger.log(`rebuilding the read models: ${rebuild.applied} records of the log projected`);
   }
 
-  private logRebuildEnd(): void {
+  /** Once the log the rebuild began with is projected: a batch may find nothing for a while before (the lock). */
+  private async logRebuildEnd(): Promise<void> {
     const rebuild = this.rulesRebuild;
-    if (rebuild === null) return;
+    if (rebuild === null || (await this.rebuilding())) return;
     this.rulesRebuild = null;
     const seconds = ((Date.now() - rebuild.startedAt) / 1000).toFixed(1);
     this.logger.log(`read models rebuilt: ${rebuild.applied} records of the log in ${seconds} s`);
