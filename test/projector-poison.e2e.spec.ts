@@ -11,6 +11,7 @@ import {
   ProjectorService,
   READ_MODELS_VERSION,
 } from '../apps/server/src/services/projector.service';
+import { until } from './support/until';
 import { agentRunEvent } from './support/agent-run-event';
 import {
   defaultProjectId,
@@ -93,7 +94,10 @@ describe.each(['postgres', 'pglite'] as Store[])('a record the projector cannot 
     // Given the next record read at that checkpoint, then the checkpoint moved past it (another projector), and a
     // record after it
     await append([agentRunEvent('0000000000000a04')]);
-    const [next] = await server.app.get(EventRepository).readAfter(server.db, at, 1);
+    // Readable once no transaction on the PostgreSQL server (another test file's) holds the log's horizon below it
+    const next = await until('the record to be readable', async () =>
+      (await server.app.get(EventRepository).readAfter(server.db, at, 1)).at(0),
+    );
     await server.catchUp();
     await append([agentRunEvent('0000000000000a05')]);
     // When this projector would set the record it read aside

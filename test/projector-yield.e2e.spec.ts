@@ -14,6 +14,7 @@ import { ProjectorService } from '../apps/server/src/services/projector.service'
 import { agentRunEvent } from './support/agent-run-event';
 import { generatedCorpus } from './support/generated-corpus';
 import { defaultProjectId, sendSpans, startTestServer, type TestServer } from './support/server';
+import { until } from './support/until';
 
 const START_MS = Date.UTC(2026, 10, 30, 9);
 const COMMITTED_RUN = '00000000000000c1';
@@ -39,10 +40,11 @@ describe('the projector yields to ingest', () => {
       ERRATA_PROJECTION_YIELD_MS: String(yieldMs),
     });
     server = started;
-    await waitFor(
+    await until(
+      "the projector's first pass",
       async () =>
         (await started.db.selectFrom('projection_checkpoint').select('name').execute()).length === 2,
-      "the projector's first pass",
+      20_000,
     );
     const projectId = await defaultProjectId(started.db);
     await started.app
@@ -68,7 +70,7 @@ describe('the projector yields to ingest', () => {
     );
     const activity = target.app.get(IngestActivity);
     const status = sendSpans(target.url, target.ingestKey, spans);
-    await waitFor(() => activity.requestsInFlight === 1, 'the request to be in flight');
+    await until('the request to be in flight', () => activity.requestsInFlight === 1, 20_000);
     const client = blocker;
     return {
       release: async () => {
@@ -81,6 +83,14 @@ describe('the projector yields to ingest', () => {
   const runProjected = async (target: TestServer) =>
     (await sql`SELECT 1 FROM agent_run WHERE span_id = decode(${COMMITTED_RUN}, 'hex')`.execute(target.db))
       .rows.length === 1;
+  /**
+   * Wakes the projector before each look: a transaction another test file holds open on this PostgreSQL server holds
+   * the log's horizon back for a moment, and with a 600 s poll one wake that found nothing to read would be the last.
+   */
+  const projectedAfterWake = (projector: ProjectorService, target: TestServer) => {
+    projector.wake();
+    return runProjected(target);
+  };
 
   it('waits while a request is in flight and projects as soon as it is answered', async () => {
     const { server: target, projector } = await serverWithUnprojectedRun(600_000);
@@ -90,14 +100,18 @@ describe('the projector yields to ingest', () => {
     expect(await runProjected(target)).toBe(false);
 
     expect(await burst.release()).toBe(200);
-    await waitFor(() => runProjected(target), 'the committed run to be projected');
+    await until('the committed run to be projected', () => projectedAfterWake(projector, target), 20_000);
     const count = async (query: RawBuilder<{ n: string }>) =>
       Number((await query.execute(target.db)).rows[0]!.n);
     const calls = await count(sql`SELECT count(*) AS n FROM event WHERE type = 'ToolCallObserved'`);
     expect(calls).toBeGreaterThan(0);
-    await waitFor(
-      async () => (await count(sql`SELECT count(*) AS n FROM tool_call`)) === calls,
+    await until(
       "the released request's calls to be projected",
+      async () => {
+        projector.wake();
+        return (await count(sql`SELECT count(*) AS n FROM tool_call`)) === calls;
+      },
+      20_000,
     );
   }, 60_000);
 
@@ -118,16 +132,8 @@ describe('the projector yields to ingest', () => {
     const { server: target, projector } = await serverWithUnprojectedRun(200);
     const burst = await requestInFlight(target, generatedCorpus({ traces: 3, seed: 8, startMs: START_MS }));
     projector.wake();
-    await waitFor(() => runProjected(target), 'the committed run to be projected');
+    await until('the committed run to be projected', () => projectedAfterWake(projector, target), 20_000);
     expect(target.app.get(IngestActivity).requestsInFlight).toBe(1);
     expect(await burst.release()).toBe(200);
   }, 60_000);
 });
-
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -376,11 +376,11 @@ describe('overload: a body that does not arrive', () => {
     await server.app
       .get(EventRepository)
       .append(projectId, [agentRunEvent('0000000000000d01')], [], { received: 1, dropped: 0, rejected: 0 });
-    server.app.get(ProjectorService).wake();
-    await until(
-      'the run projected',
-      async () => (await server.db.selectFrom('agent_run').select('span_id').execute()).length === 1,
-    );
+    // Woken before each look: another test file's open transaction may hold the log's horizon back for a moment
+    await until('the run projected', async () => {
+      server.app.get(ProjectorService).wake();
+      return (await server.db.selectFrom('agent_run').select('span_id').execute()).length === 1;
+    });
 
     // And the stalled upload is answered 408 once its time is up, which frees its place
     const answer = await Promise.race([
