@@ -10,6 +10,7 @@ import {
   ProjectorService,
 } from '../apps/server/src/services/projector.service';
 import { agentRunEvent as event } from './support/agent-run-event';
+import { withLogHorizonHeld } from './support/postgres';
 import { defaultProjectId, startTestServer, type Store, type TestServer } from './support/server';
 
 /** The event store's guarantees, on both stores Errata supports. */
@@ -153,12 +154,8 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
       const lines = vi.spyOn(Logger.prototype, 'log');
       const ended = () =>
         lines.mock.calls.filter(([message]) => /^read models rebuilt/.test(String(message)));
-      const holder = new Client({ connectionString: server.databaseUrl! });
-      await holder.connect();
-      try {
-        // Given an event the projector cannot read yet (a transaction begun before it still runs), and old rules
-        await holder.query('BEGIN');
-        await holder.query('SELECT pg_current_xact_id()');
+      // Given an event the projector cannot read yet (a transaction begun before it still runs), and old rules
+      await withLogHorizonHeld(server.databaseUrl!, async () => {
         await events.append(projectId, [event('00000000000000cc')], [], counts);
         await server.db
           .updateTable('projection_checkpoint')
@@ -169,10 +166,7 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
         // Then the rebuild is not said to have ended: the event is part of the log it began with
         expect(await projector.rebuilding()).toBe(true);
         expect(ended()).toEqual([]);
-      } finally {
-        await holder.query('ROLLBACK');
-        await holder.end();
-      }
+      });
       await projector.settle();
       expect(await projector.rebuilding()).toBe(false);
       expect(ended()).toHaveLength(1);

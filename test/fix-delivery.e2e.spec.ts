@@ -8,7 +8,6 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { FixEvent } from '@errata/domain';
 import { instrumentMcpClient } from '@errata/sdk';
-import { Client as PgClient } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerTestTracing, type TestTracing } from '../libs/sdk/src/tracing.spec-helper';
@@ -17,6 +16,7 @@ import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { DeliveryService } from '../apps/server/src/services/delivery.service';
 import { FixService } from '../apps/server/src/services/fix.service';
 import { ProjectorService } from '../apps/server/src/services/projector.service';
+import { withLogHorizonHeld } from './support/postgres';
 import { until } from './support/until';
 import { Receiver } from './support/webhook-receiver';
 import { connectErrataMcp, sendSpans, startTestServer, type TestServer } from './support/server';
@@ -130,12 +130,8 @@ describe('fix rounds during a rebuild', () => {
     await traffic('orders-r', '1.1.0', 6);
     // A transaction left open holds projecting back before the relapse (the snapshot horizon), as the later part of
     // a large log stays unprojected for a while during a rebuild
-    const holder = new PgClient({ connectionString: server.databaseUrl! });
-    await holder.connect();
     const projector = server.app.get(ProjectorService);
-    try {
-      await holder.query('BEGIN');
-      await holder.query('SELECT pg_current_xact_id()');
+    await withLogHorizonHeld(server.databaseUrl!, async () => {
       await traffic('orders-r', '1.1.0', 3, { untyped: true, project: false });
 
       // When a rebuild begins (rules that changed, or `projections rebuild`) and projects what it can
@@ -144,10 +140,7 @@ describe('fix rounds during a rebuild', () => {
       // Then the round decides nothing from the clean calls alone: the relapse is in the log, not yet projected
       expect(await projector.rebuilding()).toBe(true);
       expect(await fixes.runOnce()).toEqual([]);
-    } finally {
-      await holder.query('ROLLBACK');
-      await holder.end();
-    }
+    });
     // Once the whole log it began with is projected, the round sees the relapse: 1.1.0 fixed nothing
     await server.catchUp();
     expect(await projector.rebuilding()).toBe(false);

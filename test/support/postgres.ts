@@ -41,3 +41,22 @@ export async function createTestDatabase(template: string): Promise<TestDatabase
       ),
   };
 }
+
+/**
+ * Runs `work` while a transaction with an id stays open on `databaseUrl`'s server: whatever is committed meanwhile
+ * lies above the log's horizon (`pg_snapshot_xmin`), unreadable to every projector on that server, as the later part
+ * of a log is while a long transaction runs. Every database of the server waits too, other test files' included:
+ * keep `work` short.
+ */
+export async function withLogHorizonHeld<T>(databaseUrl: string, work: () => Promise<T>): Promise<T> {
+  const holder = new Client({ connectionString: databaseUrl });
+  await holder.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query('SELECT pg_current_xact_id()');
+    return await work();
+  } finally {
+    await holder.query('ROLLBACK');
+    await holder.end();
+  }
+}
