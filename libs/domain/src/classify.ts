@@ -317,8 +317,9 @@ function declaredEmptyEvidence(
 /**
  * Empty-as-error (§3) read from the result, for tool_error calls that nothing declared or coded: a structured
  * payload that is an empty list; a message "no results" / "no matches" / "0 results" (any tool) or "not found" /
- * "no matching …" (search-like tools, not the SDK's "Tool x not found"). Not when the message's own words name an
- * access failure (ACCESS_FAILURE_CATEGORIES): "timed out, no results returned" is not a valid empty result.
+ * "no matching …" (search-like tools, not the SDK's "Tool x not found"). Not when the message, besides the query it
+ * echoes, names an access failure (ACCESS_FAILURE_CATEGORIES) in its own words or by a status code: "timed out, no
+ * results returned" and "HTTP 503: no results" are not valid empty results.
  */
 function inferredEmptyEvidence(
   call: ToolCallData,

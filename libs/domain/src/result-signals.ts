@@ -60,8 +60,8 @@ const MAX_NO_RESULTS_MESSAGE = 120;
 
 /**
  * A short success message that only says nothing matched ("No matches found", "0 results"; "not found" or
- * "No matching …" on a search-like tool): a valid empty result (`ok_empty`), although it carries a text block. Only the message's own
- * words count, not what it quotes (`ownWords`).
+ * "No matching …" on a search-like tool): a valid empty result (`ok_empty`), although it carries a text block. Only
+ * the message's own words count, not what it quotes (`ownWords`).
  */
 export function saysNoResults(text: string, toolName: string): boolean {
   const message = text.trim();

@@ -35,6 +35,8 @@ type FindingDetail = Awaited<ReturnType<FindingsService['get']>>;
 export class FixService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Fixes');
   private readonly poller: Poller;
+  /** Said once per rebuild: the rounds wait for it. */
+  private waitingForRebuild = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -62,9 +64,6 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
   async beforeApplicationShutdown(): Promise<void> {
     await this.poller.stop();
   }
-
-  /** Said once per rebuild: the rounds wait for it. */
-  private waitingForRebuild = false;
 
   /**
    * One round over every project with owners; returns the events it appended. None while the read models are being
