@@ -11,6 +11,7 @@ import {
 } from '../apps/server/src/services/projector.service';
 import { agentRunEvent as event } from './support/agent-run-event';
 import { withLogHorizonHeld } from './support/postgres';
+import { until } from './support/until';
 import { defaultProjectId, startTestServer, type Store, type TestServer } from './support/server';
 
 /** The event store's guarantees, on both stores Errata supports. */
@@ -212,6 +213,14 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
       const projector = server.app.get(ProjectorService);
       await projector.settle();
       await events.append(projectId, [event('00000000000000aa')], [], counts);
+      // Readable before the batch starts: another test file's open transaction can hold the log's horizon below it
+      // for a moment, and a batch that reads nothing never waits on the competitor's lock.
+      const at = (await server.app.get(CheckpointRepository).get(server.db, READ_MODELS_PROJECTION))!
+        .position;
+      await until(
+        'the event to be readable',
+        async () => (await events.readAfter(server.db, at, 10)).length > 0,
+      );
       const projectedAa = () =>
         server.db
           .selectFrom('agent_run')
