@@ -72,6 +72,19 @@ describe.each(['postgres', 'pglite'] as Store[])('the projection lag /readyz rep
     await server.catchUp();
   });
 
+  it('says a rebuild is under way as soon as the checkpoints are of older rules, before it has begun', async () => {
+    await server.catchUp();
+    // Given checkpoints an older Errata wrote (the first start after an upgrade, before the projector's first pass)
+    await server.db
+      .updateTable('projection_checkpoint')
+      .set((eb) => ({ version: eb('version', '-', 1) }))
+      .execute();
+    expect(await readiness()).toMatchObject({ rebuilding: true });
+    // Then, once the projector has rebuilt, not any more
+    await server.catchUp();
+    expect(await readiness()).toMatchObject({ rebuilding: false });
+  });
+
   it('is where a newer Errata projecting this database stands, not the whole log, on an older one', async () => {
     // Given checkpoints of newer rules, caught up with the log (this older Errata leaves projecting to that one)
     await server.db

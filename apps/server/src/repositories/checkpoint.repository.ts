@@ -88,25 +88,30 @@ export class CheckpointRepository {
   }
 
   /**
-   * Whether any of `projections` (each with the table it reads) is still rebuilding: a record that was in the log
-   * when its rebuild began is not projected yet. Records written since are not waited for: they are the usual lag.
-   * One index probe per projection, from its checkpoint on (the log's order), never a scan of the log.
+   * Whether any of `projections` (each with the table it reads) is rebuilding for rules `version`: its checkpoint is
+   * of an older version (the rebuild is due, not begun yet), or a record that was in the log when its rebuild began is
+   * not projected yet. Records written since are not waited for: they are the usual lag. One index probe per
+   * projection, from its checkpoint on (the log's order), never a scan of the log.
    */
   async rebuilding(
     db: Kysely<DB>,
     projections: readonly (readonly [string, ProjectedTable])[],
+    version: number,
   ): Promise<boolean> {
     for (const [name, logTable] of projections) {
       const checkpoint = await db
         .selectFrom('projection_checkpoint')
         .select([
+          'version',
           sql<string>`transaction_id::text`.as('transactionId'),
           sql<string>`global_position::text`.as('globalPosition'),
           sql<string | null>`rebuild_until::text`.as('rebuildUntil'),
         ])
         .where('name', '=', name)
         .executeTakeFirst();
-      if (checkpoint === undefined || checkpoint.rebuildUntil === null) continue;
+      if (checkpoint === undefined) continue;
+      if (checkpoint.version < version) return true;
+      if (checkpoint.rebuildUntil === null) continue;
       const { rows } = await sql<{ pending: number }>`
         SELECT 1 AS pending
           FROM ${sql.table(logTable)}

@@ -48,7 +48,9 @@ export class HealthService {
         // projection_skip and the checkpoints are there once the migrations are applied.
         setAsideRecords: migrated ? await this.checkpoints.skippedCount(this.database.db) : null,
         projectionLagSeconds: migrated ? await this.projectionLag() : null,
-        rebuilding: migrated ? await this.checkpoints.rebuilding(this.database.db, PROJECTIONS) : null,
+        rebuilding: migrated
+          ? await this.checkpoints.rebuilding(this.database.db, PROJECTIONS, READ_MODELS_VERSION)
+          : null,
       };
     } catch (error) {
       const unreachable = isDatabaseUnavailable(error);

@@ -230,7 +230,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
    * with, in any Errata process on this database: the read models hold part of the history.
    */
   rebuilding(): Promise<boolean> {
-    return this.checkpoints.rebuilding(this.database.db, PROJECTIONS);
+    return this.checkpoints.rebuilding(this.database.db, PROJECTIONS, READ_MODELS_VERSION);
   }
 
   /** Empties every read model and moves both projections back to the log's start. */
