@@ -104,6 +104,33 @@ describe('projects and keys', () => {
     expect(failed?.stdout).not.toMatch(/errata_(ingest|read|admin)_/);
     expect(await countRows(database, 'api_key')).toBe(0);
 
+    // A first start cut off while it creates the keys (here its third key's insert fails, as a kill or a lost database
+    // would end it) leaves neither the project nor a key nobody saw: the next start makes and prints all three.
+    await query(
+      database,
+      `CREATE FUNCTION refuse_admin_key() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN RAISE EXCEPTION 'cut off'; END $$`,
+      [],
+    );
+    await query(
+      database,
+      `CREATE TRIGGER refuse_admin_key BEFORE INSERT ON api_key FOR EACH ROW WHEN (NEW.scope = 'admin')
+         EXECUTE FUNCTION refuse_admin_key()`,
+      [],
+    );
+    const cutOff = await run(process.execPath, [SERVER_ENTRY], {
+      env: { ...process.env, DATABASE_URL: database.url, HOST: '127.0.0.1', PORT: '0' },
+    }).then(
+      () => null,
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    await query(database, 'DROP TRIGGER refuse_admin_key ON api_key', []);
+    await query(database, 'DROP FUNCTION refuse_admin_key()', []);
+    expect(cutOff?.stderr).toMatch(/Errata failed to start: .*cut off/);
+    expect(cutOff?.stdout).not.toMatch(/errata_(ingest|read|admin)_/);
+    expect(await countRows(database, 'project')).toBe(0);
+    expect(await countRows(database, 'api_key')).toBe(0);
+
     const first = await spawnServer({ DATABASE_URL: database.url });
     // Output is read as it comes: the server may answer /readyz a moment before it has said everything.
     await until('the listening line', () => /listening on/.test(first.output()));

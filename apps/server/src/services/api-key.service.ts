@@ -43,9 +43,16 @@ export class ApiKeyService {
   constructor(private readonly projects: ProjectRepository) {}
 
   /** A new random key; only its hash is stored, so this is the one time it can be shown. */
-  async create(projectId: number, scope: KeyScope, managedBy: KeyManagedBy, label: string | null = null) {
+  /** A new key; `projects`: the repository of the caller's transaction, when the key must commit with more. */
+  async create(
+    projectId: number,
+    scope: KeyScope,
+    managedBy: KeyManagedBy,
+    label: string | null = null,
+    projects: ProjectRepository = this.projects,
+  ) {
     const key = `errata_${scope}_${randomBytes(24).toString('base64url')}`;
-    const row = await this.projects.insertKey({
+    const row = await projects.insertKey({
       projectId,
       scope,
       keyHash: hashKey(key),

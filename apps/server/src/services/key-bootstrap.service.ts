@@ -65,15 +65,24 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
     });
   }
 
-  private async createFirstProject() {
-    if ((await this.projects.countProjects()) > 0) return null;
-    const project = await this.projects.ensureProject(DEFAULT_PROJECT);
-    if ((await this.projects.listKeys(project.id)).length > 0) return null; // another instance won the race
-    const created = [];
-    for (const scope of ['ingest', 'read', 'admin'] as const) {
-      created.push(await this.keys.create(project.id, scope, 'bootstrap', 'created at first start'));
-    }
-    return { project: project.name, keys: created };
+  /**
+   * Project `default` and its three keys, in one transaction: a start cut off in between (killed, or its database
+   * gone) leaves neither, and the next start makes and prints them. Committed apart, it left a project with no key
+   * anybody had seen, and no start printed one again.
+   */
+  private createFirstProject() {
+    return this.projects.transaction(async (projects) => {
+      if ((await projects.countProjects()) > 0) return null;
+      const project = await projects.ensureProject(DEFAULT_PROJECT);
+      if ((await projects.listKeys(project.id)).length > 0) return null; // another instance won the race
+      const created = [];
+      for (const scope of ['ingest', 'read', 'admin'] as const) {
+        created.push(
+          await this.keys.create(project.id, scope, 'bootstrap', 'created at first start', projects),
+        );
+      }
+      return { project: project.name, keys: created };
+    });
   }
 }
 
