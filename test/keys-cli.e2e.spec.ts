@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
@@ -9,6 +10,7 @@ import { promisify } from 'node:util';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { processIdentity } from '../apps/server/src/database/database';
 import { AgentTrace } from './support/agent-spans';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
 import { SERVER_ENTRY, spawnServer } from './support/server-process';
@@ -476,6 +478,32 @@ describe('the CLI on the embedded store', () => {
       expect(created.stdout).toMatch(/errata_read_/);
     } finally {
       if (server !== undefined && server.child.exitCode === null) server.child.kill('SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('takes over a lock left by a dead holder whose pid now belongs to another process; refuses a live holder', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'errata-stale-lock-'));
+    const env = { ...process.env, ERRATA_DATA_DIR: dataDir };
+    delete env['DATABASE_URL'];
+    const migrate = () =>
+      run(process.execPath, [CLI, 'migrate'], { env }).then(
+        ({ stdout }) => ({ code: 0, stdout, stderr: '' }),
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+    const lockFile = join(dataDir, 'pgdata.lock');
+    try {
+      // The lock of a process of another boot, whose pid is now this live test process's (a power cut, a reboot)
+      await writeFile(lockFile, `${process.pid} another-boot/1`);
+      expect((await migrate()).code).toBe(0);
+      expect(existsSync(lockFile)).toBe(false);
+      // The lock of a live holder: this process, as it is
+      await writeFile(lockFile, `${process.pid} ${processIdentity(process.pid)}`);
+      const refused = await migrate();
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`is open in process ${process.pid}`);
+      expect(refused.stderr).toContain(`${lockFile} was left behind: delete it.`);
+    } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 120_000);

@@ -76,26 +76,36 @@ export class DatabaseInUseError extends Error {}
 /**
  * One process at a time may open an embedded store: PGlite has no server to share it, and a second process (the CLI
  * while Errata runs) would write to a copy the first one overwrites; a key it creates would be lost without a word.
- * A lock file names the process holding it; one left by a process that has died is taken over.
+ * A lock file names the process holding it (its pid, and where the system says it, which boot and when it started);
+ * one left by a process that has died is taken over, also when its pid now belongs to another process (a reboot).
  */
 function lockEmbeddedStore(dataDir: string): () => void {
   const lockFile = `${dataDir}.lock`;
   for (;;) {
     try {
-      writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+      writeFileSync(lockFile, `${process.pid} ${processIdentity(process.pid) ?? ''}`.trim(), { flag: 'wx' });
       return () => rmSync(lockFile, { force: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const holder = Number(readFileSync(lockFile, 'utf8').trim());
-    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+    const [pidText = '', identity = null] = readFileSync(lockFile, 'utf8').trim().split(' ');
+    const holder = Number(pidText);
+    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isHolding(holder, identity)) {
       throw new DatabaseInUseError(
         `the embedded database in ${dataDir} is open in process ${holder} (an Errata server?): only one process ` +
-          'can use it at a time. Stop that process first, or use PostgreSQL (DATABASE_URL).',
+          'can use it at a time. Stop that process first, or use PostgreSQL (DATABASE_URL). If that process is no ' +
+          `Errata, ${lockFile} was left behind: delete it.`,
       );
     }
     rmSync(lockFile, { force: true }); // left by a process that is gone
   }
+}
+
+/** The process `pid` is alive and, when the lock says which one it was, the same one. */
+function isHolding(pid: number, identity: string | null): boolean {
+  if (!isAlive(pid)) return false;
+  const now = identity === null ? null : processIdentity(pid);
+  return now === null || now === identity;
 }
 
 function isAlive(pid: number): boolean {
@@ -104,6 +114,22 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Which process `pid` is, across pid reuse: the boot and its start time (Linux `/proc`); null where the system does
+ * not say.
+ */
+export function processIdentity(pid: number): string | null {
+  try {
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, whose parentheses may hold anything: field 22, the start time, is the 20th.
+    const startTime = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return startTime === undefined ? null : `${boot}/${startTime}`;
+  } catch {
+    return null;
   }
 }
 
