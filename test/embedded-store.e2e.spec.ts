@@ -58,6 +58,26 @@ it('answers HTTP while the background projector catches up with a backlog, not o
   expect(await projectedRuns()).toBe(BACKLOG);
 }, 120_000);
 
+it('answers a request that reads the store between two batches of a catch-up, not once it is over', async () => {
+  // Given another backlog the background projector starts on
+  const projectId = await defaultProjectId(server.db);
+  const events = server.app.get(EventRepository);
+  for (let at = BACKLOG; at < 2 * BACKLOG; at += 2_000) {
+    const chunk = Array.from({ length: 2_000 }, (_, i) =>
+      agentRunEvent((at + i + 1).toString(16).padStart(16, '0')),
+    );
+    await events.append(projectId, chunk, [], { received: chunk.length, dropped: 0, rejected: 0 });
+  }
+  server.app.get(ProjectorService).wake();
+  // When /readyz runs its statements (the store has one connection, which each batch holds)
+  const readiness = (await (await fetch(`${server.url}/readyz`)).json()) as { projectionLagSeconds: number };
+  // Then it is answered while the backlog is still being projected: the projector waited for it
+  expect(await projectedRuns()).toBeLessThan(2 * BACKLOG);
+  expect(readiness.projectionLagSeconds).not.toBeNull();
+  await server.catchUp();
+  expect(await projectedRuns()).toBe(2 * BACKLOG);
+}, 120_000);
+
 it('keeps its data directory to its own user (0700), also one an earlier version created open', async () => {
   expect((await stat(join(dataDir, 'pgdata'))).mode & 0o777).toBe(0o700);
 });

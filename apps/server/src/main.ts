@@ -9,7 +9,9 @@ import { jsonLogLine } from './config/json-log-line';
 import { DATABASE, openMigratedDatabase, type Database } from './database/database';
 import { ConnectionDrain } from './http/connection-drain';
 import { mountDashboard } from './http/dashboard';
+import { countEmbeddedStoreRequests } from './http/embedded-store-requests';
 import { mountOpenApi } from './http/openapi';
+import { IngestActivity } from './services/ingest-activity';
 import { IngestService } from './services/ingest.service';
 import { KeyBootstrapService } from './services/key-bootstrap.service';
 
@@ -51,6 +53,7 @@ export async function startServer(
   });
   app.disable('x-powered-by');
   app.use(app.get(ConnectionDrain).middleware);
+  if (opened.kind === 'pglite') app.use(countEmbeddedStoreRequests(app.get(IngestActivity)));
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   mountOpenApi(app);
   mountDashboard(app);

@@ -5,6 +5,7 @@ import { Injectable } from '@nestjs/common';
  * before each background batch (at most `ERRATA_PROJECTION_YIELD_MS`): during a burst the CPU goes to acknowledging
  * spans, which exporters drop when acknowledgements come too slowly, and the read models catch up as soon as the
  * burst pauses. A body still arriving uses no CPU and is not counted here (IngestService counts the places taken).
+ * On the embedded store every other request counts too (`countEmbeddedStoreRequests`).
  */
 @Injectable()
 export class IngestActivity {
