@@ -9,6 +9,8 @@ export type ProjectedTable = 'event' | 'span_edge';
 export interface Checkpoint {
   readonly version: number;
   readonly position: LogPosition;
+  /** The last record's global_position when a rebuild began (null: never rebuilt). */
+  readonly rebuildUntil: string | null;
 }
 
 /** Projection checkpoints; every write is a compare-and-set inside the caller's transaction. */
@@ -21,6 +23,7 @@ export class CheckpointRepository {
         'version',
         sql<string>`transaction_id::text`.as('transactionId'),
         sql<string>`global_position::text`.as('globalPosition'),
+        sql<string | null>`rebuild_until::text`.as('rebuildUntil'),
       ])
       .where('name', '=', name)
       .executeTakeFirst();
@@ -28,6 +31,7 @@ export class CheckpointRepository {
       ? {
           version: row.version,
           position: { transactionId: row.transactionId, globalPosition: row.globalPosition },
+          rebuildUntil: row.rebuildUntil,
         }
       : null;
   }
@@ -99,23 +103,15 @@ export class CheckpointRepository {
     version: number,
   ): Promise<boolean> {
     for (const [name, logTable] of projections) {
-      const checkpoint = await db
-        .selectFrom('projection_checkpoint')
-        .select([
-          'version',
-          sql<string>`transaction_id::text`.as('transactionId'),
-          sql<string>`global_position::text`.as('globalPosition'),
-          sql<string | null>`rebuild_until::text`.as('rebuildUntil'),
-        ])
-        .where('name', '=', name)
-        .executeTakeFirst();
-      if (checkpoint === undefined) continue;
+      const checkpoint = await this.get(db, name);
+      if (checkpoint === null) continue;
       if (checkpoint.version < version) return true;
       if (checkpoint.rebuildUntil === null) continue;
       const { rows } = await sql<{ pending: number }>`
         SELECT 1 AS pending
           FROM ${sql.table(logTable)}
-         WHERE (transaction_id, global_position) > (${checkpoint.transactionId}::xid8, ${checkpoint.globalPosition}::bigint)
+         WHERE (transaction_id, global_position)
+               > (${checkpoint.position.transactionId}::xid8, ${checkpoint.position.globalPosition}::bigint)
            AND global_position <= ${checkpoint.rebuildUntil}::bigint
          ORDER BY transaction_id, global_position
          LIMIT 1`.execute(db);
