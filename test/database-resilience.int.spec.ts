@@ -9,6 +9,7 @@ import { Client } from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AgentTrace } from './support/agent-spans';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
+import { until } from './support/until';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -68,8 +69,13 @@ it('keeps serving when PostgreSQL terminates connections in use: ingest, project
   // Refused while a connection was lost (503, to be retried), never a 500; and the server is still there.
   expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
   expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(0);
-  expect(await ready()).toBe(200);
-  expect(await sendSpans(server.url, server.ingestKey, batch(100_000))).toBe(200);
+  // Ready again once the pool has dropped the connections PostgreSQL ended (a check right after the last round may
+  // still meet one), and ingest goes on.
+  await until('readiness', async () => (await ready()) === 200);
+  await until(
+    'an ingest answered 200',
+    async () => (await sendSpans(server.url, server.ingestKey, batch(100_000))) === 200,
+  );
   await server.catchUp();
 }, 60_000);
 
@@ -80,14 +86,22 @@ it('answers ingest 503 + Retry-After while every statement times out, and /ready
   await trace.shutdown();
   const database = server.databaseUrl!.split('/').at(-1)!.split('?')[0]!;
   let exported: Promise<ExportResult> | null = null;
+  // Every table locked meanwhile, so that every statement on one waits past the 1 ms (a fast machine runs a one-span
+  // COPY within it).
+  const locker = new Client({ connectionString: server.databaseUrl!, options: '-c statement_timeout=0' });
   try {
     // New connections take the setting: end the pool's, so that it opens new ones.
     await adminQuery(`ALTER DATABASE "${database}" SET statement_timeout = '1ms'`);
     await terminateConnections();
-    let answer: Response | null = null;
-    for (let attempt = 0; attempt < 20 && answer?.status !== 503; attempt++) answer = await postSpans(spans);
-    expect(answer?.status).toBe(503);
-    expect(answer?.headers.get('retry-after')).toBe('5');
+    await locker.connect();
+    await locker.query('BEGIN');
+    const { rows } = await locker.query<{ tables: string }>(
+      `SELECT string_agg(format('%I', tablename), ', ') AS tables FROM pg_tables WHERE schemaname = current_schema()`,
+    );
+    await locker.query(`LOCK TABLE ${rows[0]!.tables} IN ACCESS EXCLUSIVE MODE`);
+    const answer = await postSpans(spans);
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('5');
     // The REST API says so too, with the same Retry-After, rather than a 500.
     const report = await fetch(`${server.url}/api/v1/reports/retry-waste`, {
       headers: { authorization: `Bearer ${server.readKey}` },
@@ -107,6 +121,8 @@ it('answers ingest 503 + Retry-After while every statement times out, and /ready
     exported = new Promise((resolve) => exporter.export([...spans], resolve));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   } finally {
+    await locker.query('ROLLBACK').catch(() => undefined);
+    await locker.end();
     await adminQuery(`ALTER DATABASE "${database}" RESET statement_timeout`);
   }
   await terminateConnections();
