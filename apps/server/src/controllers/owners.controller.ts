@@ -27,15 +27,15 @@ import { DeliveryService } from '../services/delivery.service';
 import { FixService } from '../services/fix.service';
 import { OwnerService } from '../services/owner.service';
 
-/**
- * Fix delivery (DOMAIN.md §7), admin keys only: who owns which MCP server and where fixes go, the fixes and their
- * lifecycle, and the webhook deliveries (dead letters included) with manual redelivery.
- */
 /** An owner or delivery id: Nest's own message ("uuid is expected") does not say which parameter. */
 const UUID_ID = new ParseUUIDPipe({
   exceptionFactory: () => new BadRequestException('"id" must be a UUID, as the lists give them'),
 });
 
+/**
+ * Fix delivery (DOMAIN.md §7), admin keys only: who owns which MCP server and where fixes go, the fixes and their
+ * lifecycle, and the webhook deliveries (dead letters included) with manual redelivery.
+ */
 @ApiTags('fixes')
 @ApiAdminKey()
 @Controller('api/v1')
