@@ -30,6 +30,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return TRANSIENT_MESSAGES.test(error.message);
 }
 
+/**
+ * Seconds a client is asked to wait before trying again when the database cannot take a request just now: short,
+ * since an OTel exporter retries only when Retry-After fits in its export deadline (10 s by default).
+ */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /** Out of disk, memory or another resource, or a statement cut off (statement_timeout, a cancel). */
 const EXHAUSTED_PG_CODES = new Set(['53000', '53100', '53200', '53400', '57014']);
 

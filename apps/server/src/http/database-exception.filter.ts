@@ -1,10 +1,11 @@
 import { Catch, Logger, type ArgumentsHost } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
 import type { Response } from 'express';
-import { isDatabaseExhausted, isDatabaseUnavailable } from '../database/database-unavailable';
-
-/** Seconds a client is asked to wait, as ingest asks its exporters. */
-const RETRY_AFTER_SECONDS = 5;
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  isDatabaseExhausted,
+  isDatabaseUnavailable,
+} from '../database/database-unavailable';
 
 /**
  * The REST, MCP and health routes' answer when the database cannot take a request just now (unreachable or
@@ -23,7 +24,7 @@ export class DatabaseExceptionFilter extends BaseExceptionFilter {
       return;
     }
     this.logger.warn(`a request could not be answered: ${(exception as Error).message}`);
-    response.status(503).setHeader('Retry-After', String(RETRY_AFTER_SECONDS)).json({
+    response.status(503).setHeader('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS)).json({
       statusCode: 503,
       error: 'Service Unavailable',
       message: 'the database cannot answer now; retry later',

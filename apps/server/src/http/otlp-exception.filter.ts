@@ -8,7 +8,11 @@ import {
 } from '@nestjs/common';
 import { encodeStatus, encodingForContentType, OtlpDecodeError, type OtlpEncoding } from '@errata/otlp';
 import type { Request, Response } from 'express';
-import { isDatabaseExhausted, isDatabaseUnavailable } from '../database/database-unavailable';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  isDatabaseExhausted,
+  isDatabaseUnavailable,
+} from '../database/database-unavailable';
 import { IngestOverloadedError } from '../services/ingest.service';
 import {
   BadCompressionError,
@@ -77,7 +81,11 @@ export class OtlpExceptionFilter implements ExceptionFilter {
     }
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn(`database unavailable: ${(exception as Error).message}`);
-      return { status: 503, message: 'the event store is unavailable; retry later', retryAfterSeconds: 5 };
+      return {
+        status: 503,
+        message: 'the event store is unavailable; retry later',
+        retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+      };
     }
     // An exporter retries a 503 a bounded number of times, and drops the batch on a 500: out of disk or cut off
     // by a statement timeout, the spans can still land once space is freed or the load falls.
@@ -87,8 +95,7 @@ export class OtlpExceptionFilter implements ExceptionFilter {
         status: 503,
         message:
           'the event store cannot take this request now (out of space, or a statement timed out); retry later',
-        // Short: an exporter retries only when Retry-After fits in its export deadline (10 s by default).
-        retryAfterSeconds: 5,
+        retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
       };
     }
     this.logger.error(
