@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { Client } from 'pg';
 import { Logger } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint.repository';
 import { EventRepository, LOG_START } from '../apps/server/src/repositories/event.repository';
@@ -141,6 +142,37 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
       expect(
         said.filter((line) => /^read models rebuilt: \d+ records of the log in \d+\.\d s$/.test(line)),
       ).toHaveLength(1);
+    } finally {
+      lines.mockRestore();
+    }
+  });
+
+  it('says how a rebuild another process began goes on, and when it ended; a rebuild it began itself it leaves to its caller', async () => {
+    const projector = server.app.get(ProjectorService);
+    const modules = server.app.get(ModuleRef);
+    // The log grows between the rebuilds, as it does: each begins with a point to pass of its own
+    await events.append(projectId, [event('00000000000000dd')], [], counts);
+    await projector.settle();
+    const lines = vi.spyOn(Logger.prototype, 'log');
+    const said = () => lines.mock.calls.map(([message]) => String(message));
+    const rebuilt = () =>
+      said().filter((line) => /^read models rebuilt: \d+ records of the log in \d+\.\d s$/.test(line));
+    const goingOn = 'rebuilding the read models from the log: going on with a rebuild begun earlier';
+    try {
+      // Given a rebuild another Errata process began and did not see through (stopped midway, or `projections rebuild`)
+      await (await modules.create(ProjectorService)).beginRebuild();
+      // When this one catches up, it says it goes on with it, and when it ended
+      await projector.settle();
+      expect(said()).toContain(goingOn);
+      expect(rebuilt()).toHaveLength(1);
+      expect(await projector.rebuilding()).toBe(false);
+
+      // Given more of the log; when a process rebuilds by itself (the CLI), its log says nothing of it: the CLI reports it
+      await events.append(projectId, [event('00000000000000de')], [], counts);
+      lines.mockClear();
+      const cli = await modules.create(ProjectorService);
+      expect(await cli.rebuild()).toBeGreaterThan(0);
+      expect(said()).toEqual([]);
     } finally {
       lines.mockRestore();
     }

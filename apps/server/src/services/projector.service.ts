@@ -115,8 +115,10 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   private appliedSinceAnalyze = 0;
   /** The newer rules version found in the checkpoints and warned about once (null: none). */
   private newerRulesSeen: number | null = null;
-  /** A rebuild the rules version asked for, in this process: the log says how far it got, and when it ended. */
+  /** A rebuild under way, in this process's view: the log says how far it got, and when it ended. */
   private rulesRebuild: { readonly startedAt: number; applied: number; loggedAt: number } | null = null;
+  /** The read models checkpoint's rebuild_until as this process last read it (undefined: not read yet). */
+  private seenRebuildUntil: string | null | undefined = undefined;
   /** Ends the background loop's wait for a pause in ingest at shutdown. */
   private readonly shuttingDown = new AbortController();
 
@@ -215,7 +217,10 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       await this.checkpoints.ensure(trx, name, READ_MODELS_VERSION);
       return LOG_START;
     }
-    if (checkpoint.version === READ_MODELS_VERSION) return checkpoint.position;
+    if (checkpoint.version === READ_MODELS_VERSION) {
+      if (name === READ_MODELS_PROJECTION) await this.noticeRebuild(trx, checkpoint.rebuildUntil);
+      return checkpoint.position;
+    }
     if (checkpoint.version > READ_MODELS_VERSION) throw new NewerRulesVersion(checkpoint.version);
     this.logger.log(
       `rules version changed to ${READ_MODELS_VERSION}: rebuilding the read models from the log`,
@@ -223,6 +228,21 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     await this.startOver(trx);
     this.rulesRebuild = { startedAt: Date.now(), applied: 0, loggedAt: Date.now() };
     return LOG_START;
+  }
+
+  /**
+   * A rebuild this process did not begin: one a stopped Errata began (it goes on where that one left off), or
+   * `projections rebuild` run beside this server. Looked for at the first look in this process and whenever the
+   * point the rebuild must pass changed, so the log says how far it got and when it ended here too. (A second
+   * rebuild of a log that has not grown since the last one leaves that point where it was, and goes unsaid.)
+   */
+  private async noticeRebuild(trx: Kysely<DB>, rebuildUntil: string | null): Promise<void> {
+    const seen = this.seenRebuildUntil;
+    this.seenRebuildUntil = rebuildUntil;
+    if (this.rulesRebuild !== null || rebuildUntil === null || rebuildUntil === seen) return;
+    if (!(await this.checkpoints.rebuilding(trx, PROJECTIONS, READ_MODELS_VERSION))) return;
+    this.logger.log('rebuilding the read models from the log: going on with a rebuild begun earlier');
+    this.rulesRebuild = { startedAt: Date.now(), applied: 0, loggedAt: Date.now() };
   }
 
   /**
@@ -465,6 +485,8 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       if (checkpoint !== null && checkpoint.version > READ_MODELS_VERSION)
         throw new NewerRulesVersion(checkpoint.version);
       await this.startOver(trx);
+      // Its caller reports this rebuild (the CLI's progress bar): not news to this process's log.
+      this.seenRebuildUntil = (await this.checkpoints.get(trx, READ_MODELS_PROJECTION))?.rebuildUntil;
     });
   }
 }
