@@ -271,6 +271,61 @@ describe('fix delivery', () => {
   });
 });
 
+describe('the deliveries list', () => {
+  it('pages newest first, deliveries of one instant in one order, so that pages neither overlap nor skip', async () => {
+    // A project of its own: the other tests' deliveries change state meanwhile
+    const project = await server.app.get(ProjectRepository).ensureProject('paged-deliveries');
+    const key = (await server.app.get(ApiKeyService).create(project.id, 'admin', 'cli')).key;
+    const list = async (query: string) => {
+      const response = await fetch(`${server.url}/api/v1/deliveries${query}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      return { status: response.status, body: (await response.json()) as Json };
+    };
+    const receiver = new Receiver();
+    const owner = await fetch(`${server.url}/api/v1/owners`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ server: 'orders-paged', webhookUrl: await receiver.start() }),
+    });
+    const ownerId = ((await owner.json()) as { id: string }).id;
+    // Given seven dead letters, three of them created in the same instant
+    const createdAt = ['05', '04', '03', '03', '03', '02', '01'].map((s) => `2026-01-01T00:00:${s}.000Z`);
+    await server.db
+      .insertInto('webhook_delivery')
+      .values(
+        createdAt.map((at, i) => ({
+          project_id: project.id,
+          owner_id: ownerId,
+          finding_id: null,
+          msg_id: `msg_paged_${i}`,
+          dedupe_key: `paged-${i}`,
+          event_type: 'fix.suggested',
+          payload: '{}',
+          status: 'dead' as const,
+          created_at: at,
+        })),
+      )
+      .execute();
+    // When they are read three at a time
+    const all = await list('');
+    const pages = [await list('?limit=3'), await list('?limit=3&offset=3'), await list('?offset=6&limit=3')];
+    // Then the pages are the whole list, in its order, newest first
+    expect(all.body.map((d: { createdAt: string }) => d.createdAt)).toEqual(createdAt);
+    expect(pages.map((page) => page.body.length)).toEqual([3, 3, 1]);
+    expect(pages.flatMap((page) => page.body)).toEqual(all.body);
+    expect((await list('?offset=7')).body).toEqual([]);
+    expect((await list('?status=dead&limit=1')).body).toEqual([all.body[0]]);
+    // And a page size it does not take is refused, naming the bounds
+    for (const bad of ['?limit=0', '?limit=501', '?limit=2.5', '?offset=-1']) {
+      const refused = await list(bad);
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toMatch(/must be a whole number from \d+ to \d+/);
+    }
+    await receiver.close();
+  });
+});
+
 describe('acknowledge_fix over MCP', () => {
   async function acknowledgeOverMcp(key: string, findingId: string) {
     const client = await connectErrataMcp(server.url, key, 'owner-agent');

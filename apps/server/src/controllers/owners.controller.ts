@@ -15,7 +15,7 @@ import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
-import { FINDING_ID } from '../http/findings-page';
+import { FINDING_ID, MAX_LIMIT, parseLimitOffset } from '../http/findings-page';
 import { ApiAdminKey, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
 import { optionalText, readJsonObject, requiredText } from '../http/json-body';
@@ -152,14 +152,32 @@ export class OwnersController {
   @Get('deliveries')
   @ApiOperation({ summary: 'Webhook deliveries, newest first; ?status=dead lists the dead letters' })
   @QueryParameter({ name: 'status', required: false, enum: DELIVERY_STATUSES })
-  @ApiOk('Delivery', { array: true, description: 'Newest first, at most 500.' })
+  @QueryParameter({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: MAX_LIMIT },
+  })
+  @QueryParameter({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } })
+  @ApiOk('Delivery', {
+    array: true,
+    description: 'Newest first: `limit` of them (at most 500) after the first `offset`.',
+  })
   @ApiErrors(400, 401, 403)
-  listDeliveries(@CurrentPrincipal() principal: Principal, @Query('status') status?: string) {
+  listDeliveries(
+    @CurrentPrincipal() principal: Principal,
+    @Query('status') status?: string,
+    @Query('limit') limit?: string,
+    @Query('offset') offset?: string,
+  ) {
     refuseRepeated(status, 'status');
     if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
       throw new BadRequestException(`"status" must be one of ${DELIVERY_STATUSES.join(', ')}`);
     }
-    return this.deliveries.list(principal.projectId, status ?? null);
+    return this.deliveries.list(
+      principal.projectId,
+      status ?? null,
+      parseLimitOffset(limit, offset, MAX_LIMIT),
+    );
   }
 
   @Post('deliveries/:id/redeliver')

@@ -21,7 +21,18 @@ export function parsePage(rule: unknown, limit: unknown, offset: unknown): Findi
   }
   return {
     rule: (rule as FindingRule | undefined) ?? null,
-    limit: integer(limit, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT),
+    ...parseLimitOffset(limit, offset, DEFAULT_LIMIT),
+  };
+}
+
+/** Parses a list's `limit` (1 to MAX_LIMIT) and `offset`, answering 400 with what was wrong. */
+export function parseLimitOffset(
+  limit: unknown,
+  offset: unknown,
+  defaultLimit: number,
+): { limit: number; offset: number } {
+  return {
+    limit: integer(limit, 'limit', defaultLimit, 1, MAX_LIMIT),
     offset: integer(offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER),
   };
 }

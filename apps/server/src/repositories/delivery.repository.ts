@@ -181,14 +181,17 @@ export class DeliveryRepository {
       .execute();
   }
 
-  list(projectId: number, status: string | null) {
+  /** Newest first; deliveries created in the same instant in one order every time, so that pages do not overlap. */
+  list(projectId: number, status: string | null, page: { limit: number; offset: number }) {
     return this.db
       .selectFrom('webhook_delivery')
       .select(LISTED)
       .where('project_id', '=', projectId)
       .$if(status !== null, (qb) => qb.where('status', '=', status as 'pending'))
       .orderBy('created_at', 'desc')
-      .limit(500)
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
       .execute();
   }
 

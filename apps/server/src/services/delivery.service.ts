@@ -84,8 +84,8 @@ export class DeliveryService implements OnApplicationBootstrap, BeforeApplicatio
     }
   }
 
-  list(projectId: number, status: string | null) {
-    return this.deliveries.list(projectId, status);
+  list(projectId: number, status: string | null, page: { limit: number; offset: number }) {
+    return this.deliveries.list(projectId, status, page);
   }
 
   async redeliver(projectId: number, id: string) {
