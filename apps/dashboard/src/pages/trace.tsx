@@ -159,7 +159,7 @@ function TimelineEntry({
             {item.misclassified && (
               <span class={`tag tag-${item.misclassified}`}>{labelOf(item.misclassified)}</span>
             )}
-            <span class="muted"> · {formatDuration(Math.round(item.durationMs))}</span>
+            <span class="muted"> · {formatDuration(item.durationMs)}</span>
           </p>
           {item.retry && (
             <p class={item.retry.wasted ? 'retry wasted' : 'retry'}>
