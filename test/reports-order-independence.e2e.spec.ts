@@ -86,3 +86,110 @@ it('random permutations, batchings and duplications of the corpus give identical
     { numRuns: 6, seed: 20261130 },
   );
 }, 120_000);
+
+it('two traces that reuse span ids stay two traces, whether they arrive in one request or two', async () => {
+  // OTLP makes span ids unique within a trace only: a replay tool or a fixed id generator repeats them
+  const at = Date.now() - 60 * 60_000;
+  const value = (v: string | boolean) => (typeof v === 'boolean' ? { boolValue: v } : { stringValue: v });
+  const span = (traceId: string, spanId: string, name: string, startMs: number, attributes: object) => ({
+    traceId,
+    spanId,
+    parentSpanId: spanId === '00000000000000f0' ? undefined : '00000000000000f0',
+    name,
+    kind: name.startsWith('tools/call') ? 3 : 1,
+    startTimeUnixNano: String(BigInt(startMs) * 1_000_000n),
+    endTimeUnixNano: String(BigInt(startMs + 100) * 1_000_000n),
+    attributes: Object.entries(attributes).map(([key, v]) => ({ key, value: value(v as string | boolean) })),
+    status: { code: 'errata.result.text' in attributes ? 2 : 1 },
+  });
+  const call = (
+    traceId: string,
+    spanId: string,
+    server: string,
+    tool: string,
+    startMs: number,
+    failure?: string,
+  ) =>
+    span(traceId, spanId, `tools/call ${tool}`, startMs, {
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': tool,
+      'errata.server.name': server,
+      'errata.args.hash': 'ab'.repeat(16),
+      'errata.result.is_error': failure !== undefined,
+      ...(failure === undefined ? {} : { 'error.type': 'tool_error', 'errata.result.text': failure }),
+    });
+  const agent = (traceId: string, name: string, startMs: number) =>
+    span(traceId, '00000000000000f0', `invoke_agent ${name}`, startMs, {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': name,
+    });
+  const denied = 'Access denied - path outside allowed directories: /etc/passwd';
+  const [a, b] = ['a1'.repeat(16), 'b2'.repeat(16)];
+  // Given an agent whose read_file failed twice, and in another trace one whose get_article answered twice
+  const failing = [
+    agent(a, 'alpha', at),
+    call(a, '0000000000000001', 'files', 'read_file', at + 1_000, denied),
+    call(a, '0000000000000002', 'files', 'read_file', at + 2_000, denied),
+  ];
+  // The runtime said the second is a retry of the first: a hint names a span id, here one trace b has too
+  failing[2]!.attributes.push({ key: 'errata.retry.of', value: value('0000000000000001') });
+  const answering = [
+    agent(b, 'beta', at + 5_000),
+    call(b, '0000000000000001', 'kb', 'get_article', at + 6_000),
+    call(b, '0000000000000002', 'kb', 'get_article', at + 7_000),
+  ];
+  const post = async (ingestKey: string, spans: object[]) => {
+    const response = await fetch(`${server.url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ingestKey}` },
+      body: JSON.stringify({ resourceSpans: [{ scopeSpans: [{ scope: { name: 'replay' }, spans }] }] }),
+    });
+    expect(response.status).toBe(200);
+  };
+  // When they arrive in one request, and, in another project, in two projected apart
+  const together = await freshProject('reused-span-ids-together');
+  await post(together.ingest, [...failing, ...answering]);
+  const apart = await freshProject('reused-span-ids-apart');
+  await post(apart.ingest, failing);
+  await server.catchUp();
+  await post(apart.ingest, answering);
+  // Then the reports are the same, and each trace's calls are its own
+  const reported = await reports(together.read);
+  expect(reported).toEqual(await reports(apart.read));
+  const byTool = JSON.parse(reported[1]!.slice(reported[1]!.indexOf(' ') + 1)) as {
+    totals: { calls: number; retries: number };
+    groups: { tool: string; retries: number }[];
+  };
+  expect(byTool.totals).toMatchObject({ calls: 4, retries: 1 });
+  expect(byTool.groups.map((group) => [group.tool, group.retries])).toEqual([['read_file', 1]]);
+  const findings = JSON.parse(reported[5]!.slice(reported[5]!.indexOf(' ') + 1)) as {
+    findings: { tool: string }[];
+  };
+  expect(new Set(findings.findings.map((finding) => finding.tool))).toEqual(new Set(['read_file']));
+  // And each trace's timeline holds its own calls (b's is read with a, whose hint names a span id b has too)
+  for (const [traceId, calls] of [
+    [
+      a,
+      [
+        ['read_file', null],
+        ['read_file', 'non_retryable'],
+      ],
+    ],
+    [
+      b,
+      [
+        ['get_article', null],
+        ['get_article', null],
+      ],
+    ],
+  ] as const) {
+    const timeline = await fetch(`${server.url}/api/v1/traces/${traceId}`, {
+      headers: { authorization: `Bearer ${together.read}` },
+    });
+    const { items } = (await timeline.json()) as {
+      items: { kind: string; tool?: string; retry?: { label: string } | null }[];
+    };
+    const shown = items.filter((item) => item.kind === 'call');
+    expect(shown.map((item) => [item.tool, item.retry?.label ?? null])).toEqual(calls);
+  }
+});

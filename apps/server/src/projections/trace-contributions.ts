@@ -48,9 +48,66 @@ export function traceContributions(items: TraceItems, options: { windowMs: numbe
 }
 
 function projectContributions(items: TraceItems, options: { windowMs: number }): Contributions {
-  const { facts, agents } = traceFactsOf(items);
-  const derivation = deriveTraceFacts(facts, options);
-  return contributionsOf(facts, derivation, (runId) => agents.get(runId) ?? { name: null, id: null });
+  const calls: Contributions['calls'][number][] = [];
+  const findings: Contributions['findings'][number][] = [];
+  const reports: Contributions['reports'][number][] = [];
+  for (const group of linkedTraceGroups(items)) {
+    const { facts, agents } = traceFactsOf(group);
+    const derivation = deriveTraceFacts(facts, options);
+    const contributions = contributionsOf(
+      facts,
+      derivation,
+      (runId) => agents.get(runId) ?? { name: null, id: null },
+    );
+    calls.push(...contributions.calls);
+    findings.push(...contributions.findings);
+    reports.push(...contributions.reports);
+  }
+  return { calls, findings, reports };
+}
+
+/**
+ * One project's items split into the groups derived together: each trace alone, or with the traces its hinted
+ * retries link it to (a call whose `errata.retry.of` names a call of another trace, and no call of its own trace).
+ * The derivation knows spans by their span id, which OTLP makes unique within a trace only: two unlinked traces
+ * that reuse span ids (a replay tool, a fixed id generator) would be mixed, and the reports would depend on which
+ * traces a batch happened to hold.
+ */
+export function linkedTraceGroups(items: TraceItems): TraceItems[] {
+  const root = new Map<string, string>();
+  const find = (traceId: string): string => {
+    let top = traceId;
+    for (let up = root.get(top); up !== undefined && up !== top; up = root.get(top)) top = up;
+    root.set(traceId, top);
+    return top;
+  };
+  const all = [...items.calls, ...items.escalations, ...items.reports, ...items.agents, ...items.edges];
+  for (const item of all) if (!root.has(item.traceId)) root.set(item.traceId, item.traceId);
+  const tracesOfCall = new Map<string, Set<string>>();
+  for (const call of items.calls) {
+    let traces = tracesOfCall.get(call.spanId);
+    if (traces === undefined) tracesOfCall.set(call.spanId, (traces = new Set()));
+    traces.add(call.traceId);
+  }
+  for (const call of items.calls) {
+    const named = call.retryOf === null ? undefined : tracesOfCall.get(call.retryOf);
+    if (named === undefined || named.has(call.traceId)) continue;
+    for (const traceId of named) root.set(find(traceId), find(call.traceId));
+  }
+  const groups = new Map<string, TraceItems>();
+  const groupOf = (traceId: string): TraceItems => {
+    const key = find(traceId);
+    let group = groups.get(key);
+    if (group === undefined)
+      groups.set(key, (group = { calls: [], escalations: [], reports: [], agents: [], edges: [] }));
+    return group;
+  };
+  for (const row of items.calls) groupOf(row.traceId).calls.push(row);
+  for (const row of items.escalations) groupOf(row.traceId).escalations.push(row);
+  for (const row of items.reports) groupOf(row.traceId).reports.push(row);
+  for (const row of items.agents) groupOf(row.traceId).agents.push(row);
+  for (const row of items.edges) groupOf(row.traceId).edges.push(row);
+  return [...groups.values()];
 }
 
 /**

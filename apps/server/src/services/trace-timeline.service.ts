@@ -1,7 +1,7 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { deriveTraceFacts, traceTimeline } from '@errata/domain';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { traceFactsOf } from '../projections/trace-contributions';
+import { linkedTraceGroups, traceFactsOf } from '../projections/trace-contributions';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
 
 /** One trace's runs, calls, escalations and subagent reports in order, derived as the projection derives them. */
@@ -13,10 +13,12 @@ export class TraceTimelineService {
   ) {}
 
   async timeline(projectId: number, traceId: string) {
-    const items = await this.traceItems.loadTrace(projectId, traceId);
-    if (items.calls.length + items.escalations.length + items.reports.length === 0) {
-      throw new NotFoundException(`no trace ${traceId}`);
-    }
+    const loaded = await this.traceItems.loadTrace(projectId, traceId);
+    // As the projection derives it: with the traces its hints link it to, not others that share a span id.
+    const items = linkedTraceGroups(loaded).find((group) =>
+      [...group.calls, ...group.escalations, ...group.reports].some((item) => item.traceId === traceId),
+    );
+    if (items === undefined) throw new NotFoundException(`no trace ${traceId}`);
     const { facts, runs } = traceFactsOf(items);
     const derivation = deriveTraceFacts(facts, { windowMs: this.config.retryWindowMs });
     const texts = new Map(items.calls.map((call) => [call.spanId, call.sampleText]));
