@@ -314,7 +314,11 @@ describe('the server filter', () => {
       { tool: 'search', startMs: at + 30, durationMs: 5, isError: true, text: 'Timed out', extra: nameless },
       { tool: 'lookup', server: 'named-server', startMs: at + 40, durationMs: 5 },
     ]);
-    await deliver(spans);
+    // and a subagent's hand-back: an escalation no failure explains, a report that leaves out its alternatives
+    const handBack = new AgentTrace().subagentHandBack('helper', at + 50, {
+      'errata.subagent.alternatives': undefined,
+    });
+    await deliver([...spans, ...handBack]);
     await server.catchUp();
     const day = `from=${new Date(at).toISOString()}&to=${new Date(at + 24 * HOUR).toISOString()}`;
 
@@ -333,6 +337,18 @@ describe('the server filter', () => {
       servers: { server: string | null }[];
     };
     expect(scorecard.servers.map((s) => s.server)).toEqual([null]);
+    // But not the escalation or the report's missing context: neither is a call of that server
+    const escalations = (await api(`reports/escalations?server=(unknown)&${day}`)) as {
+      totals: { failures: number; escalations: number };
+    };
+    expect(escalations.totals).toMatchObject({ failures: 4, escalations: 0 });
+    const everyEscalation = (await api(`reports/escalations?${day}`)) as { totals: { escalations: number } };
+    expect(everyEscalation.totals.escalations).toBe(1);
+    const findings = (await api(`findings?server=(unknown)&${day}`)) as { findings: { rule: string }[] };
+    const everyFinding = (await api(`findings?${day}`)) as { findings: { rule: string }[] };
+    expect(everyFinding.findings.map((f) => f.rule)).toContain('missing-propagation-context');
+    expect(findings.findings.map((f) => f.rule)).not.toContain('missing-propagation-context');
+    expect(findings.findings.length).toBeGreaterThan(0);
     const named = (await api(`reports/retry-waste?server=named-server&${day}`)) as {
       totals: { calls: number };
     };

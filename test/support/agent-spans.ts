@@ -95,8 +95,11 @@ export class AgentTrace {
     return span;
   }
 
-  /** An `errata.escalation` and an `errata.subagent_report` inside a subagent run (DOMAIN.md §5). */
-  subagentHandBack(agentName: string, startMs: number): ReadableSpan[] {
+  /**
+   * An `errata.escalation` and an `errata.subagent_report` inside a subagent run (DOMAIN.md §5); `report` replaces
+   * report attributes (undefined leaves one out).
+   */
+  subagentHandBack(agentName: string, startMs: number, report: Attributes = {}): ReadableSpan[] {
     const agent = this.tracer.startSpan(`invoke_agent ${agentName}`, {
       startTime: startMs,
       attributes: {
@@ -133,6 +136,7 @@ export class AgentTrace {
             'errata.subagent.partial_results': 3,
             'errata.error.category': 'transient',
             'errata.error.retryable': true,
+            ...report,
           },
         },
         parent,

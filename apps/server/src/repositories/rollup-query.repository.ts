@@ -255,7 +255,7 @@ export class RollupQueryRepository {
                 FROM ${sql.table(shape.table)}
                WHERE project_id = ${filter.projectId} AND by_agent = ${byAgent(filter, groupBy)} AND ${fromRollup}
               ${rawBranch}) AS s
-       WHERE ${filterConditions(filter)}
+       WHERE ${filterConditions(filter, shape)}
        ${groupBy.length === 0 ? sql`` : sql`GROUP BY ${list(groupBy)}`}`.execute(db);
     return rows;
   }
@@ -316,7 +316,7 @@ export class RollupQueryRepository {
        WHERE project_id = ${filter.projectId} AND by_agent = ${byAgent(filter, groupBy)}
          AND bucket_hours = ${STEP_MS[step] / 3_600_000}
          AND bucket >= ${whole[0]!.from} AND bucket < ${whole.at(-1)!.to}
-         AND ${filterConditions(filter)}
+         AND ${filterConditions(filter, shape)}
        GROUP BY ${list(['bucket', ...groupBy])}`.execute(db);
     for (const row of rows) {
       const key = new Date(row.bucket).toISOString();
@@ -330,22 +330,30 @@ export class RollupQueryRepository {
 const byAgent = (filter: RollupFilter, groupBy: readonly string[]): boolean =>
   filter.agent !== null || groupBy.some((d) => d === 'agent_name' || d === 'agent_id');
 
-function filterConditions(filter: RollupFilter): RawBuilder<boolean> {
+function filterConditions(filter: RollupFilter, shape: RollupShape): RawBuilder<boolean> {
   return sql.join(
     [
       agentCondition(filter.agent, sql.raw('')),
-      ...(filter.server !== null ? [serverCondition(filter.server)] : []),
+      ...(filter.server !== null ? [serverCondition(filter.server, shape)] : []),
       ...(filter.tool !== null ? [sql<boolean>`tool = ${filter.tool}`] : []),
     ],
     sql` AND `,
   ) as RawBuilder<boolean>;
 }
 
-/** `(unknown)` selects the calls whose server did not say its name, as the reports label them. */
-const serverCondition = (server: string): RawBuilder<boolean> =>
-  server === UNKNOWN_SERVER
-    ? sql<boolean>`(server IS NULL OR server = ${server})`
-    : sql<boolean>`server = ${server}`;
+/**
+ * `(unknown)` selects the calls whose server did not say its name, as the reports label them, and what they caused.
+ * Rows without a server that are no call's are not theirs: an escalation no failure explains (no tool either), and a
+ * subagent report's missing context (its "tool" is the subagent).
+ */
+function serverCondition(server: string, shape: RollupShape): RawBuilder<boolean> {
+  if (server !== UNKNOWN_SERVER) return sql<boolean>`server = ${server}`;
+  const ofACall =
+    shape.kind === 'finding'
+      ? sql<boolean>`rule <> ${'missing-propagation-context' satisfies FindingRule}`
+      : sql<boolean>`tool IS NOT NULL`;
+  return sql<boolean>`(server = ${server} OR (server IS NULL AND ${ofACall}))`;
+}
 
 function agentCondition(agent: string | null, prefix: RawBuilder<unknown>): RawBuilder<boolean> {
   return agent === null
