@@ -430,3 +430,17 @@ describe('a request the server sends in the middle of one of several calls in fl
     expect(parentOfInner).toBe(named('invoke_agent parallel').spanContext().spanId);
   });
 });
+
+describe('a client handed out behind a Proxy (as LangChain MultiServerMCPClient hands out its clients)', () => {
+  // Connected as itself, called through the Proxy: the handshake sees the client, the calls the Proxy (the server's
+  // requests over stdio: sdk-mcp-servers.e2e).
+  const behindProxy = <T extends object>(client: T): T =>
+    new Proxy(client, { get: (target, key) => target[key as keyof T] });
+
+  it('records the protocol version the handshake negotiated', async () => {
+    const { client } = await weatherServer();
+    await behindProxy(client).callTool({ name: 'forecast', arguments: { city: 'Oslo' } });
+    await client.close();
+    expect(onlySpan().attributes['mcp.protocol.version']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+});

@@ -165,39 +165,49 @@ describe('server-everything over stdio', () => {
   });
 });
 
-describe('a server that asks the client to sample in the middle of a call (server-everything over stdio)', () => {
-  it("the handler's own tool call and escalation belong to that call and its run, not to the run that connected", async () => {
-    const client = instrumentMcpClient(
-      new Client({ name: 'errata-sdk-test', version: '1.0.0' }, { capabilities: { sampling: {} } }),
-    );
-    client.setRequestHandler(CreateMessageRequestSchema, async () => {
-      await client.callTool({ name: 'echo', arguments: { message: 'looked up while sampling' } });
-      recordEscalation({ target: 'human', reason: 'the model is unsure' });
-      return { model: 'test-model', role: 'assistant', content: { type: 'text', text: 'sampled' } };
+describe.each([
+  ['', false],
+  [', the client called through a Proxy (as LangChain MultiServerMCPClient hands it out)', true],
+])(
+  'a server that asks the client to sample in the middle of a call (server-everything over stdio)%s',
+  (_, proxied) => {
+    it("the handler's own tool call and escalation belong to that call and its run, not to the run that connected", async () => {
+      const client = instrumentMcpClient(
+        new Client({ name: 'errata-sdk-test', version: '1.0.0' }, { capabilities: { sampling: {} } }),
+      );
+      client.setRequestHandler(CreateMessageRequestSchema, async () => {
+        await client.callTool({ name: 'echo', arguments: { message: 'looked up while sampling' } });
+        recordEscalation({ target: 'human', reason: 'the model is unsure' });
+        return { model: 'test-model', role: 'assistant', content: { type: 'text', text: 'sampled' } };
+      });
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [NPM_SERVER_ENTRIES.everything, 'stdio'],
+        stderr: 'ignore',
+      });
+      // Given a client connected inside one run (the SDK hands the server's requests over in connect()'s context)
+      await withAgentRun({ name: 'setup' }, () => client.connect(transport));
+      // When a call in a later run makes the server ask for a sample
+      // (connected as itself, called through the Proxy: the server's requests come to the client itself)
+      const caller = proxied
+        ? new Proxy(client, { get: (target, key) => target[key as keyof Client] })
+        : client;
+      await withAgentRun({ name: 'turn' }, () =>
+        caller.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hi', maxTokens: 10 } }),
+      );
+      await client.close();
+      // Then what the sampling handler did hangs off that call, in its trace and run
+      const spans = tracing.spans();
+      const named = (name: string) => spans.find((span) => span.name === name)!;
+      const outer = named('tools/call trigger-sampling-request');
+      expect(outer.parentSpanContext?.spanId).toBe(named('invoke_agent turn').spanContext().spanId);
+      for (const inner of [named('tools/call echo'), named('errata.escalation')]) {
+        expect(inner.spanContext().traceId).toBe(outer.spanContext().traceId);
+        expect(inner.parentSpanContext?.spanId).toBe(outer.spanContext().spanId);
+      }
     });
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [NPM_SERVER_ENTRIES.everything, 'stdio'],
-      stderr: 'ignore',
-    });
-    // Given a client connected inside one run (the SDK hands the server's requests over in connect()'s context)
-    await withAgentRun({ name: 'setup' }, () => client.connect(transport));
-    // When a call in a later run makes the server ask for a sample
-    await withAgentRun({ name: 'turn' }, () =>
-      client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hi', maxTokens: 10 } }),
-    );
-    await client.close();
-    // Then what the sampling handler did hangs off that call, in its trace and run
-    const spans = tracing.spans();
-    const named = (name: string) => spans.find((span) => span.name === name)!;
-    const outer = named('tools/call trigger-sampling-request');
-    expect(outer.parentSpanContext?.spanId).toBe(named('invoke_agent turn').spanContext().spanId);
-    for (const inner of [named('tools/call echo'), named('errata.escalation')]) {
-      expect(inner.spanContext().traceId).toBe(outer.spanContext().traceId);
-      expect(inner.parentSpanContext?.spanId).toBe(outer.spanContext().spanId);
-    }
-  });
-});
+  },
+);
 
 describe('server-filesystem over stdio', () => {
   it('permission: a path outside the allowed directories', async () => {

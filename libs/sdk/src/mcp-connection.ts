@@ -18,12 +18,22 @@ import {
   ATTR_SERVER_PORT,
 } from './semconv';
 
-/** Protocol versions negotiated by `initialize`, per client (v1 clients expose no getter for it). */
+/**
+ * What state of a connection is kept under: the client's transport while it has one. A host may hand the client
+ * out behind a Proxy (LangChain's MultiServerMCPClient does): `connect()` and the server's requests then run on the
+ * client itself and the tool calls on the Proxy, two objects with one transport.
+ */
+export function connectionKey(client: object): object {
+  const transport = (client as { transport?: unknown }).transport;
+  return isRecord(transport) ? transport : client;
+}
+
+/** Protocol versions negotiated by `initialize`, per connection (v1 clients expose no getter for it). */
 const negotiatedVersions = new WeakMap<object, string>();
 
 export function rememberProtocolVersion(client: object, initializeResult: unknown): void {
   if (isRecord(initializeResult) && typeof initializeResult['protocolVersion'] === 'string') {
-    negotiatedVersions.set(client, initializeResult['protocolVersion']);
+    negotiatedVersions.set(connectionKey(client), initializeResult['protocolVersion']);
   }
 }
 
@@ -87,7 +97,8 @@ export function connectionAttributes(client: object): Attributes {
   const transport = c.transport;
   const sessionId = isRecord(transport) ? transport['sessionId'] : undefined;
   const protocolVersion =
-    negotiatedVersions.get(client) ?? (isRecord(transport) ? transport['protocolVersion'] : undefined);
+    negotiatedVersions.get(isRecord(transport) ? transport : client) ??
+    (isRecord(transport) ? transport['protocolVersion'] : undefined);
   const cached = connections.get(client);
   if (
     cached !== undefined &&

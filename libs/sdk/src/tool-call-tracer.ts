@@ -24,7 +24,7 @@ import {
   W3CTraceContextPropagator,
 } from '@opentelemetry/core';
 import { argsFingerprint, isRecord, storedText } from '@errata/domain';
-import { connectionAttributes, rememberProtocolVersion } from './mcp-connection';
+import { connectionAttributes, connectionKey, rememberProtocolVersion } from './mcp-connection';
 import {
   ATTR_ERRATA_ARGS_HASH,
   ATTR_ERRATA_ARGS_SIZE,
@@ -84,7 +84,7 @@ const CALL_IN_PROGRESS = Symbol('@errata/sdk tools/call in progress');
 /** Calls sent with the host's own params object (uninstrumented ones), which is never written to. */
 const callsByHostParams = new WeakMap<object, CallInProgress>();
 
-/** The recorded calls of each client that have not ended yet, for the requests its server sends meanwhile. */
+/** The recorded calls of each connection (`connectionKey`) not ended yet, for the requests its server sends meanwhile. */
 const callsInFlight = new WeakMap<object, Set<StartedCall>>();
 
 /**
@@ -96,7 +96,7 @@ const callsInFlight = new WeakMap<object, Set<StartedCall>>();
  * Otherwise the only call in flight. Anything else is unknowable, and the context is left as it is.
  */
 function contextOfServerRequest(client: object, request: unknown): Context | undefined {
-  const calls = callsInFlight.get(client);
+  const calls = callsInFlight.get(connectionKey(client));
   if (calls === undefined || calls.size === 0) return undefined;
   const params = isRecord(request) ? request['params'] : undefined;
   const meta = isRecord(params) ? params['_meta'] : undefined;
@@ -113,6 +113,13 @@ function contextOfServerRequest(client: object, request: unknown): Context | und
     }
   }
   return calls.size === 1 ? calls.values().next().value?.context : undefined;
+}
+
+function inFlightOn(client: object): Set<StartedCall> {
+  const key = connectionKey(client);
+  let calls = callsInFlight.get(key);
+  if (calls === undefined) callsInFlight.set(key, (calls = new Set()));
+  return calls;
 }
 
 /** The call these params are being sent for, whose request has not been sent yet. */
@@ -170,6 +177,8 @@ interface StartedCall {
   readonly attempt: number | null;
   /** The host's `options.signal`, to tell a cancellation from the SDK's own timeout. */
   readonly signal: AbortSignal | undefined;
+  /** The calls in flight on the call's connection, this one among them until it ends. */
+  readonly inFlight: Set<StartedCall>;
 }
 
 /** What NodeTracerProvider.register() installs, for when no host registered a propagator. */
@@ -307,9 +316,7 @@ export class ToolCallTracer {
     }
     if (call === null) return this.sendUntraced(client, original, args, params);
     const started = call;
-    let inFlight = callsInFlight.get(client);
-    if (inFlight === undefined) callsInFlight.set(client, (inFlight = new Set()));
-    inFlight.add(started);
+    started.inFlight.add(started);
     // Sent through `request` itself: the call needs no handing over.
     if (message !== null) started.progress.requestSent = true;
     const tracedArgs = [...args];
@@ -404,6 +411,7 @@ export class ToolCallTracer {
       toolName,
       attempt: hints.attempt,
       signal: signalOf(options),
+      inFlight: inFlightOn(client),
     };
   }
 
@@ -475,7 +483,7 @@ export class ToolCallTracer {
     ended: HrTime = hrTime(),
   ) {
     call.progress.requestSent = true;
-    callsInFlight.get(call.progress.client)?.delete(call);
+    call.inFlight.delete(call);
     // The params copy names this call, and a host may keep what references it (an error's stack can reach the
     // request message): the request's promise would keep the span alive through its context.
     call.progress.request = undefined;
