@@ -130,6 +130,45 @@ it('answers ingest 503 + Retry-After while every statement times out, and /ready
   expect((await postSpans(spans)).status).toBe(200);
 }, 60_000);
 
+it('answers 503 + Retry-After while the database accepts no connections, and /readyz says unreachable', async () => {
+  const database = server.databaseUrl!.split('/').at(-1)!.split('?')[0]!;
+  // Run from another database: this one takes no connection meanwhile
+  const elsewhere = server.databaseUrl!.replace(`/${database}`, '/postgres');
+  const onPostgres = async (text: string) => {
+    const admin = new Client({ connectionString: elsewhere });
+    await admin.connect();
+    try {
+      await admin.query(text);
+    } finally {
+      await admin.end();
+    }
+  };
+  try {
+    // Given a database that refuses new connections (SQLSTATE 55000), and the pool's connections ended
+    await onPostgres(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
+    await onPostgres(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`,
+    );
+    // Then REST and ingest ask to retry later, and readiness says the database cannot be reached
+    const report = await fetch(`${server.url}/api/v1/reports/retry-waste`, {
+      headers: { authorization: `Bearer ${server.readKey}` },
+    });
+    expect(report.status).toBe(503);
+    expect(report.headers.get('retry-after')).toBe('5');
+    const trace = new AgentTrace();
+    const t0 = Date.now() - 10_000;
+    const ingest = await postSpans(trace.run('closed', t0, [{ tool: 'lookup', startMs: t0, durationMs: 1 }]));
+    expect(ingest.status).toBe(503);
+    expect(ingest.headers.get('retry-after')).toBe('5');
+    const readiness = await fetch(`${server.url}/readyz`);
+    expect(readiness.status).toBe(503);
+    expect(await readiness.json()).toMatchObject({ ready: false, database: 'unreachable' });
+  } finally {
+    await onPostgres(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
+  }
+  await until('ready again', async () => (await ready()) === 200);
+}, 60_000);
+
 /** One statement on a connection of its own, which never times out. */
 async function adminQuery(text: string): Promise<void> {
   const admin = new Client({ connectionString: server.databaseUrl!, options: '-c statement_timeout=0' });

@@ -1,8 +1,10 @@
 /**
  * A database failure that says nothing about the request or the records, and that a later attempt can get past:
- * PostgreSQL unreachable, restarting or out of connections, a serialization failure, a deadlock or a lock it could
- * not get. pg's own client errors for a dropped connection carry no code, only their message. Not a statement
- * timeout, memory or disk exhausted: the same request can hit those every time, and must not be retried forever.
+ * PostgreSQL unreachable (its host name not resolving too: a compose service's name while its container restarts),
+ * restarting, not accepting connections to the database or out of connections, a serialization failure, a deadlock
+ * or a lock it could not get. pg's own client errors for a dropped connection carry no code, only their message.
+ * Not a statement timeout, memory or disk exhausted: the same request can hit those every time, and must not be
+ * retried forever.
  */
 const TRANSIENT_PG_CODES = new Set([
   '08000',
@@ -18,9 +20,18 @@ const TRANSIENT_PG_CODES = new Set([
   '55P03',
   '25P03',
 ]);
-const TRANSIENT_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+const TRANSIENT_NODE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+// 55000 is also a statement's error in other states; only this one of it is a connection refused for now.
 const TRANSIENT_MESSAGES =
-  /timeout exceeded when trying to connect|Connection terminated|not queryable|Query read timeout/i;
+  /timeout exceeded when trying to connect|Connection terminated|not queryable|Query read timeout|is not currently accepting connections/i;
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -52,8 +63,8 @@ export function isDatabaseExhausted(error: unknown): boolean {
   return /No space left on device/i.test(error.message); // PGlite's file system
 }
 
-/** Codes of a connection that never opened: unknown host, no such database or role, a wrong password. */
-const CONNECTION_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', '3D000', '28000', '28P01']);
+/** Codes of a connection that never opened: no such database or role, a wrong password (an unknown host above). */
+const CONNECTION_CODES = new Set(['3D000', '28000', '28P01']);
 
 /** The connection failed, as opposed to a statement: unavailable as above, or refused for good at connect time. */
 export function isConnectionFailure(error: unknown): boolean {
