@@ -9,6 +9,7 @@ import { Client } from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AgentTrace } from './support/agent-spans';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
+import { withConnectionsRefused } from './support/postgres';
 import { until } from './support/until';
 
 let server: TestServer;
@@ -131,24 +132,8 @@ it('answers ingest 503 + Retry-After while every statement times out, and /ready
 }, 60_000);
 
 it('answers 503 + Retry-After while the database accepts no connections, and /readyz says unreachable', async () => {
-  const database = server.databaseUrl!.split('/').at(-1)!.split('?')[0]!;
-  // Run from another database: this one takes no connection meanwhile
-  const elsewhere = server.databaseUrl!.replace(`/${database}`, '/postgres');
-  const onPostgres = async (text: string) => {
-    const admin = new Client({ connectionString: elsewhere });
-    await admin.connect();
-    try {
-      await admin.query(text);
-    } finally {
-      await admin.end();
-    }
-  };
-  try {
-    // Given a database that refuses new connections (SQLSTATE 55000), and the pool's connections ended
-    await onPostgres(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
-    await onPostgres(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`,
-    );
+  // Given a database that refuses new connections (SQLSTATE 55000), and the pool's connections ended
+  await withConnectionsRefused(server.databaseUrl!, async () => {
     // Then REST and ingest ask to retry later, and readiness says the database cannot be reached
     const report = await fetch(`${server.url}/api/v1/reports/retry-waste`, {
       headers: { authorization: `Bearer ${server.readKey}` },
@@ -163,9 +148,7 @@ it('answers 503 + Retry-After while the database accepts no connections, and /re
     const readiness = await fetch(`${server.url}/readyz`);
     expect(readiness.status).toBe(503);
     expect(await readiness.json()).toMatchObject({ ready: false, database: 'unreachable' });
-  } finally {
-    await onPostgres(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
-  }
+  });
   await until('ready again', async () => (await ready()) === 200);
 }, 60_000);
 

@@ -29,6 +29,7 @@ import { FixService } from '../apps/server/src/services/fix.service';
 import { AgentTrace } from './support/agent-spans';
 import { Receiver } from './support/webhook-receiver';
 import { connectSeedServer, playSupportScenario } from './support/seed-mcp-server';
+import { withConnectionsRefused } from './support/postgres';
 import { until } from './support/until';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
 
@@ -77,13 +78,8 @@ function toJsonSchema(node: unknown): unknown {
   if (converted['type'] === 'object' && converted['additionalProperties'] === undefined)
     converted['additionalProperties'] = false;
   if (nullable !== true) return converted;
-  if (typeof converted['type'] === 'string') {
-    return {
-      ...converted,
-      type: [converted['type'], 'null'],
-      ...(Array.isArray(converted['enum']) ? { enum: [...(converted['enum'] as unknown[]), null] } : {}),
-    };
-  }
+  // An enum is taken as it is: OpenAPI 3.0's nullable does not add null to it, the document must.
+  if (typeof converted['type'] === 'string') return { ...converted, type: [converted['type'], 'null'] };
   const { description, ...rest } = converted;
   return { ...(description === undefined ? {} : { description }), anyOf: [rest, { type: 'null' }] };
 }
@@ -254,6 +250,7 @@ async function ordersTraffic(name: string, version: string, calls: number, relap
 interface Answer {
   readonly status: number;
   readonly body: Json;
+  readonly headers: Headers;
 }
 
 /**
@@ -280,7 +277,10 @@ async function call(
     body: options.body,
   });
   const text = await response.text();
-  return check(method, template, response.status, response.headers.get('content-type'), text);
+  return {
+    ...check(method, template, response.status, response.headers.get('content-type'), text),
+    headers: response.headers,
+  };
 }
 
 function check(
@@ -289,7 +289,7 @@ function check(
   status: number,
   contentType: string | null,
   text: string,
-): Answer {
+): Omit<Answer, 'headers'> {
   const operation = document.paths[template]?.[method];
   expect(operation, `${method} ${template} in the document`).toBeDefined();
   const declared = operation!.responses[String(status)];
@@ -707,6 +707,34 @@ describe('answers match the schemas the document declares', () => {
         expect((await call(method, template, { path, key: other, contentType })).status).toBe(403);
       }
     }
+  });
+
+  it('answers 503 with Retry-After on every REST operation while the database takes no connection', async () => {
+    await withConnectionsRefused(server.databaseUrl!, async () => {
+      for (const [template, item] of Object.entries(document.paths)) {
+        if (!template.startsWith('/api/v1/')) continue;
+        const path =
+          template
+            .replace('{traceId}', '0'.repeat(31) + '1')
+            .replace(
+              /\{(id|findingId)\}/,
+              template.includes('owners') || template.includes('deliveries')
+                ? randomUUID()
+                : '0123456789abcdef0123',
+            ) +
+          (template.endsWith('/timeseries') ? `?from=${new Date(Date.now() - 3_600_000).toISOString()}` : '');
+        for (const method of Object.keys(item)) {
+          const body =
+            method === 'post' && template === '/api/v1/owners'
+              ? JSON.stringify({ server: 'orders', webhookUrl: 'http://127.0.0.1:9/hook' })
+              : undefined;
+          const answer = await call(method, template, { path, body, contentType: 'application/json' });
+          expect(answer.status, `${method} ${template}`).toBe(503);
+          expect(answer.headers.get('retry-after'), `${method} ${template}`).toBe('5');
+        }
+      }
+    });
+    await until('the database to answer again', async () => (await call('get', '/readyz')).status === 200);
   });
 
   it('answers /readyz with 503 and the readiness while a migration is pending', async () => {

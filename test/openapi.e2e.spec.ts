@@ -92,4 +92,9 @@ it('documents fix delivery as admin-key endpoints with the owner registration bo
   // Success and every failure OTLP/HTTP answers (their bodies: test/openapi-contract.e2e.spec.ts).
   expect(Object.keys(ingest.responses!)).toEqual(['200', '400', '401', '403', '408', '413', '415', '503']);
   expect(ingest.security).toEqual([{ 'ingest-key': [] }]);
+  // Its body, in both encodings OTLP/HTTP allows
+  expect(Object.keys((ingest.requestBody as { content: object }).content).sort()).toEqual([
+    'application/json',
+    'application/x-protobuf',
+  ]);
 });

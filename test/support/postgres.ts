@@ -60,3 +60,32 @@ export async function withLogHorizonHeld<T>(databaseUrl: string, work: () => Pro
     await holder.end();
   }
 }
+
+/**
+ * Runs `work` while `databaseUrl`'s database takes no connection (`ALLOW_CONNECTIONS false`, SQLSTATE 55000 to
+ * whoever tries) and its open connections are ended: the database away for every statement. Run from the server's
+ * `postgres` database, since this one refuses meanwhile.
+ */
+export async function withConnectionsRefused<T>(databaseUrl: string, work: () => Promise<T>): Promise<T> {
+  const url = new URL(databaseUrl);
+  const database = url.pathname.slice(1);
+  url.pathname = '/postgres';
+  const onPostgres = async (text: string) => {
+    const admin = new Client({ connectionString: url.toString() });
+    await admin.connect();
+    try {
+      await admin.query(text);
+    } finally {
+      await admin.end();
+    }
+  };
+  await onPostgres(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
+  try {
+    await onPostgres(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`,
+    );
+    return await work();
+  } finally {
+    await onPostgres(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
+  }
+}

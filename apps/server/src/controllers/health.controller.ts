@@ -21,7 +21,8 @@ export class HealthController {
   @ApiOk('Readiness')
   @ApiOk('Readiness', {
     status: 503,
-    description: 'Not ready: the database is unreachable or migrations are pending.',
+    description:
+      'Not ready: the database is unreachable, or answers but its checks fail (`failing`), or migrations are pending.',
   })
   async ready() {
     const readiness = await this.health.readiness();

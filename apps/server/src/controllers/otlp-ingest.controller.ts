@@ -9,6 +9,7 @@ import {
   UseFilters,
   UseGuards,
 } from '@nestjs/common';
+import { ApiBody, ApiConsumes } from '@nestjs/swagger';
 import { encodeTraceResponse, encodingForContentType, partialSuccessMessage } from '@errata/otlp';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -33,6 +34,13 @@ export class OtlpIngestController {
   @Post('traces')
   @HttpCode(200) // for the OpenAPI document (the handler answers itself): OTLP/HTTP answers a success with 200
   @ApiIngestKey()
+  @ApiConsumes('application/x-protobuf', 'application/json')
+  @ApiBody({
+    required: true,
+    description:
+      'An OTLP ExportTraceServiceRequest: protobuf, or OTLP/JSON (the proto3 JSON mapping); gzipped with Content-Encoding: gzip.',
+    schema: {},
+  })
   @ApiOtlpResponses()
   @RequireScope('ingest')
   async exportTraces(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response) {

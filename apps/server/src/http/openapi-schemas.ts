@@ -29,7 +29,12 @@ const dateTime = (description?: string): SchemaObject =>
 const uuid = (): SchemaObject => ({ type: 'string', format: 'uuid' });
 const oneOf = (values: readonly string[], description?: string): SchemaObject =>
   described({ type: 'string', enum: [...values] }, description);
-const nullable = (schema: SchemaObject): SchemaObject => ({ ...schema, nullable: true });
+/** OpenAPI 3.0's `nullable` does not widen an `enum`: null is one of its values too. */
+const nullable = (schema: SchemaObject): SchemaObject => ({
+  ...schema,
+  nullable: true,
+  ...(schema.enum === undefined ? {} : { enum: [...schema.enum, null] }),
+});
 const array = (items: Schema, description?: string): SchemaObject =>
   described({ type: 'array', items }, description);
 /** A map from keys the data decides to values of one schema. */
@@ -585,13 +590,21 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'A key of another scope (read endpoints need a read or admin key; fix delivery an admin key).',
   404: 'No such resource in the project.',
   413: 'The body is over its limit.',
+  503: 'The database cannot answer just now (unreachable or restarting, out of disk or memory, a statement timed out); retry after Retry-After seconds.',
 };
 
-/** The REST API's error answers, each with the `Error` body. */
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } };
+
+/** The REST API's error answers, each with the `Error` body; every endpoint may answer 503 (the database). */
 export function ApiErrors(...statuses: (keyof typeof ERROR_DESCRIPTIONS)[]): MethodDecorator {
   return applyDecorators(
-    ...statuses.map((status) =>
-      ApiResponse({ status, description: ERROR_DESCRIPTIONS[status], schema: ref('Error') }),
+    ...[...statuses, 503].map((status) =>
+      ApiResponse({
+        status,
+        description: ERROR_DESCRIPTIONS[status],
+        schema: ref('Error'),
+        ...(status === 503 ? { headers: RETRY_AFTER } : {}),
+      }),
     ),
   );
 }
@@ -603,7 +616,7 @@ const OTLP_FAILURES: Record<number, string> = {
   408: 'The body did not arrive within ERRATA_BODY_TIMEOUT_MS.',
   413: 'The body is over ERRATA_MAX_BODY_BYTES after decompression.',
   415: 'A Content-Type other than application/x-protobuf or application/json, or a Content-Encoding other than gzip or identity (the body is then JSON).',
-  503: 'Too many requests in flight (Retry-After: 1), the database unreachable (Retry-After: 5), or out of disk or memory, or a statement timed out (Retry-After: 5).',
+  503: 'Too many requests in flight, or too many bytes being decoded at once (ERRATA_MAX_DECODING_BYTES) (Retry-After: 1); the database unreachable, out of disk or memory, or a statement timed out (Retry-After: 5).',
 };
 
 const protobuf = (description: string) => ({
@@ -625,9 +638,7 @@ export function ApiOtlpResponses(): MethodDecorator {
       ApiResponse({
         status: Number(status),
         description,
-        ...(status === '503'
-          ? { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } }
-          : {}),
+        ...(status === '503' ? { headers: RETRY_AFTER } : {}),
         content: { 'application/json': { schema: ref('OtlpStatus') }, ...protobuf('google.rpc.Status') },
       }),
     ),
