@@ -579,6 +579,8 @@ describe('dashboard (chromium)', () => {
     await fresh.getByRole('heading', { name: 'No tool calls yet' }).waitFor();
     const snippets = await fresh.locator('.copy-block code').allTextContents();
     expect(snippets.join('\n')).toContain(`startErrata({ endpoint: '${server.url}'`);
+    // The register route starts Errata from the environment, not from the call above
+    expect(snippets.join('\n')).toContain(`ERRATA_ENDPOINT=${server.url} ERRATA_API_KEY=<ingest key>`);
     expect(snippets.join('\n')).toContain(`OTEL_EXPORTER_OTLP_ENDPOINT=${server.url}`);
     expect(await fresh.getByRole('button', { name: /^Copy: / }).count()).toBe(3);
     await fresh.screenshot({ path: join(SCREENSHOTS, 'empty-state.png'), fullPage: true });

@@ -116,8 +116,9 @@ export function EmptyState({ what, filtered }: { what: string; filtered: boolean
 
 startErrata({ endpoint: '${origin}', apiKey: process.env.ERRATA_INGEST_KEY });
 // CommonJS: MCP clients required after this line report every tools/call.
-// ES modules load their imports first: run with node --import @errata/sdk/register,
-// or wrap each client with instrumentMcpClient(client) from @errata/sdk.`}
+// ES modules load their imports first: wrap each client with instrumentMcpClient(client)
+// from @errata/sdk, or drop this call and run with node --import @errata/sdk/register
+// and ERRATA_ENDPOINT=${origin} ERRATA_API_KEY=<ingest key> in the environment.`}
         />
         <CopyBlock
           label="Any OpenTelemetry exporter (environment)"
