@@ -421,6 +421,25 @@ describe('projects and keys', () => {
     expect((await cli(database, 'help')).stdout).toMatch(/^Usage: npm run errata -- <command>/);
     const revokeNothing = await cli(database, 'keys', 'revoke', '--key', 'no-such-key');
     expect(revokeNothing.stderr).toMatch(/no live key matches/);
+    // An option given twice is refused, not read as its last value (an admin key for --scope read --scope admin)
+    const twice = await cli(
+      database,
+      'keys',
+      'create',
+      '--project',
+      'default',
+      '--scope',
+      'read',
+      '--scope',
+      'admin',
+    );
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/^errata: --scope must be given once/);
+    expect(twice.stdout).toBe('');
+    // A command group alone names its subcommands
+    const group = await cli(database, 'keys');
+    expect(group.code).toBe(2);
+    expect(group.stderr).toMatch(/^errata: keys needs a subcommand: create, list, revoke/);
   });
 
   it('a database that does not answer, or a DATABASE_URL that is no URL, is said in one line by the server and the CLI', async () => {

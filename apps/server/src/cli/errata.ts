@@ -62,9 +62,10 @@ const COMMANDS = [
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<void> {
-  const { positionals, values } = parseArgs({
+  const { positionals, values, tokens } = parseArgs({
     args: argv,
     allowPositionals: true,
+    tokens: true,
     options: {
       project: { type: 'string' },
       scope: { type: 'string' },
@@ -85,8 +86,21 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   // Before the database is opened: a typo must not create an embedded store, or wait for an unreachable server.
-  if (!COMMANDS.includes(command))
+  if (!COMMANDS.includes(command)) {
+    const subcommands = COMMANDS.filter((known) => known.startsWith(`${positionals[0]} `));
+    if (positionals.length === 1 && subcommands.length > 0) {
+      const names = subcommands.map((known) => known.split(' ')[1]).join(', ');
+      throw new UsageError(`${positionals[0]} needs a subcommand: ${names}\n\n${USAGE}`);
+    }
     throw new UsageError(`unknown command "${positionals.join(' ')}"\n\n${USAGE}`);
+  }
+  // The last of a repeated option would win silently (`--scope read --scope admin` made an admin key).
+  const given = new Set<string>();
+  for (const token of tokens ?? []) {
+    if (token.kind !== 'option') continue;
+    if (given.has(token.name)) throw new UsageError(`--${token.name} must be given once`);
+    given.add(token.name);
+  }
   // Every command migrates first; stdout stays the command's own (scripts read keys from it).
   const database = await openMigratedDatabase(loadConfig(), (applied) =>
     process.stderr.write(`applied migrations ${applied.join(', ')}\n`),
