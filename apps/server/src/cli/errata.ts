@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { HttpException } from '@nestjs/common';
 import { parseArgs } from 'node:util';
+import { parseIsoInstant } from '@errata/domain';
 import { ConfigError, loadConfig } from '../config/app-config';
 import {
   DatabaseInUseError,
@@ -22,6 +23,7 @@ import { IngestActivity } from '../services/ingest-activity';
 import { ProjectorService } from '../services/projector.service';
 import { FINDING_ID } from '../http/findings-page';
 import { FixRepository } from '../repositories/fix.repository';
+import { LogRetentionRepository } from '../repositories/log-retention.repository';
 import { OwnerRepository } from '../repositories/owner.repository';
 import { OwnerService } from '../services/owner.service';
 import { ProgressBar } from './progress-bar';
@@ -30,6 +32,10 @@ const USAGE = `Usage: npm run errata -- <command>
 
   migrate                                         apply pending migrations
   projections rebuild                             rebuild every read model from the event log
+  events prune --before <date> [--project <name>] [--yes]
+                                                  delete the traces whose every span started before <date>
+                                                  (ISO-8601, UTC), then rebuild the read models; without --yes,
+                                                  only say what would go
   projects create <name>                          create a project
   projects list                                   list projects
   keys create --project <name> --scope <scope> [--label <text>]
@@ -48,6 +54,7 @@ The database is DATABASE_URL, or the embedded PGlite in ERRATA_DATA_DIR (default
 const COMMANDS = [
   'migrate',
   'projections rebuild',
+  'events prune',
   'projects create',
   'projects list',
   'keys create',
@@ -77,6 +84,8 @@ async function main(argv: string[]): Promise<void> {
       'version-range': { type: 'string' },
       contact: { type: 'string' },
       finding: { type: 'string' },
+      before: { type: 'string' },
+      yes: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -126,30 +135,46 @@ async function run(
     case 'migrate':
       out(`migrations up to date (${database.description})`);
       return;
-    case 'projections rebuild': {
-      const events = new EventRepository(database);
-      const config = loadConfig();
-      const projector = new ProjectorService(
-        config,
-        database,
-        events,
-        new CheckpointRepository(),
-        new ReadModelRepository(),
-        new TraceItemsRepository(database, config),
-        new RollupRepository(),
-        new StatisticsRepository(database),
-        new IngestActivity(),
-      );
-      const total = (await events.count()) + (await events.countEdges());
-      const progress = new ProgressBar('rebuilding read models and rollups', total);
-      const applied = await projector.rebuild((done) => progress.update(done));
-      progress.finish(applied);
+    case 'projections rebuild':
+      await rebuildReadModels(database, out);
+      return;
+    case 'events prune': {
+      const given = required(values.before, '--before <date>') as string;
+      const before = parseIsoInstant(given);
+      if (before === null)
+        throw new UsageError(
+          `--before must be an ISO-8601 date or date-time (UTC without an offset), not "${given}"`,
+        );
+      const project = values.project === undefined ? null : await existingProject(projects, values.project);
+      const retention = new LogRetentionRepository(database);
+      const traces = await retention.tracesEndedBefore(before, project?.id ?? null);
+      const of = `${project === null ? 'every project' : `project "${project.name}"`}`;
+      const spans = traces.reduce((sum, trace) => sum + trace.events + trace.edges, 0);
+      const what = `${counted(traces.length, 'trace')} of ${of} whose every span started before ${before.toISOString()}`;
+      if (traces.length === 0) {
+        out(`no traces of ${of} ended before ${before.toISOString()}: nothing to delete`);
+        return;
+      }
+      if (values.yes !== true) {
+        out(`would delete ${what} (${spans} events and span edges); run again with --yes to delete them`);
+        return;
+      }
+      const progress = new ProgressBar('deleting traces', traces.length);
+      const deleted = { events: 0, edges: 0 };
+      for (let at = 0; at < traces.length; at += PRUNE_CHUNK) {
+        const chunk = await retention.deleteTraces(traces.slice(at, at + PRUNE_CHUNK));
+        deleted.events += chunk.events;
+        deleted.edges += chunk.edges;
+        progress.update(Math.min(traces.length, at + PRUNE_CHUNK));
+      }
+      progress.finish(traces.length);
+      const records = await retention.deleteIngestRecordsBefore(before, project?.id ?? null);
       out(
-        applied >= total
-          ? `rebuilt read models and rollups from ${applied} events and span edges`
-          : `rebuilt read models and rollups from ${total} events and span edges (${applied} applied here, ` +
-              'the rest by a running Errata server)',
+        `deleted ${what} (${counted(deleted.events, 'event')}, ${counted(deleted.edges, 'span edge')}) and ` +
+          `${counted(records, 'record')} of OTLP requests received before then`,
       );
+      // The reports of the traces left are derived again without the deleted ones (hinted retries among them).
+      await rebuildReadModels(database, out);
       return;
     }
     case 'projects create': {
@@ -251,6 +276,37 @@ async function run(
     default:
       throw new UsageError(`unknown command "${positionals.join(' ')}"\n\n${USAGE}`);
   }
+}
+
+const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** Traces deleted per transaction by `events prune`. */
+const PRUNE_CHUNK = 500;
+
+async function rebuildReadModels(database: Database, out: (line: string) => void): Promise<void> {
+  const events = new EventRepository(database);
+  const config = loadConfig();
+  const projector = new ProjectorService(
+    config,
+    database,
+    events,
+    new CheckpointRepository(),
+    new ReadModelRepository(),
+    new TraceItemsRepository(database, config),
+    new RollupRepository(),
+    new StatisticsRepository(database),
+    new IngestActivity(),
+  );
+  const total = (await events.count()) + (await events.countEdges());
+  const progress = new ProgressBar('rebuilding read models and rollups', total);
+  const applied = await projector.rebuild((done) => progress.update(done));
+  progress.finish(applied);
+  out(
+    applied >= total
+      ? `rebuilt read models and rollups from ${applied} events and span edges`
+      : `rebuilt read models and rollups from ${total} events and span edges (${applied} applied here, ` +
+          'the rest by a running Errata server)',
+  );
 }
 
 function required<T>(value: T | undefined | boolean, what: string): T {
