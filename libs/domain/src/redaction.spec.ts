@@ -34,6 +34,21 @@ describe('redact', () => {
       'login failed for password=[REDACTED:password]&user=bob',
     ],
     ['passwd pair', 'passwd = letmein42', 'passwd = [REDACTED:password]'],
+    [
+      'bearer token written URL-encoded, as OTEL_EXPORTER_OTLP_HEADERS has it',
+      'headers Authorization=Bearer%20GAPbearerToken1234 refused',
+      'headers Authorization=Bearer%20[REDACTED:bearer] refused',
+    ],
+    [
+      'quoted password of several words',
+      'login with password="correct horse battery" failed',
+      'login with password="[REDACTED:password]" failed',
+    ],
+    [
+      'quoted pwd of two words after a colon',
+      "pwd: 'hello world' rejected",
+      "pwd: '[REDACTED:password]' rejected",
+    ],
     ['pwd pair', 'pwd=abc', 'pwd=[REDACTED:password]'],
     [
       'token query parameter',
@@ -150,7 +165,8 @@ describe('redact', () => {
   it('is idempotent', () => {
     const text =
       'Bearer abc123DEF456 postgres://u:p4ss@h/db password=x1 jane@example.com 12345678 sk-aaaaaaaaaaaaaaaaaaaa ' +
-      'Authorization: Bearer QwErTyUiOpAsDfGhJk AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7 bob\\u0040example.com';
+      'Authorization: Bearer QwErTyUiOpAsDfGhJk AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7 bob\\u0040example.com ' +
+      'Authorization=Bearer%20GAPbearerToken1234 password="a b c" pwd: \'d e\'';
     const once = redact(text);
     expect(redact(once)).toBe(once);
   });
@@ -198,6 +214,25 @@ describe('redactPayload', () => {
       max_tokens: 100,
       token_count: 3,
       nested: { csrf_token: '[REDACTED:secret]' },
+    });
+  });
+
+  it("given an HTTP client's error dump, then the credentials in its header map are replaced", () => {
+    const out = redactPayload(
+      '{"request":{"method":"GET","headers":{"Authorization":"Basic R0FQdXNlcjpHQVBwYXNz","Cookie":"sid=GAPcookie",' +
+        '"Accept":"application/json"}},"proxy-authorization":"GAPproxyToken","credentials":{"user":"GAPuser"}}',
+    );
+    expect(JSON.parse(out)).toEqual({
+      request: {
+        method: 'GET',
+        headers: {
+          Authorization: '[REDACTED:secret]',
+          Cookie: '[REDACTED:secret]',
+          Accept: 'application/json',
+        },
+      },
+      'proxy-authorization': '[REDACTED:secret]',
+      credentials: '[REDACTED:secret]',
     });
   });
 

@@ -43,13 +43,14 @@ const MIN_REDACTABLE_LENGTH = 6;
 
 const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g;
 const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
-const BEARER = /\b(bearer\s+)([A-Za-z0-9._~+/-]+=*)/gi;
+/** After `Bearer`, a space, also URL-encoded (`Authorization=Bearer%20…`, as OTEL_EXPORTER_OTLP_HEADERS writes it). */
+const BEARER = /\b(bearer(?:\s+|%20))([A-Za-z0-9._~+/-]+=*)/gi;
 /**
  * An `Authorization:` header value: always after a known scheme (Basic, Bearer, Digest, …), and a bare value unless
  * it reads as a word (`authorization: required`).
  */
 const AUTHORIZATION =
-  /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)((?:basic|bearer|digest|token|negotiate|ntlm|hoba|mutual|aws4-hmac-sha256)\s+)?([A-Za-z0-9._~+/-]{8,}=*)/gi;
+  /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)((?:basic|bearer|digest|token|negotiate|ntlm|hoba|mutual|aws4-hmac-sha256)(?:\s+|%20))?([A-Za-z0-9._~+/-]{8,}=*)/gi;
 /**
  * Whether a value after `Bearer` or a bare `Authorization:` reads as an English word ("the bearer of this card",
  * "authorization: required"), which an error text needs to keep, rather than as a credential: letters only, a
@@ -88,15 +89,24 @@ const KV_QUOTED_NUMBER = new RegExp(
 );
 /** Digits a number under a token or secret key needs to be taken for a secret (an OTP has 6). */
 const MIN_SECRET_NUMBER_DIGITS = 6;
+/** A value after `=` or `:`: quoted, to its closing quote (spaces and all), or bare, to a space or separator. */
+const KV_VALUE = String.raw`(?:(["'])((?:\\.|(?!\3)[^\\])*)\3|([^\s"'&,;]+))`;
 /** `password=…`, `?token=…` (query strings, env files, logs). Anchored on the keyword: fast to scan. */
-const KV_EQUALS = new RegExp(String.raw`(${SECRET_KEYWORD})(\s*=\s*)(["']?)([^\s"'&,;]+)`, 'gi');
+const KV_EQUALS = new RegExp(String.raw`(${SECRET_KEYWORD})(\s*=\s*)${KV_VALUE}`, 'gi');
 /** `password: …`, `token:"…"`: an unquoted value only when it looks like a secret (has a non-letter), not like prose. */
-const KV_COLON = new RegExp(String.raw`(${SECRET_KEYWORD})(:[ \t]*)(["']?)([^\s"',;]+)`, 'gi');
+const KV_COLON = new RegExp(String.raw`(${SECRET_KEYWORD})(:[ \t]*)${KV_VALUE}`, 'gi');
 const SECRET_KEY_GATE = /pass|pwd|secret|token|key/i;
 const AUTHORIZATION_GATE = /authorization/i;
 const BEARER_GATE = /bearer/i;
-/** A JSON key whose value is a secret whatever it looks like (`api_key`, `db_password`, not `max_tokens`). */
-const SECRET_JSON_KEY = new RegExp(String.raw`^[A-Za-z0-9_.-]*?${SECRET_KEYWORD}$`, 'i');
+/**
+ * A JSON key whose value is a secret whatever it looks like (`api_key`, `db_password`, not `max_tokens`), and the
+ * headers an HTTP client's error dump holds credentials in (`{"headers": {"Authorization": "Basic …"}}`), whose value
+ * alone does not say what it is.
+ */
+const SECRET_JSON_KEY = new RegExp(
+  String.raw`^(?:[A-Za-z0-9_.-]*?${SECRET_KEYWORD}|(?:proxy-)?authorization|(?:set-)?cookie|credentials?)$`,
+  'i',
+);
 /** An e-mail address's `@`, also escaped as JSON (`\u0040`) or in a URL (`%40`) in a text that is not decoded. */
 const AT_SIGN = /@|\\u0040|%40/gi;
 /** The part of an e-mail address after `@`, matched from there (sticky). */
@@ -174,19 +184,37 @@ function redactCredentials(text: string): string {
         ? `${q}${key}${q}${sep}"${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}"`
         : match,
     );
-    out = out.replace(KV_EQUALS, (match, key: string, sep: string, vq: string, value: string) =>
-      value.startsWith('[REDACTED:')
-        ? match
-        : `${key}${sep}${vq}${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}`,
+    out = out.replace(
+      KV_EQUALS,
+      (match, key: string, sep: string, ...value: (string | undefined)[]) =>
+        secretValue(key, sep, value, false) ?? match,
     );
-    out = out.replace(KV_COLON, (match, key: string, sep: string, vq: string, value: string) =>
-      value.startsWith('[REDACTED:') || (vq === '' && !/[^A-Za-z]/.test(value))
-        ? match
-        : `${key}${sep}${vq}${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}`,
+    out = out.replace(
+      KV_COLON,
+      (match, key: string, sep: string, ...value: (string | undefined)[]) =>
+        secretValue(key, sep, value, true) ?? match,
     );
   }
   if (out.search(AT_SIGN) >= 0) out = redactEmails(out);
   return out;
+}
+
+/**
+ * What a `key=value` / `key: value` pair becomes, from KV_VALUE's groups (quote and quoted value, or bare value): the
+ * key and its placeholder, quoted as the value was; null to keep it (redacted already, or a bare word after a colon,
+ * which is prose: `password: required`).
+ */
+function secretValue(
+  key: string,
+  sep: string,
+  [quote, quoted, bare]: (string | undefined)[],
+  proseAllowed: boolean,
+): string | null {
+  const value = quoted ?? bare ?? '';
+  if (value.startsWith('[REDACTED:')) return null;
+  if (proseAllowed && quote === undefined && !/[^A-Za-z]/.test(value)) return null;
+  const q = quote ?? '';
+  return `${key}${sep}${q}${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}${q}`;
 }
 
 /** E-mail addresses, scanned from each `@` rather than tried at every position: most texts have none. */
