@@ -19,6 +19,11 @@ describe('loadConfig', () => {
       'postgres://errata:***@db:5432/errata',
     );
     expect(describeDatabaseUrl('/var/run/postgresql errata')).toBe('/var/run/postgresql errata');
+    expect(
+      describeDatabaseUrl(
+        'postgres://errata@db/errata?password=S3cretInQuery&sslmode=require&sslpassword=k3y',
+      ),
+    ).toBe('postgres://errata@db/errata?password=***&sslmode=require&sslpassword=***');
   });
 
   it('takes ERRATA_LOG_FORMAT text (the default) or json, and nothing else', () => {

@@ -175,12 +175,20 @@ function integer(
   return value;
 }
 
-/** `postgres://user:secret@host/db` → `postgres://user:***@host/db`, for logs. */
+/** Connection parameters pg takes from the query string that hold a secret. */
+const SECRET_URL_PARAMETERS = ['password', 'sslpassword'];
+
+/**
+ * `postgres://user:secret@host/db` → `postgres://user:***@host/db`, for logs; a password given as a query parameter
+ * (`?password=…`, which pg takes too) likewise.
+ */
 export function describeDatabaseUrl(url: string): string {
   if (url.startsWith('/')) return url; // the socket form holds no password
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    for (const name of [...parsed.searchParams.keys()])
+      if (SECRET_URL_PARAMETERS.includes(name.toLowerCase())) parsed.searchParams.set(name, '***');
     return parsed.toString();
   } catch {
     return '(unparseable DATABASE_URL)';

@@ -13,6 +13,9 @@ export interface Principal {
 
 /** How long a verified key is trusted without asking the database; revocation takes effect within it. */
 const KEY_CACHE_MS = 5_000;
+const MAX_CACHED_KEYS = 10_000;
+/** Longer than any key Errata makes (about 45 characters) or an operator would set: not looked up. */
+export const MAX_KEY_LENGTH = 1_024;
 
 export function hashKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
@@ -63,16 +66,29 @@ export class ApiKeyService {
     return { ...row, key };
   }
 
+  /**
+   * The key's principal, or null. Cached by the key's hash (never the key, and a bogus key of kilobytes takes no more
+   * room than a real one); a key longer than any key can be is refused without a lookup.
+   */
   async verify(key: string): Promise<Principal | null> {
+    if (key.length > MAX_KEY_LENGTH) return null;
     const now = Date.now();
-    const cached = this.cache.get(key);
+    const hash = hashKey(key);
+    const cacheKey = hash.toString('base64');
+    const cached = this.cache.get(cacheKey);
     if (cached && cached.until > now) return cached.principal;
-    const row = await this.projects.findLiveKeyByHash(hashKey(key));
+    const row = await this.projects.findLiveKeyByHash(hash);
     const principal = row
       ? { projectId: row.projectId, projectName: row.projectName, scope: row.scope }
       : null;
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(key, { principal, until: now + KEY_CACHE_MS });
+    if (this.cache.size >= MAX_CACHED_KEYS) this.forgetExpired(now);
+    this.cache.set(cacheKey, { principal, until: now + KEY_CACHE_MS });
     return principal;
+  }
+
+  /** Drops the expired entries; all of them when a flood of distinct keys left none expired. */
+  private forgetExpired(now: number): void {
+    for (const [cacheKey, entry] of this.cache) if (entry.until <= now) this.cache.delete(cacheKey);
+    if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
   }
 }

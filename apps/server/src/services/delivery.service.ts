@@ -12,7 +12,7 @@ import { DATABASE, type Database } from '../database/database';
 import { DeliveryRepository } from '../repositories/delivery.repository';
 import { FixRepository } from '../repositories/fix.repository';
 import { OwnerRepository } from '../repositories/owner.repository';
-import { DeliveryRefusedError, postSafely } from '../webhooks/safe-http';
+import { DeliveryRefusedError, describeWebhookUrl, postSafely } from '../webhooks/safe-http';
 import { webhookHeaders } from '../webhooks/standard-webhooks';
 import { Poller } from './poller';
 
@@ -122,7 +122,9 @@ export class DeliveryService implements OnApplicationBootstrap, BeforeApplicatio
     } catch (failure) {
       error = failure instanceof Error ? failure.message : String(failure);
       if (failure instanceof DeliveryRefusedError)
-        this.logger.warn(`refused webhook to ${owner.webhookUrl}: ${error}`);
+        this.logger.warn(
+          `refused webhook of owner ${owner.id} to ${describeWebhookUrl(owner.webhookUrl)}: ${error}`,
+        );
     }
     const dead = delivery.attempts >= this.config.webhookMaxAttempts;
     const delayMs = Math.max(backoffMs(delivery.attempts, this.config.webhookRetryBaseMs), retryAfter ?? 0);

@@ -2,7 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backoffMs, retryAfterMs } from '../services/delivery.service';
-import { DeliveryRefusedError, isInternalAddress, postSafely, refusalOf } from './safe-http';
+import {
+  DeliveryRefusedError,
+  describeWebhookUrl,
+  isInternalAddress,
+  postSafely,
+  refusalOf,
+} from './safe-http';
 
 const GUARDED = { allowInternal: false, timeoutMs: 2_000, maxResponseBytes: 1024 };
 const OPEN = { ...GUARDED, allowInternal: true };
@@ -144,5 +150,16 @@ describe('retry timing', () => {
     expect(retryAfterMs(String(365 * 86_400))).toBe(86_400_000);
     expect(retryAfterMs('99999999999999999999')).toBe(86_400_000);
     expect(retryAfterMs('Fri, 01 Jan 2100 00:00:00 GMT', Date.UTC(2026, 10, 30))).toBe(86_400_000);
+  });
+});
+
+describe('describeWebhookUrl', () => {
+  it('shows scheme, host and port only: user info, a secret path and a token in the query stay out of the log', () => {
+    expect(
+      describeWebhookUrl(
+        'https://hookuser:HookPassw0rd@hooks.example.com:8443/services/T0/B0/SlackSecret?token=tok',
+      ),
+    ).toBe('https://hooks.example.com:8443/…');
+    expect(describeWebhookUrl('not a url')).toBe('(unparseable URL)');
   });
 });

@@ -190,3 +190,16 @@ export async function postSafely(
     request.end(body);
   });
 }
+
+/**
+ * A webhook URL as the log may show it: scheme, host and port. Its user info, path and query can be the secret
+ * (a Slack-style hook path, `?token=…`), and an operator finds the owner by its id anyway.
+ */
+export function describeWebhookUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}/…`;
+  } catch {
+    return '(unparseable URL)';
+  }
+}
