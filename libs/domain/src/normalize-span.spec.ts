@@ -455,6 +455,23 @@ describe('normalizeSpan: other instrumentations', () => {
     });
     expect(toolCallOf(span)).toMatchObject({ outcome: 'protocol_error', server: { name: 'srv' } });
   });
+
+  it('given a Sentry server span of a call the client cancelled (status ERROR "cancelled"), then timeout, transient', () => {
+    const sentry = (tool: string, message: string) =>
+      toolCallOf(
+        makeSpan({
+          name: `tools/call ${tool}`,
+          kind: SpanKind.SERVER,
+          status: { code: StatusCode.ERROR, message },
+          attributes: { 'mcp.method.name': 'tools/call', 'mcp.tool.name': tool, 'mcp.server.name': 'srv' },
+        }),
+      );
+    const cancelled = sentry('slow_report', 'cancelled');
+    expect(cancelled.outcome).toBe('timeout');
+    expect(classifyToolCall(cancelled).category).toBe('transient');
+    // A tool's own words about cancelling are no cancellation.
+    expect(sentry('cancel_order', 'Order cannot be cancelled after shipment').outcome).toBe('protocol_error');
+  });
 });
 
 describe('normalizeSpan: agent runs, escalations, subagent reports', () => {

@@ -48,6 +48,13 @@ export const TRANSPORT_FAILURE =
 /** A client-side timeout in a message ("MCP error -32001: Request timed out"). */
 const TIMEOUT_MESSAGE = /\btimed out\b|\btime-?out\b/i;
 
+/**
+ * The whole status message of a request the client cancelled (`notifications/cancelled`): Sentry ends its MCP server
+ * span with status ERROR and message `cancelled`. The client gave up waiting, as with an `AbortError`: a timeout. Only
+ * the whole message counts: "Order cannot be cancelled after shipment" is a tool's answer, not a cancellation.
+ */
+const CANCELLED_MESSAGE = /^\s*cancell?ed\s*$/i;
+
 /** `McpError` messages of the TypeScript SDK: "MCP error -32602: …". */
 const MCP_ERROR_MESSAGE = /\bMCP error (-?\d{1,6})\b/;
 
@@ -90,7 +97,7 @@ function outcomeOfCode(code: number): Outcome {
  *  4. `isError` true or `error.type` = tool_error → tool_error;
  *  5. a result was seen (`isError` false) → ok / ok_empty;
  *  6. no result but the call failed (`error.type` set or status ERROR): the status message decides —
- *     network failure → transport_error, "timed out" → timeout, else protocol_error;
+ *     network failure → transport_error, "timed out" or a bare "cancelled" → timeout, else protocol_error;
  *  7. otherwise ok / ok_empty.
  * ok_empty when `empty` is true, or `empty` is absent and `itemCount` is 0 (an explicit `empty: false` wins).
  */
@@ -108,7 +115,7 @@ export function deriveOutcome(signals: OutcomeSignals): Outcome {
   if (signals.isError === null && (errorType !== '' || signals.statusError)) {
     const message = signals.statusMessage ?? '';
     if (TRANSPORT_FAILURE.test(message)) return 'transport_error';
-    if (TIMEOUT_MESSAGE.test(message)) return 'timeout';
+    if (TIMEOUT_MESSAGE.test(message) || CANCELLED_MESSAGE.test(message)) return 'timeout';
     return 'protocol_error';
   }
 
