@@ -414,6 +414,30 @@ describe('normalizeSpan: other instrumentations', () => {
     expect(toolCallOf(sentry).result.text).toBeNull();
   });
 
+  it('given a Traceloop span with content capture on and no output (a result {content: []}), then ok_empty', () => {
+    const traceloop = (attributes: Record<string, string>, status = { code: StatusCode.OK }) =>
+      toolCallOf(
+        makeSpan({
+          name: 'search_tickets.tool',
+          status,
+          attributes: {
+            'traceloop.span.kind': 'tool',
+            'traceloop.entity.name': 'search_tickets',
+            ...attributes,
+          },
+        }),
+      );
+    const input = {
+      'traceloop.entity.input': JSON.stringify({ tool_name: 'search_tickets', arguments: {} }),
+    };
+    expect(traceloop(input).outcome).toBe('ok_empty');
+    // Without content capture a missing output says nothing; neither does it on a call that failed.
+    expect(traceloop({}).outcome).toBe('ok');
+    expect(
+      traceloop(input, { code: StatusCode.ERROR, message: 'MCP error -32001: Request timed out' }).outcome,
+    ).toBe('timeout');
+  });
+
   it('given a Traceloop ERROR span without output, then an McpError message decides, else it is an isError result', () => {
     const base = { name: 't.tool', attributes: { 'traceloop.span.kind': 'tool' } };
     const timeout = makeSpan({

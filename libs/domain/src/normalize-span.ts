@@ -233,9 +233,19 @@ interface ResultSignals {
   readonly text: string | null;
 }
 
-/** Traceloop `traceloop.entity.output` = JSON `{result: content[0].text or content[0], is_error}`. */
-function traceloopResult(a: Attributes): ResultSignals {
-  const output = parseJson(readString(a, 'traceloop.entity.output') ?? '');
+/**
+ * Traceloop `traceloop.entity.output` = JSON `{result: content[0].text or content[0], is_error}`, each key only when
+ * the result has it. Traceloop writes no output at all for `{content: []}` (no block, no `isError`): when it captures
+ * content (`traceloop.entity.input` is there, as it is whenever the output would be) and the call did not fail, a
+ * missing output is that result with no content, an empty one.
+ */
+function traceloopResult(a: Attributes, statusError: boolean): ResultSignals {
+  const raw = readString(a, 'traceloop.entity.output');
+  if (raw === null) {
+    const capturing = readString(a, 'traceloop.entity.input') !== null;
+    return { isError: null, empty: capturing && !statusError ? true : null, text: null };
+  }
+  const output = parseJson(raw);
   if (!isRecord(output)) return { isError: null, empty: null, text: null };
   const isError = typeof output['is_error'] === 'boolean' ? output['is_error'] : null;
   const result = output['result'];
@@ -366,9 +376,13 @@ function resultSaysEmpty(text: string | null, structured: string | null, tool: s
 
 function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCallObserved {
   const a = span.attributes;
-  const vendor =
-    source === 'traceloop' ? traceloopResult(a) : source === 'sentry' ? sentryResult(a) : NO_RESULT;
   const statusError = span.status.code === StatusCode.ERROR;
+  const vendor =
+    source === 'traceloop'
+      ? traceloopResult(a, statusError)
+      : source === 'sentry'
+        ? sentryResult(a)
+        : NO_RESULT;
   const rawStatusMessage = span.status.message === '' ? null : span.status.message;
   const errorType = readString(a, 'error.type')?.trim() ?? null;
 
