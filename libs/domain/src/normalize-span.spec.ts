@@ -449,6 +449,35 @@ describe('normalizeSpan: other instrumentations', () => {
     expect(toolCallOf(isError)).toMatchObject({ outcome: 'tool_error', result: { isError: true } });
   });
 
+  it('given a plain semconv span with the opt-in gen_ai.tool.call.result, then it is read as the result: empties, hidden failures, redacted', () => {
+    const semconv = (tool: string, result: unknown) =>
+      toolCallOf(
+        makeSpan({
+          name: `tools/call ${tool}`,
+          attributes: {
+            'mcp.method.name': 'tools/call',
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': tool,
+            'gen_ai.tool.call.result': JSON.stringify(result),
+          },
+        }),
+      );
+    const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
+    expect(semconv('search_files', text('No matches found')).outcome).toBe('ok_empty');
+    expect(semconv('empty', { content: [] }).outcome).toBe('ok_empty');
+    expect(semconv('search_nodes', text('{"entities":[],"relations":[]}')).outcome).toBe('ok_empty');
+    const hidden = semconv('sync', text('Error: failed to reach billing, mail ops@example.com'));
+    expect(hidden.outcome).toBe('ok');
+    expect(hidden.result.text).toBe('Error: failed to reach billing, mail [REDACTED:email]');
+    expect(classifyToolCall(hidden)).toMatchObject({ failureAsEmpty: true });
+    // A plain success keeps no text, as with every other instrumentation's results.
+    const success = semconv('get_customer', text('Jane Roe, 12 Elm Street'));
+    expect(success).toMatchObject({ outcome: 'ok', result: { text: null } });
+    expect(semconv('lookup', 'Order not reachable: error: upstream down').result.text).toBe(
+      'Order not reachable: error: upstream down',
+    );
+  });
+
   it('given a Sentry server span, then it is accepted with mcp.tool.* and the server named by mcp.server.name', () => {
     const span = makeSpan({
       name: 'tools/call list_files',

@@ -271,6 +271,33 @@ function sentryResult(a: Attributes): ResultSignals {
 const NO_RESULT: ResultSignals = { isError: null, empty: null, text: null };
 
 /**
+ * The GenAI semantic conventions' opt-in `gen_ai.tool.call.result` (plain semconv spans): the tool's result, a JSON
+ * string or a structured value. An MCP `CallToolResult` (`{content, isError}`) is read as Traceloop's output is: its
+ * first block's text (else the block as JSON) is the text, and no block at all (and no `isError: true`) is empty.
+ * Any other value is the result text: a JSON string's own text, else as sent (JSON for a structured value), which
+ * the empty and failure detectors read as they read every result text.
+ */
+function semconvResult(a: Attributes): ResultSignals {
+  const value = a['gen_ai.tool.call.result'];
+  if (value === undefined || value === null) return NO_RESULT;
+  const result = typeof value === 'string' ? (parseJson(value) ?? value) : value;
+  if (!isRecord(result) || !Array.isArray(result['content'])) {
+    const text =
+      typeof result === 'string' ? result : typeof value === 'string' ? value : JSON.stringify(value);
+    return { isError: null, empty: null, text };
+  }
+  const isError = typeof result['isError'] === 'boolean' ? result['isError'] : null;
+  const [first] = result['content'] as unknown[];
+  const text =
+    first === undefined
+      ? null
+      : isRecord(first) && typeof first['text'] === 'string'
+        ? first['text']
+        : JSON.stringify(first);
+  return { isError, empty: first === undefined && isError !== true ? true : null, text };
+}
+
+/**
  * Arguments fingerprint: `errata.args.*` as sent; otherwise computed from raw arguments a vendor sent
  * (`gen_ai.tool.call.arguments`, Traceloop `traceloop.entity.input`, Sentry `mcp.request.argument.*`), which
  * are then dropped, never stored.
@@ -353,9 +380,9 @@ const hostOf = (address: string | null): string | null =>
  * The result text Errata keeps (DOMAIN.md §5). What a producer sends as `errata.result.text` it sends by that
  * contract: Errata's SDK only for failures, empties and results that signal a failure, every result only when the
  * user opted in (`captureResults`), a hand-made exporter by its own choice. Traceloop and Sentry put every result on
- * their spans, a customer's record included, with nobody opting in: of theirs Errata keeps the text of a call that
- * failed or came back empty, or whose text signals a failure (the failure-as-empty detector the SDK runs before
- * sending), and none of a plain success. The detector reads the stored text, as the classification will.
+ * their spans, a customer's record included, with nobody opting in, and a semconv `gen_ai.tool.call.result` is every
+ * result once opted in: of theirs Errata keeps the text of a call that failed or came back empty, or whose text
+ * signals a failure (the failure-as-empty detector the SDK runs before sending), and none of a plain success. The detector reads the stored text, as the classification will.
  */
 function keptResultText(
   outcome: Outcome,
@@ -382,7 +409,9 @@ function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCall
       ? traceloopResult(a, statusError)
       : source === 'sentry'
         ? sentryResult(a)
-        : NO_RESULT;
+        : source === 'semconv'
+          ? semconvResult(a)
+          : NO_RESULT;
   const rawStatusMessage = span.status.message === '' ? null : span.status.message;
   const errorType = readString(a, 'error.type')?.trim() ?? null;
 
