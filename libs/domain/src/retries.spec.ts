@@ -229,6 +229,19 @@ describe('analyzeRetries: linking', () => {
     );
   });
 
+  it('given a start cut to the millisecond (OpenTelemetry JS), then it may precede the failure it retries by under 1 ms', () => {
+    // A from T0 + 10 ms lasting 2.4 ms; B stamped at T0 + 12 ms, its start cut from some time after A ended.
+    const a = fact('a', 10, 0, 'tool_error', 'validation', { endNs: T0 + 12n * MS + 400_000n });
+    const b = fact('b', 12, 3, 'tool_error', 'validation');
+    expect(labelsOf([a, b])).toEqual([['b', 'a', 'blind_retry', true, 'inferred']]);
+    // A start with sub-millisecond digits was not cut: it started before A ended.
+    expect(labelsOf([a, { ...b, startNs: b.startNs + 1n }])).toEqual([]);
+    // A full millisecond before A's end is no cut start: A was still running.
+    expect(labelsOf([{ ...a, endNs: T0 + 13n * MS }, b])).toEqual([]);
+    // Two starts cut to the same millisecond say nothing of which call came first.
+    expect(labelsOf([{ ...a, startNs: T0 + 12n * MS }, b])).toEqual([]);
+  });
+
   it('links to the most recent qualifying call, past a longer call that is still running', () => {
     const calls = [
       fact('a1', 0, 100, 'tool_error', 'transient'),

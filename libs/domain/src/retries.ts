@@ -123,8 +123,9 @@ export function retriedCategory(call: CallFact): RetryCategory {
  * Linking: a call with `retryOf` is linked by the hint alone — honoured when it names another call of the
  * set that is not `ok` and comes earlier in order; otherwise the call is no retry (inference is not used
  * against an explicit hint). Without a hint, B retries the most recent A with: same run, same server (null
- * equals null) and tool, A not `ok`, A ended at or before B started, B started at most `windowMs` after A
- * ended, and no `ok` call of that run/server/tool started between A and B.
+ * equals null) and tool, A not `ok`, A ended at or before B started (`endedBefore`: less than 1 ms after a start
+ * cut to the millisecond), B started at most `windowMs` after A ended, and no `ok` call of that run/server/tool
+ * started between A and B.
  */
 export function analyzeRetries(calls: readonly CallFact[], options: RetryOptions = {}): RetryAnalysis {
   const windowNs = BigInt(Math.max(0, Math.round(options.windowMs ?? DEFAULT_RETRY_WINDOW_MS))) * 1_000_000n;
@@ -239,9 +240,23 @@ function inferPrevious(
     if (a.outcome === 'ok') return null; // an ok call in between: B is a new call, not a retry
     // Every call from here back ended more than a window before B: none can qualify.
     if (b.startNs - a.startNs > windowNs + group.maxDurationNs) return null;
-    if (a.endNs <= b.startNs && b.startNs - a.endNs <= windowNs) return index;
+    if (endedBefore(a, b) && b.startNs - a.endNs <= windowNs) return index;
   }
   return null;
+}
+
+const NS_PER_MS = 1_000_000n;
+
+/**
+ * A ended before B started. OpenTelemetry JS stamps a span's start with `Date.now()`, whole milliseconds, and its end
+ * with that start plus a sub-millisecond duration: an immediate retry after a fast failure can then start, as stamped,
+ * up to 1 ms before the failure ended. So a start that is a whole millisecond, maybe cut, may precede A's end by less
+ * than 1 ms; but only when it is a later millisecond than A's start: two starts cut to the same millisecond tell
+ * nothing of which call came first.
+ */
+function endedBefore(a: CallFact, b: CallFact): boolean {
+  if (a.endNs <= b.startNs) return true;
+  return b.startNs % NS_PER_MS === 0n && a.startNs < b.startNs && a.endNs - b.startNs < NS_PER_MS;
 }
 
 /**
