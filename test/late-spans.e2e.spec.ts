@@ -2,7 +2,8 @@
  * Late telemetry re-derives the trace it belongs to. A tool call nested under a plain span (not an Errata event)
  * belongs to no agent run until that span arrives; when it does, in a request of its own that holds no event,
  * the projector reads it from the span-edge log and the call moves into the agent's run. A span re-sent with
- * another start time (a misbehaving exporter) is counted once and does not stop the projector.
+ * another start time (a misbehaving exporter) is counted once and does not stop the projector. The MCP server's
+ * Sentry span of a call, arriving after the agent's client span, is that call seen again, not a second one.
  */
 import { context, SpanKind, trace } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -112,4 +113,59 @@ it('given a span re-sent with another start time, it counts once and the project
   await deliver([shifted]);
   const escalations = (await report('reports/escalations?agent=planner'))['totals'];
   expect(escalations).toMatchObject({ escalations: 2, attributed: 2 }); // this trace's one, and the first test's
+});
+
+it('given the MCP server’s Sentry span of a call, a child of the agent’s client span arriving in a later request, the call counts once and its retry links the client calls', async () => {
+  memory.reset();
+  const turn = tracer.startSpan('agent turn', { startTime: T0 });
+  const inTurn = trace.setSpan(context.active(), turn);
+  const clientCall = (startMs: number) => {
+    const span = tracer.startSpan(
+      'tools/call open_nodes',
+      {
+        kind: SpanKind.CLIENT,
+        startTime: T0 + startMs,
+        attributes: {
+          'mcp.method.name': 'tools/call',
+          'gen_ai.tool.name': 'open_nodes',
+          'errata.server.name': 'sentried',
+          'errata.args.hash': 'a1b2c3d4a1b2c3d4a1b2c3d4a1b2c3d4',
+          'error.type': '-32602',
+          'rpc.response.status_code': '-32602',
+        },
+      },
+      inTurn,
+    );
+    // Sentry's wrapMcpServerWithSentry continues the trace from `_meta.traceparent`: its span is the client's child.
+    tracer
+      .startSpan(
+        'tools/call open_nodes',
+        {
+          startTime: T0 + startMs + 1,
+          attributes: {
+            'mcp.method.name': 'tools/call',
+            'mcp.tool.name': 'open_nodes',
+            'mcp.server.name': 'sentried',
+            'mcp.request.argument.names': '7',
+            'sentry.origin': 'auto.function.mcp_server',
+          },
+        },
+        trace.setSpan(context.active(), span),
+      )
+      .setStatus({ code: 2, message: 'internal_error' })
+      .end(T0 + startMs + 9);
+    span.setStatus({ code: 2, message: 'MCP error -32602: Invalid params' });
+    span.end(T0 + startMs + 10);
+  };
+  clientCall(0);
+  clientCall(100);
+  turn.end(T0 + 200);
+  const [serverA, clientA, serverB, clientB, turnSpan] = memory.getFinishedSpans();
+  await deliver([clientA!, clientB!, turnSpan!]);
+  await deliver([serverA!, serverB!]); // the server's exporter, in a request of its own
+
+  const servers = (await report('servers'))['servers'] as { server: string; calls: number }[];
+  expect(servers.find((s) => s.server === 'sentried')).toMatchObject({ calls: 2 });
+  const retries = (await report('reports/retry-waste?groupBy=category&server=sentried'))['groups'];
+  expect(retries).toMatchObject([{ key: 'validation', retries: 1, reasons: { blind_retry: 1 } }]);
 });

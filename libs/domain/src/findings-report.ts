@@ -30,6 +30,8 @@ import { compareText, isoFromNs } from './report-order';
 
 /** A call as the findings report reads it. */
 export interface FindingCall extends MisclassificationCall {
+  /** The span id of the call's parent span (null for a root): it tells a server's view of a call (`deriveTraceFacts`). */
+  readonly parentKey: string | null;
   readonly serverVersion: string | null;
   readonly findings: readonly CallFinding[];
 }

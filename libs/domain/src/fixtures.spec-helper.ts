@@ -167,6 +167,7 @@ export function reportCall(
 ): FindingCall {
   return {
     ...fact(key, startMs, 100, outcome, category),
+    parentKey: null,
     failureAsEmpty: false,
     customerExplanation: false,
     emptyAsError: false,

@@ -184,7 +184,8 @@ const hasKeyWithPrefix = (a: Attributes, prefix: string): boolean =>
  *  - errata: an MCP tool call (`mcp.method.name` = tools/call, or `gen_ai.operation.name` = execute_tool with
  *    an `mcp.*` or `errata.*` attribute) carrying any `errata.*` attribute; any kind except SERVER;
  *  - sentry: `mcp.tool.name` / `mcp.tool.result.is_error` / Sentry's MCP origin (Sentry instruments MCP servers
- *    only, so its SERVER spans are accepted);
+ *    only, so its SERVER spans are accepted; one under a client span of the same call is paired with it when the
+ *    trace is derived, `deriveTraceFacts`);
  *  - semconv: an MCP tool call without `errata.*` attributes; any kind except SERVER;
  *  - traceloop: `traceloop.span.kind` = tool; any kind except SERVER.
  * Other SERVER spans are the MCP server's view of a call the client span already reports: counting both would

@@ -167,6 +167,35 @@ describe('contributions', () => {
     expect(contributions.calls.filter((c) => c.role === 'call')).toHaveLength(1);
   });
 
+  it('given a server span under the client span of the same call (Sentry continuing the trace), it is one call, and retries link the client calls', () => {
+    const client = (key: string, startMs: number) =>
+      reportCall(key, startMs, 'protocol_error', 'validation', { argsHash: 'x' });
+    // The server's view: inside the client's span, a child of it, the same tool.
+    const server = (key: string, of: FindingCall) =>
+      reportCall(key, 0, 'protocol_error', 'validation', {
+        parentKey: of.key,
+        startNs: of.startNs + 1n * MS,
+        endNs: of.endNs - 1n * MS,
+        argsHash: 'x',
+      });
+    const a = client('a', 0);
+    const b = client('b', 1_000);
+    const { calls } = contributionsInMemory(
+      traceFactsOfCalls([a, server('a-server', a), b, server('b-server', b)]),
+    );
+    expect(calls.filter((c) => c.role === 'call').map((c) => c.key)).toEqual(['a', 'b']);
+    expect(calls.filter((c) => c.role === 'retry')).toMatchObject([
+      { key: 'b', measures: { retries: 1, wasted_retries: 1, blind_retry: 1 } },
+    ]);
+
+    // A proxy serving the agent's call makes its own call upstream, of the same tool, under its server span: a call.
+    const upstream = { ...client('upstream', 0), parentKey: 'a-server', server: 'upstream' };
+    const proxied = contributionsInMemory(
+      traceFactsOfCalls([a, server('a-server', a), upstream, server('upstream-server', upstream)]),
+    );
+    expect(proxied.calls.filter((c) => c.role === 'call').map((c) => c.key)).toEqual(['a', 'upstream']);
+  });
+
   it('given a retry, it counts under the retried call: category, server and tool, with its own start', () => {
     const first = reportCall('a', 0, 'tool_error', 'validation', { argsHash: 'x' });
     const retry = reportCall('b', 1_000, 'ok', null, { argsHash: 'y' });

@@ -517,6 +517,7 @@ export const sumRows = (rows: readonly CallSums[]): Record<CallMeasure, bigint> 
 /** A call as the pure reports' callers give it, completed with what a bare CallFact does not say. */
 export function asFindingCall(call: CallFact & Partial<FindingCall>): FindingCall {
   return {
+    parentKey: null,
     failureAsEmpty: false,
     customerExplanation: false,
     emptyAsError: false,

@@ -106,11 +106,13 @@ export function deriveTraceFacts(
   options: { readonly windowMs?: number } = {},
 ): TraceDerivation {
   // Span ids are unique in a trace: a repeated key (a span re-sent with another start time) counts once.
-  const calls = firstOfEachKey([...facts.calls].sort(compareCalls));
+  const { calls, viewOf } = withoutSecondViews(firstOfEachKey([...facts.calls].sort(compareCalls)));
+  const delegatedRuns =
+    viewOf.size === 0 ? facts.delegatedRuns : delegatedToKept(facts.delegatedRuns, viewOf);
   const escalations = firstOfEachKey([...facts.escalations].sort(compareStarts));
   const reports = firstOfEachKey([...facts.reports].sort(compareStarts));
   const { retries, chains } = analyzeRetries(calls, options);
-  const hidden = subagentHiddenFailures(calls, chains, facts.delegatedRuns);
+  const hidden = subagentHiddenFailures(calls, chains, delegatedRuns);
   // A hidden subagent failure is misclassified like any failure-as-empty call: an escalation after it is its own.
   const escalationCalls =
     hidden.size === 0
@@ -168,7 +170,7 @@ export function deriveTraceFacts(
   );
   // A run's hand-back claiming success is one silent partial, whether a report span, the call's result, or both say it.
   const silentResultRun = (callKey: string): string | null =>
-    (facts.delegatedRuns.get(callKey) ?? []).find(
+    (delegatedRuns.get(callKey) ?? []).find(
       (run) => holdingUnrecovered.has(run) && !silentReportRuns.has(run),
     ) ?? null;
 
@@ -255,6 +257,63 @@ function withEnclosingRuns(runs: ReadonlySet<string>, parentRuns: ReadonlyMap<st
     }
   }
   return enclosing;
+}
+
+/**
+ * One call per MCP call (DOMAIN.md §5), when both ends report it. A server's instrumentation continues the trace from
+ * the request's `_meta.traceparent`, so Sentry's span of a call that an agent instrumented with Errata's SDK made is a
+ * child of the agent's client span (kind INTERNAL in @sentry/node 10), with the same tool: the same call seen from the
+ * other end. Ingest cannot pair them (two processes send them, in two requests); the derivation sees the whole trace.
+ * A call whose parent span is a call of the same tool is such a second view: dropped. The parent, the client's view,
+ * stays: only the client sees timeouts and transport failures, and the retries are the agent's. Stored calls keep no
+ * span kind, and every tool-call span Errata accepts but Sentry's is a client's, so the parent and the tool decide.
+ * A call under a dropped view is a call of its own again: a proxy's call upstream, made while it served the agent's
+ * call of the same tool, is another MCP call. Returns the calls kept and, for each view dropped, the call it views.
+ */
+function withoutSecondViews(calls: readonly FindingCall[]): {
+  calls: FindingCall[];
+  viewOf: Map<string, string>;
+} {
+  const byKey = new Map(calls.map((call) => [call.key, call]));
+  const sameToolParent = (call: FindingCall): FindingCall | undefined => {
+    const parent = call.parentKey === null ? undefined : byKey.get(call.parentKey);
+    return parent?.tool === call.tool ? parent : undefined;
+  };
+  // Whether each call is a view, decided up its same-tool ancestors without recursion (a chain can be long); a cycle of
+  // parents (ids are the producer's) is cut where the walk meets itself: that call counts as no view.
+  const isView = new Map<string, boolean>();
+  for (const call of calls) {
+    const chain: FindingCall[] = [];
+    const onChain = new Set<string>();
+    let current: FindingCall | undefined = call;
+    while (current !== undefined && !isView.has(current.key) && !onChain.has(current.key)) {
+      chain.push(current);
+      onChain.add(current.key);
+      current = sameToolParent(current);
+    }
+    let parentIsView = current === undefined || onChain.has(current.key) ? null : isView.get(current.key)!;
+    for (const link of chain.reverse()) {
+      const view = parentIsView === false;
+      isView.set(link.key, view);
+      parentIsView = view;
+    }
+  }
+  const viewOf = new Map<string, string>();
+  for (const call of calls) if (isView.get(call.key) === true) viewOf.set(call.key, call.parentKey!);
+  return { calls: calls.filter((call) => !viewOf.has(call.key)), viewOf };
+}
+
+/** The runs started under a dropped view belong to the call it views: the agent's call delegated to them. */
+function delegatedToKept(
+  delegatedRuns: ReadonlyMap<string, readonly string[]>,
+  viewOf: ReadonlyMap<string, string>,
+): Map<string, readonly string[]> {
+  const merged = new Map<string, readonly string[]>();
+  for (const [key, runs] of delegatedRuns) {
+    const kept = viewOf.get(key) ?? key;
+    merged.set(kept, [...(merged.get(kept) ?? []), ...runs]);
+  }
+  return merged;
 }
 
 function firstOfEachKey<T extends { key: string }>(items: readonly T[]): T[] {

@@ -145,6 +145,7 @@ export function traceFactsOf(items: TraceItems): {
 
   const calls = items.calls.map((call): FindingCall => ({
     key: call.spanId,
+    parentKey: call.parentSpanId,
     traceId: call.traceId,
     runId: runIdOf(call),
     server: call.serverName,
