@@ -174,6 +174,7 @@ describe('contributions', () => {
     const server = (key: string, of: FindingCall) =>
       reportCall(key, 0, 'protocol_error', 'validation', {
         parentKey: of.key,
+        server: of.server,
         startNs: of.startNs + 1n * MS,
         endNs: of.endNs - 1n * MS,
         argsHash: 'x',
@@ -194,6 +195,12 @@ describe('contributions', () => {
       traceFactsOfCalls([a, server('a-server', a), upstream, server('upstream-server', upstream)]),
     );
     expect(proxied.calls.filter((c) => c.role === 'call').map((c) => c.key)).toEqual(['a', 'upstream']);
+
+    // A gateway that forwards the call under the tool's own name, straight under the agent's span, to a server of
+    // another name: two calls.
+    const forwarded = { ...client('forwarded', 0), parentKey: 'a', server: 'upstream' };
+    const gateway = contributionsInMemory(traceFactsOfCalls([{ ...a, server: 'gateway' }, forwarded]));
+    expect(gateway.calls.filter((c) => c.role === 'call').map((c) => c.key)).toEqual(['a', 'forwarded']);
   });
 
   it('given a retry, it counts under the retried call: category, server and tool, with its own start', () => {

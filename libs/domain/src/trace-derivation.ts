@@ -266,7 +266,8 @@ function withEnclosingRuns(runs: ReadonlySet<string>, parentRuns: ReadonlyMap<st
  * other end. Ingest cannot pair them (two processes send them, in two requests); the derivation sees the whole trace.
  * A call whose parent span is a call of the same tool is such a second view: dropped. The parent, the client's view,
  * stays: only the client sees timeouts and transport failures, and the retries are the agent's. Stored calls keep no
- * span kind, and every tool-call span Errata accepts but Sentry's is a client's, so the parent and the tool decide.
+ * span kind, and every tool-call span Errata accepts but Sentry's is a client's, so the parent, the tool and the server
+ * decide.
  * A call under a dropped view is a call of its own again: a proxy's call upstream, made while it served the agent's
  * call of the same tool, is another MCP call. Returns the calls kept and, for each view dropped, the call it views.
  */
@@ -275,9 +276,14 @@ function withoutSecondViews(calls: readonly FindingCall[]): {
   viewOf: Map<string, string>;
 } {
   const byKey = new Map(calls.map((call) => [call.key, call]));
+  // The same server too, where both say theirs: a gateway forwarding a call to an upstream server of another name,
+  // under the tool's own name, makes a call of its own.
   const sameToolParent = (call: FindingCall): FindingCall | undefined => {
     const parent = call.parentKey === null ? undefined : byKey.get(call.parentKey);
-    return parent?.tool === call.tool ? parent : undefined;
+    if (parent?.tool !== call.tool) return undefined;
+    return parent.server === null || call.server === null || parent.server === call.server
+      ? parent
+      : undefined;
   };
   // Whether each call is a view, decided up its same-tool ancestors without recursion (a chain can be long); a cycle of
   // parents (ids are the producer's) is cut where the walk meets itself: that call counts as no view.
