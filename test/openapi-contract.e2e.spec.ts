@@ -364,11 +364,14 @@ beforeAll(async () => {
   document = (await (await fetch(`${server.url}/docs-json`)).json()) as OpenApiDocument;
   validatorOf = validatorsOf(document);
 
+  // The project stores arguments, and the SDK sends them: the timeline's `arguments` is filled.
+  await server.app.get(ProjectRepository).setStoreArguments(project.id, true);
   errata = startErrata({
     endpoint: server.url,
     apiKey: server.ingestKey,
     instrumentMcpSdk: false,
     flushOnExit: false,
+    captureArguments: true,
   });
   const seed = await connectSeedServer();
   // test/agent-reports.e2e.spec.ts's scenario, plus a failed subagent report carrying none of the four elements.

@@ -75,6 +75,11 @@ export interface ToolCallData {
     readonly retryAfterMs: number | null;
   };
   readonly args: { readonly hash: string | null; readonly size: number | null };
+  /**
+   * The raw arguments (`gen_ai.tool.call.arguments`, or another instrumentation's), redacted and cut: present only
+   * for a project that stores them (DOMAIN.md §6), null when the span carried none.
+   */
+  readonly arguments?: string | null;
   readonly retryHint: { readonly of: string | null; readonly attempt: number | null };
   /** Tokens the runtime reported for this call (`gen_ai.usage.*`), when it did. */
   readonly tokens: number | null;

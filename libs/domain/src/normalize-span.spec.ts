@@ -192,13 +192,26 @@ describe('normalizeSpan: tool calls (Errata SDK)', () => {
     }
   });
 
-  it('never keeps raw arguments', () => {
+  it('never keeps raw arguments, unless the project stores them: then redacted and cut like any text', () => {
     const span = errataToolSpan(
       'x',
       { isError: false },
-      { attributes: { 'gen_ai.tool.call.arguments': '{"pw":"x"}' } },
+      {
+        attributes: {
+          'gen_ai.tool.call.arguments':
+            '{"pw":"x","password":"hunter2","owner":"jane@example.com","q":"' + 'a'.repeat(200) + '"}',
+        },
+      },
     );
     expect(JSON.stringify(toolCallOf(span))).not.toContain('"pw"');
+    const stored = normalizeSpan(span, { storeArguments: true, textLimitBytes: 120 });
+    const args = stored?.type === 'ToolCallObserved' ? stored.data.arguments : undefined;
+    expect(args).toMatch(
+      /^\{"pw":"x","password":"\[REDACTED:password\]","owner":"\[REDACTED:email\]","q":"a+…\[truncated \d+ bytes\]$/,
+    );
+    // A span that carried none: null, with the setting on
+    const none = normalizeSpan(errataToolSpan('x', { isError: false }), { storeArguments: true });
+    expect(none?.type === 'ToolCallObserved' ? none.data.arguments : undefined).toBeNull();
   });
 
   it('given a JSON-RPC error, then protocol_error with the code and the redacted status message', () => {

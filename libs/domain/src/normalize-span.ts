@@ -26,6 +26,11 @@ import { SpanKind, StatusCode, type Attributes, type SpanRecord } from './span';
 export interface NormalizeOptions {
   /** Byte limit of every stored text (result text, structured JSON, messages, reasons). Default 2048. */
   readonly textLimitBytes?: number;
+  /**
+   * Keep a tool call's raw arguments (redacted and cut like any text) where the span carries them: only for a project
+   * that opted in (DOMAIN.md §6). Otherwise only their hash and size are kept. Default false.
+   */
+  readonly storeArguments?: boolean;
 }
 
 export const DEFAULT_TEXT_LIMIT_BYTES = 2048;
@@ -78,7 +83,7 @@ export function normalizeSpan(span: SpanRecord, options: NormalizeOptions = {}):
   if (span.name === SUBAGENT_REPORT_SPAN) return subagentReport(span, limit);
   if (isAgentSpan(span)) return agentRun(span);
   const source = toolCallSource(span);
-  return source === null ? null : toolCall(span, source, limit);
+  return source === null ? null : toolCall(span, source, limit, options.storeArguments === true);
 }
 
 export function spanRef(span: SpanRecord): SpanRef {
@@ -301,7 +306,7 @@ function semconvResult(a: Attributes): ResultSignals {
 /**
  * Arguments fingerprint: `errata.args.*` as sent; otherwise computed from raw arguments a vendor sent
  * (`gen_ai.tool.call.arguments`, Traceloop `traceloop.entity.input`, Sentry `mcp.request.argument.*`), which
- * are then dropped, never stored.
+ * are then dropped, unless the project stores arguments (`storedArguments`).
  */
 function argsOf(a: Attributes): ToolCallData['args'] {
   const hash = readString(a, 'errata.args.hash');
@@ -311,6 +316,13 @@ function argsOf(a: Attributes): ToolCallData['args'] {
   if (raw === undefined) return { hash: null, size };
   const fingerprint = argsFingerprint(raw);
   return { hash: fingerprint.hash, size: size ?? fingerprint.size };
+}
+
+/** The raw arguments as stored for a project that keeps them: the JSON sent, redacted and cut; null when none came. */
+function storedArguments(a: Attributes, limit: number): string | null {
+  const raw = rawArguments(a);
+  if (raw === undefined) return null;
+  return storedText(typeof raw === 'string' ? raw : (JSON.stringify(raw) ?? null), limit);
 }
 
 function rawArguments(a: Attributes): unknown {
@@ -402,7 +414,12 @@ function resultSaysEmpty(text: string | null, structured: string | null, tool: s
   return (text !== null && saysNoResults(text, tool)) || isEmptyListResult(structured, text);
 }
 
-function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCallObserved {
+function toolCall(
+  span: SpanRecord,
+  source: SpanSource,
+  limit: number,
+  storeArguments: boolean,
+): ToolCallObserved {
   const a = span.attributes;
   const statusError = span.status.code === StatusCode.ERROR;
   const vendor =
@@ -492,6 +509,7 @@ function toolCall(span: SpanRecord, source: SpanSource, limit: number): ToolCall
         retryAfterMs: retryAfterMs !== null && retryAfterMs >= 0 ? retryAfterMs : null,
       },
       args: argsOf(a),
+      ...(storeArguments ? { arguments: storedArguments(a, limit) } : {}),
       retryHint: {
         of: retryOf(a),
         attempt: attempt !== null && attempt >= 0 ? attempt : null,

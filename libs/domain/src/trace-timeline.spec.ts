@@ -57,7 +57,10 @@ describe('traceTimeline', () => {
       facts,
       deriveTraceFacts(facts),
       [subagent, coordinator],
-      (spanId) => (spanId === 'c1' ? 'invalid order id' : null),
+      (spanId) =>
+        spanId === 'c1'
+          ? { text: 'invalid order id', arguments: '{"orderId":"#12"}' }
+          : { text: null, arguments: null },
     );
 
     expect(timeline.items.map((item) => [item.kind, item.spanId, item.runId])).toEqual([
@@ -72,12 +75,14 @@ describe('traceTimeline', () => {
       chainRecovered: false,
       escalationsCaused: 0,
       text: 'invalid order id',
+      arguments: '{"orderId":"#12"}',
       durationMs: 100,
     });
     expect(retry).toMatchObject({
       retry: { of: 'c1', label: 'blind_retry', wasted: true },
       escalationsCaused: 1,
       text: null,
+      arguments: null,
     });
     expect(report).toMatchObject({
       status: 'partial',
@@ -100,7 +105,10 @@ describe('traceTimeline', () => {
       delegatedRuns: new Map(),
       parentRuns: new Map(),
     };
-    const timeline = traceTimeline(TRACE, facts, deriveTraceFacts(facts), [], () => null);
+    const timeline = traceTimeline(TRACE, facts, deriveTraceFacts(facts), [], () => ({
+      text: null,
+      arguments: null,
+    }));
     expect(timeline.runs).toEqual([
       {
         runId: `trace:${TRACE}`,

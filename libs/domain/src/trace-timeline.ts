@@ -49,6 +49,14 @@ export interface TimelineCall extends TimelineItemBase {
   readonly findings: readonly FindingRule[];
   /** The redacted result text stored for the call, when one was. */
   readonly text: string | null;
+  /** The call's arguments, redacted and cut, when its project stores them (DOMAIN.md §6); else null. */
+  readonly arguments: string | null;
+}
+
+/** What was stored of a call beside its facts: the sample text, and the arguments where the project keeps them. */
+export interface StoredCallTexts {
+  readonly text: string | null;
+  readonly arguments: string | null;
 }
 
 export interface TimelineEscalation extends TimelineItemBase {
@@ -86,7 +94,7 @@ export function traceTimeline(
   facts: TraceFacts,
   derivation: TraceDerivation,
   runs: readonly RunRef[],
-  sampleTextOf: (spanId: string) => string | null,
+  storedTextsOf: (spanId: string) => StoredCallTexts,
 ): TraceTimeline {
   // The facts may span other traces too (those hinted retries link to this one): only this trace's items show.
   const ofThisTrace = <F extends { key: string; traceId: string }>(all: readonly F[]) =>
@@ -102,6 +110,7 @@ export function traceTimeline(
 
   const calls = shown.calls.map((derived): TimelineCall & { startNs: bigint } => {
     const call = callFacts.get(derived.key)!;
+    const stored = storedTextsOf(call.key);
     return {
       kind: 'call',
       spanId: call.key,
@@ -123,7 +132,8 @@ export function traceTimeline(
       chainRecovered: derived.chainRecovered,
       escalationsCaused: derived.escalationsCaused,
       findings: [...new Set(derived.findings.map((finding) => finding.rule))],
-      text: sampleTextOf(call.key),
+      text: stored.text,
+      arguments: stored.arguments,
     };
   });
   const escalations = shown.escalations.map((derived): TimelineEscalation & { startNs: bigint } => {

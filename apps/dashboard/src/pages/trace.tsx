@@ -172,6 +172,12 @@ function TimelineEntry({
           {item.escalationsCaused > 0 && (
             <p class="muted">Led to {formatCount(item.escalationsCaused)} escalation(s)</p>
           )}
+          {item.arguments !== null && (
+            <p class="call-arguments">
+              <span class="muted">Arguments </span>
+              <code data-arguments>{item.arguments}</code>
+            </p>
+          )}
           {item.text !== null && <q class="sample-text">{item.text}</q>}
         </div>
       </li>

@@ -38,6 +38,9 @@ const USAGE = `Usage: npm run errata -- <command>
                                                   only say what would go
   projects create <name>                          create a project
   projects list                                   list projects
+  projects settings --project <name> [--store-arguments on|off]
+                                                  show a project's settings, or change them: whether it keeps
+                                                  its tool calls' raw arguments (redacted; off by default)
   keys create --project <name> --scope <scope> [--label <text>]
                                                   create a key (ingest | read | admin); printed once
   keys list --project <name>                      list a project's keys (prefixes only)
@@ -57,6 +60,7 @@ const COMMANDS = [
   'events prune',
   'projects create',
   'projects list',
+  'projects settings',
   'keys create',
   'keys list',
   'keys revoke',
@@ -85,6 +89,7 @@ async function main(argv: string[]): Promise<void> {
       contact: { type: 'string' },
       finding: { type: 'string' },
       before: { type: 'string' },
+      'store-arguments': { type: 'string' },
       yes: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -182,6 +187,22 @@ async function run(
       if (await projects.findProject(name)) throw new UsageError(`project "${name}" already exists`);
       const project = await projects.createProject(name);
       out(`created project "${project.name}"`);
+      return;
+    }
+    case 'projects settings': {
+      let project = await existingProject(projects, values.project);
+      const store = values['store-arguments'];
+      if (store !== undefined) {
+        if (store !== 'on' && store !== 'off') throw new UsageError('--store-arguments must be on or off');
+        project = await projects.setStoreArguments(project.id, store === 'on');
+      }
+      out(`project "${project.name}"`);
+      out(
+        project.storeArguments
+          ? "store-arguments on: tool calls' raw arguments are kept, redacted and cut, beside their hash"
+          : "store-arguments off: only a hash and the size of tool calls' arguments are kept",
+      );
+      if (store !== undefined) note('ingest keys already in use take the change within 5 seconds');
       return;
     }
     case 'projects list':

@@ -52,7 +52,7 @@ export class OtlpIngestController {
       );
     }
     const result = await this.ingest.ingest(
-      principal.projectId,
+      { id: principal.projectId, storeArguments: principal.storeArguments },
       () => readRequestBody(req, this.config.maxBodyBytes, this.config.bodyTimeoutMs),
       encoding,
     );

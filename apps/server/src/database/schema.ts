@@ -15,6 +15,8 @@ export interface ProjectTable {
   id: Generated<number>;
   name: string;
   created_at: Generated<Timestamp>;
+  /** 0014: keep tool calls' raw arguments, redacted and cut (DOMAIN.md §6). */
+  store_arguments: Generated<boolean>;
 }
 
 export type KeyScope = 'ingest' | 'read' | 'admin';

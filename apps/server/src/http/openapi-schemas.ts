@@ -501,6 +501,11 @@ export const OPENAPI_SCHEMAS = {
     escalationsCaused: integer(),
     findings: array(oneOf(FINDING_RULES), 'Rules the call violates.'),
     text: nullable(string('The stored, redacted result text.')),
+    arguments: nullable(
+      string(
+        "The call's raw arguments as sent, redacted and cut, when its project stores them (off by default); else null.",
+      ),
+    ),
   }),
   TimelineEscalation: object({
     kind: oneOf(['escalation']),

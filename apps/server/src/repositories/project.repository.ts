@@ -27,7 +27,21 @@ export class ProjectRepository {
   }
 
   findProject(name: string) {
-    return this.db.selectFrom('project').select(['id', 'name']).where('name', '=', name).executeTakeFirst();
+    return this.db
+      .selectFrom('project')
+      .select(['id', 'name', 'store_arguments as storeArguments'])
+      .where('name', '=', name)
+      .executeTakeFirst();
+  }
+
+  /** Whether the project keeps its calls' raw arguments from now on; returns the project as it is then. */
+  setStoreArguments(projectId: number, storeArguments: boolean) {
+    return this.db
+      .updateTable('project')
+      .set({ store_arguments: storeArguments })
+      .where('id', '=', projectId)
+      .returning(['id', 'name', 'store_arguments as storeArguments'])
+      .executeTakeFirstOrThrow();
   }
 
   async listProjectNames(): Promise<string[]> {
@@ -86,6 +100,7 @@ export class ProjectRepository {
         'api_key.scope',
         'api_key.project_id as projectId',
         'project.name as projectName',
+        'project.store_arguments as storeArguments',
       ])
       .where('api_key.key_hash', '=', keyHash)
       .where('api_key.revoked_at', 'is', null)

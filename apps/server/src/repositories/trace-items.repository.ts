@@ -116,6 +116,22 @@ export class TraceItemsRepository {
     return retried.union(retrying).execute();
   }
 
+  /**
+   * The raw arguments stored with one trace's calls (only a project that stores them has any), read from the log:
+   * they are shown in the trace's timeline and nowhere else, so no read model carries them.
+   */
+  async storedArguments(projectId: number, traceId: string): Promise<Map<string, string>> {
+    const rows = await this.db
+      .selectFrom('event')
+      .select([ids.spanId, sql<string>`data->>'arguments'`.as('arguments')])
+      .where('project_id', '=', projectId)
+      .where('trace_id', '=', sql<Buffer>`decode(${traceId}, 'hex')`)
+      .where('type', '=', 'ToolCallObserved')
+      .where(sql<boolean>`data->>'arguments' IS NOT NULL`)
+      .execute();
+    return new Map(rows.map((row) => [row.spanId, row.arguments]));
+  }
+
   async load(db: Kysely<DB>, traces: readonly TraceRef[]) {
     if (traces.length === 0) return { calls: [], escalations: [], reports: [], agents: [], edges: [] };
     const [calls, escalations, reports, agents, edges] = await Promise.all([

@@ -9,6 +9,8 @@ export interface Principal {
   readonly projectId: number;
   readonly projectName: string;
   readonly scope: KeyScope;
+  /** The project keeps its calls' raw arguments (`projects settings --store-arguments on`). */
+  readonly storeArguments: boolean;
 }
 
 /** How long a verified key is trusted without asking the database; revocation takes effect within it. */
@@ -79,7 +81,12 @@ export class ApiKeyService {
     if (cached && cached.until > now) return cached.principal;
     const row = await this.projects.findLiveKeyByHash(hash);
     const principal = row
-      ? { projectId: row.projectId, projectName: row.projectName, scope: row.scope }
+      ? {
+          projectId: row.projectId,
+          projectName: row.projectName,
+          scope: row.scope,
+          storeArguments: row.storeArguments,
+        }
       : null;
     if (this.cache.size >= MAX_CACHED_KEYS) this.forgetExpired(now);
     this.cache.set(cacheKey, { principal, until: now + KEY_CACHE_MS });

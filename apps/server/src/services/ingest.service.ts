@@ -57,8 +57,9 @@ export class IngestService {
    * reading too; a request over it is refused without its body being read. The place is given back however the
    * request ends (stored, undecodable, too large, its client gone, or its body too slow: ERRATA_BODY_TIMEOUT_MS).
    */
+  /** `project.storeArguments`: the project keeps its calls' raw arguments (DOMAIN.md §6). */
   async ingest(
-    projectId: number,
+    project: { readonly id: number; readonly storeArguments: boolean },
     readBody: () => Promise<Uint8Array>,
     encoding: OtlpEncoding,
   ): Promise<IngestResult> {
@@ -79,7 +80,7 @@ export class IngestService {
       // on its way does not (a stalled upload made every batch wait ERRATA_PROJECTION_YIELD_MS).
       this.activity.begin();
       try {
-        return await this.store(projectId, body, encoding);
+        return await this.store(project, body, encoding);
       } finally {
         this.activity.end();
         this.decoding -= body.length;
@@ -89,7 +90,11 @@ export class IngestService {
     }
   }
 
-  private async store(projectId: number, body: Uint8Array, encoding: OtlpEncoding): Promise<IngestResult> {
+  private async store(
+    project: { readonly id: number; readonly storeArguments: boolean },
+    body: Uint8Array,
+    encoding: OtlpEncoding,
+  ): Promise<IngestResult> {
     const decoded = decodeTraceRequest(body, encoding, {
       maxAttributeValueBytes: this.config.maxAttributeBytes,
     });
@@ -97,7 +102,7 @@ export class IngestService {
     const edges: NewSpanEdge[] = [];
     const rejected = [...decoded.rejected];
     for (const span of decoded.spans) {
-      const event = this.normalized(span, rejected);
+      const event = this.normalized(span, rejected, project.storeArguments);
       if (event === undefined) continue;
       if (event) events.push(toNewEvent(span, event));
       else if (span.parentSpanId) edges.push(toEdge(span, span.parentSpanId));
@@ -107,7 +112,7 @@ export class IngestService {
     let appended = 0;
     // A request whose every span was rejected is counted too; an empty one (nothing received) writes nothing.
     if (received > 0) {
-      ({ appended } = await this.events.append(projectId, events, edges, {
+      ({ appended } = await this.events.append(project.id, events, edges, {
         received,
         dropped,
         rejected: rejected.length,
@@ -121,9 +126,13 @@ export class IngestService {
    * The span's event (null: not one Errata stores); undefined when reading it failed, recorded in `rejected`. A
    * span the domain cannot read costs that span, not the request: the other spans are stored.
    */
-  private normalized(span: SpanRecord, rejected: RejectedSpan[]): ErrataEvent | null | undefined {
+  private normalized(
+    span: SpanRecord,
+    rejected: RejectedSpan[],
+    storeArguments: boolean,
+  ): ErrataEvent | null | undefined {
     try {
-      return normalizeSpan(span, { textLimitBytes: this.config.textLimitBytes });
+      return normalizeSpan(span, { textLimitBytes: this.config.textLimitBytes, storeArguments });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       rejected.push({

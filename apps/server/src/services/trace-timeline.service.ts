@@ -22,12 +22,10 @@ export class TraceTimelineService {
     const { facts, runs } = traceFactsOf(items);
     const derivation = deriveTraceFacts(facts, { windowMs: this.config.retryWindowMs });
     const texts = new Map(items.calls.map((call) => [call.spanId, call.sampleText]));
-    return traceTimeline(
-      traceId,
-      facts,
-      derivation,
-      [...runs.values()],
-      (spanId) => texts.get(spanId) ?? null,
-    );
+    const storedArguments = await this.traceItems.storedArguments(projectId, traceId);
+    return traceTimeline(traceId, facts, derivation, [...runs.values()], (spanId) => ({
+      text: texts.get(spanId) ?? null,
+      arguments: storedArguments.get(spanId) ?? null,
+    }));
   }
 }
