@@ -7,6 +7,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DATABASE, type Database } from '../apps/server/src/database/database';
+import { LogRetentionRepository } from '../apps/server/src/repositories/log-retention.repository';
+import { LogRetentionService } from '../apps/server/src/services/log-retention.service';
+import { ProjectorService } from '../apps/server/src/services/projector.service';
 import { AgentTrace } from './support/agent-spans';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
 
@@ -15,7 +19,8 @@ const run = promisify(execFile);
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer('postgres');
+  // The server projects when ingest wakes it, not on a timer: a rebuild left undone stays undone until a test runs it.
+  server = await startTestServer('postgres', { ERRATA_PROJECTION_POLL_MS: '3600000' });
 });
 afterAll(() => server?.close());
 
@@ -89,8 +94,64 @@ it('deletes the traces whose every span started before the date, says so first w
 
   // And a second run finds nothing more to delete
   expect((await prune('--before', '2026-06-01', '--yes')).stdout).toBe(
-    'no traces of every project ended before 2026-06-01T00:00:00.000Z: nothing to delete\n',
+    'no trace of every project has every span starting before 2026-06-01T00:00:00.000Z: nothing to delete\n',
   );
+});
+
+function retention(): LogRetentionService {
+  const database = server.app.get<Database>(DATABASE);
+  return new LogRetentionService(
+    database,
+    new LogRetentionRepository(database),
+    server.app.get(ProjectorService),
+  );
+}
+
+it('keeps a listed trace that got a span after the date meanwhile, and its span', async () => {
+  // Given a trace of February, listed for deletion
+  const february = Date.UTC(2026, 1, 5, 10);
+  const spans = new AgentTrace().run('february', february, [
+    { tool: 'lookup', startMs: february + 1, durationMs: 5 },
+  ]);
+  expect(await sendSpans(server.url, server.ingestKey, spans)).toBe(200);
+  const traceId = spans[0]!.spanContext().traceId;
+  const listed = (await retention().endedBefore(new Date('2026-06-01'), null)).filter(
+    (t) => t.traceId === traceId,
+  );
+  expect(listed).toHaveLength(1);
+  // When a span of it that started after the date arrives before the deletion
+  const late = new AgentTrace().run('february', Date.now() - 1_000, [
+    { tool: 'lookup', startMs: Date.now() - 999, durationMs: 5 },
+  ]);
+  const lateInTrace = late.map((span) =>
+    Object.assign(Object.create(Object.getPrototypeOf(span)), span, {
+      spanContext: () => ({ ...span.spanContext(), traceId }),
+    }),
+  );
+  expect(await sendSpans(server.url, server.ingestKey, lateInTrace)).toBe(200);
+  const before = await count(`event WHERE trace_id = decode('${traceId}', 'hex')`);
+  const pruned = await retention().prune(listed, new Date('2026-06-01'), null, () => undefined);
+  // Then nothing of it is deleted: the trace goes on after the date
+  expect(pruned).toMatchObject({ events: 0, edges: 0 });
+  expect(await count(`event WHERE trace_id = decode('${traceId}', 'hex')`)).toBe(before);
+  await server.catchUp();
+});
+
+it('deletes nothing when a newer Errata projects the database, and says why', async () => {
+  const april = Date.UTC(2026, 3, 5, 10);
+  const spans = new AgentTrace().run('april', april, [{ tool: 'lookup', startMs: april + 1, durationMs: 5 }]);
+  expect(await sendSpans(server.url, server.ingestKey, spans)).toBe(200);
+  await server.catchUp();
+  const events = await count('event');
+  await sql`UPDATE projection_checkpoint SET version = version + 1`.execute(server.db);
+  try {
+    const refused = await prune('--before', '2026-06-01', '--yes');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/newer than this Errata/);
+    expect(await count('event')).toBe(events);
+  } finally {
+    await sql`UPDATE projection_checkpoint SET version = version - 1`.execute(server.db);
+  }
 });
 
 it('refuses a date it cannot read, and a project that does not exist', async () => {
@@ -103,4 +164,33 @@ it('refuses a date it cannot read, and a project that does not exist', async () 
   const nobody = await prune('--before', '2026-06-01', '--project', 'nobody');
   expect(nobody.code).toBe(2);
   expect(nobody.stderr).toMatch(/^errata: project "nobody" does not exist/);
+});
+
+it('finishes, on its next run, a rebuild an earlier run was cut off in', async () => {
+  // Given no server projecting beside the CLI (it would finish the rebuild itself), and a prune whose deletion
+  // committed, and whose rebuild nobody ran (the process was stopped)
+  await server.app.get(ProjectorService).beforeApplicationShutdown();
+  const march = Date.UTC(2026, 2, 5, 10);
+  const spans = new AgentTrace().run('march', march, [{ tool: 'lookup', startMs: march + 1, durationMs: 5 }]);
+  expect(await sendSpans(server.url, server.ingestKey, spans)).toBe(200);
+  await server.catchUp();
+  const service = retention();
+  await service.prune(
+    await service.endedBefore(new Date('2026-06-01'), null),
+    new Date('2026-06-01'),
+    null,
+    () => undefined,
+  );
+  expect(await server.app.get(ProjectorService).rebuilding()).toBe(true);
+  // When prune runs again, with nothing left to delete, it rebuilds
+  const again = await prune('--before', '2026-06-01', '--yes');
+  expect(again.code).toBe(0);
+  expect(again.stdout).toMatch(
+    /nothing to delete\nrebuilt read models and rollups from \d+ events and span edges\n$/,
+  );
+  // (what the projector logs meanwhile goes to stderr: stdout is the command's own)
+  expect(again.stderr).toMatch(/going on with a rebuild begun earlier/);
+  expect(await server.app.get(ProjectorService).rebuilding()).toBe(false);
+  // and the reports count the calls the log holds, no deleted one
+  expect(await allTimeCalls()).toBe(await count("event WHERE type = 'ToolCallObserved'"));
 });

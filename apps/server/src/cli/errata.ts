@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { HttpException } from '@nestjs/common';
+import { ConsoleLogger, HttpException, Logger, type LogLevel } from '@nestjs/common';
 import { parseArgs } from 'node:util';
 import { parseIsoInstant } from '@errata/domain';
 import { ConfigError, loadConfig } from '../config/app-config';
@@ -24,6 +24,7 @@ import { ProjectorService } from '../services/projector.service';
 import { FINDING_ID } from '../http/findings-page';
 import { FixRepository } from '../repositories/fix.repository';
 import { LogRetentionRepository } from '../repositories/log-retention.repository';
+import { LogRetentionService } from '../services/log-retention.service';
 import { OwnerRepository } from '../repositories/owner.repository';
 import { OwnerService } from '../services/owner.service';
 import { ProgressBar } from './progress-bar';
@@ -72,7 +73,15 @@ const COMMANDS = [
 
 class UsageError extends Error {}
 
+/** The CLI's stdout is its own (scripts read keys and lists from it): what the services log goes to stderr. */
+class StderrLogger extends ConsoleLogger {
+  protected override printMessages(messages: unknown[], context?: string, logLevel?: LogLevel): void {
+    super.printMessages(messages, context, logLevel, 'stderr');
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
+  Logger.overrideLogger(new StderrLogger());
   const { positionals, values, tokens } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -141,45 +150,43 @@ async function run(
       out(`migrations up to date (${database.description})`);
       return;
     case 'projections rebuild':
-      await rebuildReadModels(database, out);
+      await rebuildReadModels(database, out, projectorFor(database), true);
       return;
     case 'events prune': {
-      const given = required(values.before, '--before <date>') as string;
+      const given = required<string>(values.before, '--before <date>');
       const before = parseIsoInstant(given);
       if (before === null)
         throw new UsageError(
-          `--before must be an ISO-8601 date or date-time (UTC without an offset), not "${given}"`,
+          `--before must be an ISO-8601 date or date-time (UTC when it has no offset), not "${given}"`,
         );
       const project = values.project === undefined ? null : await existingProject(projects, values.project);
-      const retention = new LogRetentionRepository(database);
-      const traces = await retention.tracesEndedBefore(before, project?.id ?? null);
-      const of = `${project === null ? 'every project' : `project "${project.name}"`}`;
-      const spans = traces.reduce((sum, trace) => sum + trace.events + trace.edges, 0);
+      const projector = projectorFor(database);
+      const retention = new LogRetentionService(database, new LogRetentionRepository(database), projector);
+      const traces = await retention.endedBefore(before, project?.id ?? null);
+      const of = project === null ? 'every project' : `project "${project.name}"`;
       const what = `${counted(traces.length, 'trace')} of ${of} whose every span started before ${before.toISOString()}`;
       if (traces.length === 0) {
-        out(`no traces of ${of} ended before ${before.toISOString()}: nothing to delete`);
+        out(`no trace of ${of} has every span starting before ${before.toISOString()}: nothing to delete`);
+        // An earlier prune cut off in its rebuild left the read models to rebuild: finish it.
+        if (await projector.rebuilding()) await rebuildReadModels(database, out, projector, false);
         return;
       }
       if (values.yes !== true) {
+        const spans = traces.reduce((sum, trace) => sum + trace.events + trace.edges, 0);
         out(`would delete ${what} (${spans} events and span edges); run again with --yes to delete them`);
         return;
       }
       const progress = new ProgressBar('deleting traces', traces.length);
-      const deleted = { events: 0, edges: 0 };
-      for (let at = 0; at < traces.length; at += PRUNE_CHUNK) {
-        const chunk = await retention.deleteTraces(traces.slice(at, at + PRUNE_CHUNK));
-        deleted.events += chunk.events;
-        deleted.edges += chunk.edges;
-        progress.update(Math.min(traces.length, at + PRUNE_CHUNK));
-      }
-      progress.finish(traces.length);
-      const records = await retention.deleteIngestRecordsBefore(before, project?.id ?? null);
-      out(
-        `deleted ${what} (${counted(deleted.events, 'event')}, ${counted(deleted.edges, 'span edge')}) and ` +
-          `${counted(records, 'record')} of OTLP requests received before then`,
+      const pruned = await retention.prune(traces, before, project?.id ?? null, (done) =>
+        progress.update(done),
       );
-      // The reports of the traces left are derived again without the deleted ones (hinted retries among them).
-      await rebuildReadModels(database, out);
+      progress.finish(traces.length);
+      out(
+        `deleted ${what} (${counted(pruned.events, 'event')}, ${counted(pruned.edges, 'span edge')}) and ` +
+          `${counted(pruned.ingestRecords, 'record')} of OTLP requests received before then`,
+      );
+      // The deletion began the rebuild: project it here (a running server shares the work).
+      await rebuildReadModels(database, out, projector, false);
       return;
     }
     case 'projects create': {
@@ -301,16 +308,12 @@ async function run(
 
 const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-/** Traces deleted per transaction by `events prune`. */
-const PRUNE_CHUNK = 500;
-
-async function rebuildReadModels(database: Database, out: (line: string) => void): Promise<void> {
-  const events = new EventRepository(database);
+function projectorFor(database: Database): ProjectorService {
   const config = loadConfig();
-  const projector = new ProjectorService(
+  return new ProjectorService(
     config,
     database,
-    events,
+    new EventRepository(database),
     new CheckpointRepository(),
     new ReadModelRepository(),
     new TraceItemsRepository(database, config),
@@ -318,9 +321,20 @@ async function rebuildReadModels(database: Database, out: (line: string) => void
     new StatisticsRepository(database),
     new IngestActivity(),
   );
+}
+
+/** Rebuilds the read models with a progress bar: from the log's start (`begin`), or where a rebuild under way stands. */
+async function rebuildReadModels(
+  database: Database,
+  out: (line: string) => void,
+  projector: ProjectorService,
+  begin: boolean,
+): Promise<void> {
+  const events = new EventRepository(database);
   const total = (await events.count()) + (await events.countEdges());
   const progress = new ProgressBar('rebuilding read models and rollups', total);
-  const applied = await projector.rebuild((done) => progress.update(done));
+  const onProgress = (done: number) => progress.update(done);
+  const applied = begin ? await projector.rebuild(onProgress) : await projector.settle(onProgress);
   progress.finish(applied);
   out(
     applied >= total

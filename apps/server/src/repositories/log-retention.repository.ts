@@ -39,18 +39,33 @@ export class LogRetentionRepository {
     return rows;
   }
 
-  /** Deletes the traces' events and span edges, in one transaction; how many of each went. */
-  async deleteTraces(traces: readonly TraceRef[]): Promise<{ events: number; edges: number }> {
-    return this.db.transaction().execute(async (trx) => {
-      const events = await trx.deleteFrom('event').where(inTraces(traces)).executeTakeFirst();
-      const edges = await trx.deleteFrom('span_edge').where(inTraces(traces)).executeTakeFirst();
-      return { events: Number(events.numDeletedRows), edges: Number(edges.numDeletedRows) };
-    });
+  /**
+   * Deletes the events and span edges of those of `traces` that still have no span starting at or after `cutoff`
+   * (one may have got a late span since it was listed), in one statement: one snapshot decides for both tables, so a
+   * span committed meanwhile is neither deleted nor misses its trace's other half. How many of each went.
+   */
+  async deleteTraces(
+    trx: Kysely<DB>,
+    traces: readonly TraceRef[],
+    cutoff: Date,
+  ): Promise<{ events: number; edges: number }> {
+    const stillEnded = sql<boolean>`
+      NOT EXISTS (SELECT 1 FROM event n
+                   WHERE n.project_id = d.project_id AND n.trace_id = d.trace_id AND n.start_time >= ${cutoff})
+      AND NOT EXISTS (SELECT 1 FROM span_edge n
+                       WHERE n.project_id = d.project_id AND n.trace_id = d.trace_id AND n.start_time >= ${cutoff})`;
+    const { rows } = await sql<{ events: number; edges: number }>`
+      WITH events AS (DELETE FROM event d WHERE ${inTraces(traces, 'd')} AND ${stillEnded} RETURNING 1),
+           edges AS (DELETE FROM span_edge d WHERE ${inTraces(traces, 'd')} AND ${stillEnded} RETURNING 1)
+      SELECT (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM edges)::int AS edges`.execute(
+      trx,
+    );
+    return rows[0]!;
   }
 
-  /** Deletes the records of OTLP requests received before `cutoff`; how many went. */
-  async deleteIngestRecordsBefore(cutoff: Date, projectId: number | null): Promise<number> {
-    const deleted = await this.db
+  /** Deletes the records of OTLP requests received before `cutoff`, in the caller's transaction; how many went. */
+  async deleteIngestRecordsBefore(trx: Kysely<DB>, cutoff: Date, projectId: number | null): Promise<number> {
+    const deleted = await trx
       .deleteFrom('ingest_batch')
       .where(sql<boolean>`received_at < ${cutoff}`)
       .$if(projectId !== null, (qb) => qb.where('project_id', '=', projectId!))

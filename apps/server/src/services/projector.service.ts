@@ -6,7 +6,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { RULES_VERSION } from '@errata/domain';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DATABASE, type Database } from '../database/database';
 import { isDatabaseUnavailable } from '../database/database-unavailable';
@@ -477,17 +477,19 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     return this.settle(onProgress);
   }
 
-  /** Empties the read models and moves the projections back to the log's start; projecting is left to the loop. */
-  async beginRebuild(): Promise<void> {
-    await this.database.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(${PROJECTOR_LOCK})`.execute(trx);
-      const checkpoint = await this.checkpoints.get(trx, READ_MODELS_PROJECTION);
-      if (checkpoint !== null && checkpoint.version > READ_MODELS_VERSION)
-        throw new NewerRulesVersion(checkpoint.version);
-      await this.startOver(trx);
-      // Its caller reports this rebuild (the CLI's progress bar): not news to this process's log.
-      this.seenRebuildUntil = (await this.checkpoints.get(trx, READ_MODELS_PROJECTION))?.rebuildUntil;
-    });
+  /**
+   * Empties the read models and moves the projections back to the log's start; projecting is left to the loop. In
+   * `within`, a transaction of the caller's (`events prune` deletes in it first), else in one of its own.
+   */
+  async beginRebuild(within?: Transaction<DB>): Promise<void> {
+    if (within === undefined) return this.database.db.transaction().execute((trx) => this.beginRebuild(trx));
+    await sql`SELECT pg_advisory_xact_lock(${PROJECTOR_LOCK})`.execute(within);
+    const checkpoint = await this.checkpoints.get(within, READ_MODELS_PROJECTION);
+    if (checkpoint !== null && checkpoint.version > READ_MODELS_VERSION)
+      throw new NewerRulesVersion(checkpoint.version);
+    await this.startOver(within);
+    // Its caller reports this rebuild (the CLI's progress bar): not news to this process's log.
+    this.seenRebuildUntil = (await this.checkpoints.get(within, READ_MODELS_PROJECTION))?.rebuildUntil;
   }
 }
 
