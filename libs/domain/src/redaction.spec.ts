@@ -49,6 +49,16 @@ describe('redact', () => {
       "pwd: 'hello world' rejected",
       "pwd: '[REDACTED:password]' rejected",
     ],
+    [
+      'password after a quote never closed (a text cut off)',
+      'login password="hunter2',
+      'login password="[REDACTED:password]',
+    ],
+    [
+      'quoted password, the quote not closed on its line',
+      "password: 'x y\n  at open (user's file)",
+      "password: '[REDACTED:password] y\n  at open (user's file)",
+    ],
     ['pwd pair', 'pwd=abc', 'pwd=[REDACTED:password]'],
     [
       'token query parameter',
@@ -158,6 +168,8 @@ describe('redact', () => {
     '100%40 done',
     '',
     'short',
+    'login failed: password="" was empty',
+    "api_key='' is not set",
   ])('given normal text %j, when redacted, then it is untouched', (text) => {
     expect(redact(text)).toBe(text);
   });

@@ -89,8 +89,12 @@ const KV_QUOTED_NUMBER = new RegExp(
 );
 /** Digits a number under a token or secret key needs to be taken for a secret (an OTP has 6). */
 const MIN_SECRET_NUMBER_DIGITS = 6;
-/** A value after `=` or `:`: quoted, to its closing quote (spaces and all), or bare, to a space or separator. */
-const KV_VALUE = String.raw`(?:(["'])((?:\\.|(?!\3)[^\\])*)\3|([^\s"'&,;]+))`;
+/**
+ * A value after `=` or `:`: quoted, to its closing quote on the same line (spaces and all), or bare, to a space or
+ * separator, also after an opening quote that is never closed (a text cut off). An empty value (`password=""`) is
+ * none: nothing leaked.
+ */
+const KV_VALUE = String.raw`(?:(["'])((?:\\.|(?!\3)[^\\\n])+)\3|(["']?)([^\s"'&,;]+))`;
 /** `password=…`, `?token=…` (query strings, env files, logs). Anchored on the keyword: fast to scan. */
 const KV_EQUALS = new RegExp(String.raw`(${SECRET_KEYWORD})(\s*=\s*)${KV_VALUE}`, 'gi');
 /** `password: …`, `token:"…"`: an unquoted value only when it looks like a secret (has a non-letter), not like prose. */
@@ -207,14 +211,16 @@ function redactCredentials(text: string): string {
 function secretValue(
   key: string,
   sep: string,
-  [quote, quoted, bare]: (string | undefined)[],
+  [quote, quoted, openQuote, bare]: (string | undefined)[],
   proseAllowed: boolean,
 ): string | null {
   const value = quoted ?? bare ?? '';
   if (value.startsWith('[REDACTED:')) return null;
-  if (proseAllowed && quote === undefined && !/[^A-Za-z]/.test(value)) return null;
-  const q = quote ?? '';
-  return `${key}${sep}${q}${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}${q}`;
+  if (proseAllowed && quote === undefined && !openQuote && !/[^A-Za-z]/.test(value)) return null;
+  const placeholder = isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret;
+  return quote === undefined
+    ? `${key}${sep}${openQuote ?? ''}${placeholder}`
+    : `${key}${sep}${quote}${placeholder}${quote}`;
 }
 
 /** E-mail addresses, scanned from each `@` rather than tried at every position: most texts have none. */
