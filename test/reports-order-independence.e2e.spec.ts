@@ -9,6 +9,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
+import { TraceItemsRepository } from '../apps/server/src/repositories/trace-items.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { generatedCorpus } from './support/generated-corpus';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
@@ -166,7 +167,13 @@ it('two traces that reuse span ids stay two traces, whether they arrive in one r
     findings: { tool: string }[];
   };
   expect(new Set(findings.findings.map((finding) => finding.tool))).toEqual(new Set(['read_file']));
-  // And each trace's timeline holds its own calls (b's is read with a, whose hint names a span id b has too)
+  // And a hint naming a call of its own trace reads no other trace that has that span id too
+  const project = await server.app.get(ProjectRepository).findProject('reused-span-ids-together');
+  const linked = await server.app
+    .get(TraceItemsRepository)
+    .retryLinkedTraces(server.db, [{ projectId: project!.id, traceId: a }]);
+  expect(linked).toEqual({ derived: [{ projectId: project!.id, traceId: a }], context: [] });
+  // And each trace's timeline holds its own calls, though a's hint names a span id b has too
   for (const [traceId, calls] of [
     [
       a,

@@ -97,7 +97,7 @@ export function connectionAttributes(client: object): Attributes {
   const transport = c.transport;
   const sessionId = isRecord(transport) ? transport['sessionId'] : undefined;
   const protocolVersion =
-    negotiatedVersions.get(isRecord(transport) ? transport : client) ??
+    negotiatedVersions.get(connectionKey(client)) ??
     (isRecord(transport) ? transport['protocolVersion'] : undefined);
   const cached = connections.get(client);
   if (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, describeDatabaseUrl, loadConfig } from './app-config';
+import { ConfigError, describeDatabaseUrl, loadConfig, MAX_API_KEY_LENGTH } from './app-config';
 
 describe('loadConfig', () => {
   it("takes DATABASE_URL as a URL or as pg's socket form, and refuses what pg would read as a host name", () => {
@@ -24,6 +24,15 @@ describe('loadConfig', () => {
         'postgres://errata@db/errata?password=S3cretInQuery&sslmode=require&sslpassword=k3y',
       ),
     ).toBe('postgres://errata@db/errata?password=***&sslmode=require&sslpassword=***');
+  });
+
+  it('refuses an env key longer than any key is looked up for (it would start, and refuse every request)', () => {
+    expect(loadConfig({ ERRATA_INGEST_KEY: 'k'.repeat(MAX_API_KEY_LENGTH) }).ingestKey).toHaveLength(
+      MAX_API_KEY_LENGTH,
+    );
+    expect(() => loadConfig({ ERRATA_READ_KEY: 'k'.repeat(MAX_API_KEY_LENGTH + 1) })).toThrow(
+      `ERRATA_READ_KEY must be at most ${MAX_API_KEY_LENGTH} characters long, got ${MAX_API_KEY_LENGTH + 1}`,
+    );
   });
 
   it('takes ERRATA_LOG_FORMAT text (the default) or json, and nothing else', () => {

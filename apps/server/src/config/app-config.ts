@@ -82,6 +82,8 @@ export class ConfigError extends Error {}
 
 /** The shortest key ERRATA_INGEST_KEY / ERRATA_READ_KEY accept (the keys Errata makes itself are 40+ characters). */
 export const MIN_ENV_KEY_LENGTH = 16;
+/** Longer than any key Errata makes (about 45 characters) or an operator would set: refused, never looked up. */
+export const MAX_API_KEY_LENGTH = 1_024;
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConfig {
   return {
@@ -156,6 +158,8 @@ function apiKey(env: Env, name: ConfigVariable): string | null {
       `${name} must be at least ${MIN_ENV_KEY_LENGTH} characters long, got ${key.length}; generate one with: openssl rand -hex 24`,
     );
   }
+  if (key !== null && key.length > MAX_API_KEY_LENGTH)
+    throw new ConfigError(`${name} must be at most ${MAX_API_KEY_LENGTH} characters long, got ${key.length}`);
   return key;
 }
 

@@ -68,17 +68,22 @@ function projectContributions(items: TraceItems, options: { windowMs: number }):
 
 /**
  * One project's items split into the groups derived together: each trace alone, or with the traces its hinted
- * retries link it to (a call whose `errata.retry.of` names a call of another trace, and no call of its own trace).
- * The derivation knows spans by their span id, which OTLP makes unique within a trace only: two unlinked traces
- * that reuse span ids (a replay tool, a fixed id generator) would be mixed, and the reports would depend on which
- * traces a batch happened to hold.
+ * retries link it to (a call whose `errata.retry.of` names a call of exactly one other trace, and none of its own;
+ * a span id several other traces have names no call for sure, and links none). The derivation knows spans by their
+ * span id, which OTLP makes unique within a trace only: two unlinked traces that reuse span ids (a replay tool, a
+ * fixed id generator) would be mixed, and the reports would depend on which traces a batch happened to hold.
+ * Linear: the groups' roots are found with path compression (a long chain of hinted traces costs no more).
  */
 export function linkedTraceGroups(items: TraceItems): TraceItems[] {
   const root = new Map<string, string>();
   const find = (traceId: string): string => {
     let top = traceId;
-    for (let up = root.get(top); up !== undefined && up !== top; up = root.get(top)) top = up;
-    root.set(traceId, top);
+    for (let up = root.get(top)!; up !== top; up = root.get(top)!) top = up;
+    for (let at = traceId; at !== top;) {
+      const next = root.get(at)!;
+      root.set(at, top);
+      at = next;
+    }
     return top;
   };
   const all = [...items.calls, ...items.escalations, ...items.reports, ...items.agents, ...items.edges];
@@ -91,8 +96,9 @@ export function linkedTraceGroups(items: TraceItems): TraceItems[] {
   }
   for (const call of items.calls) {
     const named = call.retryOf === null ? undefined : tracesOfCall.get(call.retryOf);
-    if (named === undefined || named.has(call.traceId)) continue;
-    for (const traceId of named) root.set(find(traceId), find(call.traceId));
+    if (named === undefined || named.size !== 1 || named.has(call.traceId)) continue;
+    const [other] = named;
+    root.set(find(other!), find(call.traceId));
   }
   const groups = new Map<string, TraceItems>();
   const groupOf = (traceId: string): TraceItems => {

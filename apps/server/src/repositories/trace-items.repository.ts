@@ -83,11 +83,13 @@ export class TraceItemsRepository {
                  FROM tool_call c
                  JOIN tool_call t ON t.project_id = c.project_id AND t.span_id = c.retry_of
                 WHERE c.project_id = linked.project_id AND c.trace_id = linked.trace_id AND c.retry_of IS NOT NULL
+                  AND ${namesNoOwnCall('c')}
                UNION ALL
                SELECT r.project_id, r.trace_id
                  FROM tool_call c
                  JOIN tool_call r ON r.project_id = c.project_id AND r.retry_of = c.span_id
                 WHERE c.project_id = linked.project_id AND c.trace_id = linked.trace_id
+                  AND ${namesNoOwnCall('r')}
                ) AS hop
       )
       SELECT project_id AS "projectId", encode(trace_id, 'hex') AS "traceId" FROM linked LIMIT ${limit}`.execute(
@@ -105,14 +107,16 @@ export class TraceItemsRepository {
       )
       .select(['t.project_id as projectId', sql<string>`encode(t.trace_id, 'hex')`.as('traceId')])
       .where(inTraces(traces, 'c'))
-      .where('c.retry_of', 'is not', null);
+      .where('c.retry_of', 'is not', null)
+      .where(namesNoOwnCall('c'));
     const retrying = db
       .selectFrom('tool_call as c')
       .innerJoin('tool_call as r', (join) =>
         join.onRef('r.project_id', '=', 'c.project_id').onRef('r.retry_of', '=', 'c.span_id'),
       )
       .select(['r.project_id as projectId', sql<string>`encode(r.trace_id, 'hex')`.as('traceId')])
-      .where(inTraces(traces, 'c'));
+      .where(inTraces(traces, 'c'))
+      .where(namesNoOwnCall('r'));
     return retried.union(retrying).execute();
   }
 
@@ -236,6 +240,15 @@ export class TraceItemsRepository {
 }
 
 export type TraceItems = Awaited<ReturnType<TraceItemsRepository['load']>>;
+
+/**
+ * SQL: the hint of the call aliased `alias` names no call of its own trace, so it may name one of another
+ * (`linkedTraceGroups` links a trace to another only then; traces that reuse span ids are not read together).
+ */
+const namesNoOwnCall = (alias: string) => sql<boolean>`NOT EXISTS (
+  SELECT 1 FROM tool_call own
+   WHERE own.project_id = ${sql.ref(`${alias}.project_id`)} AND own.trace_id = ${sql.ref(`${alias}.trace_id`)}
+     AND own.span_id = ${sql.ref(`${alias}.retry_of`)})`;
 
 /**
  * Runs `query` with PostgreSQL's JIT compilation off. The planner prices a recursive query by a guessed depth, far

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { MAX_API_KEY_LENGTH } from '../config/app-config';
 import type { KeyManagedBy, KeyScope } from '../database/schema';
 import { ProjectRepository } from '../repositories/project.repository';
 
@@ -16,8 +17,6 @@ export interface Principal {
 /** How long a verified key is trusted without asking the database; revocation takes effect within it. */
 const KEY_CACHE_MS = 5_000;
 const MAX_CACHED_KEYS = 10_000;
-/** Longer than any key Errata makes (about 45 characters) or an operator would set: not looked up. */
-export const MAX_KEY_LENGTH = 1_024;
 
 export function hashKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
@@ -73,7 +72,7 @@ export class ApiKeyService {
    * room than a real one); a key longer than any key can be is refused without a lookup.
    */
   async verify(key: string): Promise<Principal | null> {
-    if (key.length > MAX_KEY_LENGTH) return null;
+    if (key.length > MAX_API_KEY_LENGTH) return null;
     const now = Date.now();
     const hash = hashKey(key);
     const cacheKey = hash.toString('base64');
