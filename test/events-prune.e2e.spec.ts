@@ -2,9 +2,6 @@
  * `errata events prune`: old traces leave the event log whole, and the reports are what the traces left say, as if
  * the deleted ones had never been sent. Real PostgreSQL, the built CLI, and a running Errata beside it.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DATABASE, type Database } from '../apps/server/src/database/database';
@@ -12,10 +9,8 @@ import { LogRetentionRepository } from '../apps/server/src/repositories/log-rete
 import { LogRetentionService } from '../apps/server/src/services/log-retention.service';
 import { ProjectorService } from '../apps/server/src/services/projector.service';
 import { AgentTrace } from './support/agent-spans';
+import { runCli } from './support/cli';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
-
-const CLI = join(__dirname, '../apps/server/dist/cli/errata.js');
-const run = promisify(execFile);
 
 let server: TestServer;
 beforeAll(async () => {
@@ -24,18 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-function prune(...args: string[]) {
-  return run(process.execPath, [CLI, 'events', 'prune', ...args], {
-    env: { ...process.env, DATABASE_URL: server.databaseUrl! },
-  }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({
-      code: error.code,
-      stdout: error.stdout,
-      stderr: error.stderr,
-    }),
-  );
-}
+const prune = (...args: string[]) => runCli(server.databaseUrl!, 'events', 'prune', ...args);
 
 async function count(table: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.raw(table)}`.execute(

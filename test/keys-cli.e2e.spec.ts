@@ -12,23 +12,14 @@ import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { processIdentity } from '../apps/server/src/database/database';
 import { AgentTrace } from './support/agent-spans';
+import { CLI, runCli } from './support/cli';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
 import { SERVER_ENTRY, spawnServer } from './support/server-process';
 import { until } from './support/until';
 
-const CLI = join(__dirname, '../apps/server/dist/cli/errata.js');
 const run = promisify(execFile);
 
-function cli(database: TestDatabase, ...args: string[]) {
-  return run(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: database.url } }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({
-      code: error.code,
-      stdout: error.stdout,
-      stderr: error.stderr,
-    }),
-  );
-}
+const cli = (database: TestDatabase, ...args: string[]) => runCli(database.url, ...args);
 
 const body = () => {
   const t0 = Date.UTC(2026, 10, 30, 14);

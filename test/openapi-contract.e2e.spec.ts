@@ -345,6 +345,15 @@ function stalledUpload(): { answer: Promise<{ status: number; contentType: strin
   return { answer };
 }
 
+/** The operation's path with well-formed ids of nothing in its path parameters. */
+const examplePath = (template: string): string =>
+  template
+    .replace('{traceId}', '0'.repeat(31) + '1')
+    .replace(
+      /\{(id|findingId)\}/,
+      template.includes('owners') || template.includes('deliveries') ? randomUUID() : '0123456789abcdef0123',
+    );
+
 const FINDINGS_OF = (body: Json) => (body.findings as { id: string }[]).map((finding) => finding.id);
 
 beforeAll(async () => {
@@ -693,14 +702,7 @@ describe('answers match the schemas the document declares', () => {
   it('refuses a request without a key (401) and one with a key of another scope (403), on every guarded operation', async () => {
     for (const [template, item] of Object.entries(document.paths)) {
       if (template === '/healthz' || template === '/readyz') continue;
-      const path = template
-        .replace('{traceId}', '0'.repeat(31) + '1')
-        .replace(
-          /\{(id|findingId)\}/,
-          template.includes('owners') || template.includes('deliveries')
-            ? randomUUID()
-            : '0123456789abcdef0123',
-        );
+      const path = examplePath(template);
       for (const [method, operation] of Object.entries(item)) {
         // A key of the wrong scope: an ingest key where a read key is needed, a read key elsewhere.
         const scheme = Object.keys(operation.security?.[0] ?? {})[0];
@@ -716,16 +718,8 @@ describe('answers match the schemas the document declares', () => {
     await withConnectionsRefused(server.databaseUrl!, async () => {
       for (const [template, item] of Object.entries(document.paths)) {
         if (!template.startsWith('/api/v1/')) continue;
-        const path =
-          template
-            .replace('{traceId}', '0'.repeat(31) + '1')
-            .replace(
-              /\{(id|findingId)\}/,
-              template.includes('owners') || template.includes('deliveries')
-                ? randomUUID()
-                : '0123456789abcdef0123',
-            ) +
-          (template.endsWith('/timeseries') ? `?from=${new Date(Date.now() - 3_600_000).toISOString()}` : '');
+        const from = new Date(Date.now() - 3_600_000).toISOString();
+        const path = examplePath(template) + (template.endsWith('/timeseries') ? `?from=${from}` : '');
         for (const method of Object.keys(item)) {
           const body =
             method === 'post' && template === '/api/v1/owners'

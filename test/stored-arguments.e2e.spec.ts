@@ -3,19 +3,14 @@
  * (`projects settings --store-arguments on`); with it, the raw arguments a span carries are kept redacted and cut, and
  * shown in the trace's timeline. Real PostgreSQL, the built CLI, OTLP ingest.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { AgentTrace } from './support/agent-spans';
 import { launchChromium } from './support/browser';
+import { runCli } from './support/cli';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
-
-const CLI = join(__dirname, '../apps/server/dist/cli/errata.js');
-const run = promisify(execFile);
 
 let server: TestServer;
 beforeAll(async () => {
@@ -23,18 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-function settings(...args: string[]) {
-  return run(process.execPath, [CLI, 'projects', 'settings', '--project', 'default', ...args], {
-    env: { ...process.env, DATABASE_URL: server.databaseUrl! },
-  }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({
-      code: error.code,
-      stdout: error.stdout,
-      stderr: error.stderr,
-    }),
-  );
-}
+const settings = (...args: string[]) =>
+  runCli(server.databaseUrl!, 'projects', 'settings', '--project', 'default', ...args);
 
 /** Sends one call carrying raw arguments with a fresh ingest key (a key in use learns of a change within 5 s). */
 async function callWithArguments(): Promise<{ traceId: string; arguments: string | null }> {
