@@ -166,6 +166,10 @@ it('finishes, on its next run, a rebuild an earlier run was cut off in', async (
     () => undefined,
   );
   expect(await server.app.get(ProjectorService).rebuilding()).toBe(true);
+  // A look without --yes changes nothing, that rebuild included
+  const look = await prune('--before', '2026-06-01');
+  expect(look.stdout).not.toMatch(/rebuilt/);
+  expect(await server.app.get(ProjectorService).rebuilding()).toBe(true);
   // When prune runs again, with nothing left to delete, it rebuilds
   const again = await prune('--before', '2026-06-01', '--yes');
   expect(again.code).toBe(0);

@@ -49,7 +49,8 @@ async function callWithArguments(): Promise<{ traceId: string; arguments: string
 it('keeps raw arguments only while the project stores them, redacted, and shows them in the timeline', async () => {
   // Given the default: only the hash and size of arguments are kept
   expect((await settings()).stdout).toBe(
-    'project "default"\nstore-arguments off: only a hash and the size of tool calls\' arguments are kept\n',
+    'project "default"\nstore-arguments off: only a hash and the size of tool calls\' arguments are kept (any kept ' +
+      'before are not shown, and leave with their traces: events prune)\n',
   );
   expect((await callWithArguments()).arguments).toBeNull();
 
@@ -75,9 +76,14 @@ it('keeps raw arguments only while the project stores them, redacted, and shows 
     await browser.close();
   }
 
-  // And when it opts out again, the next calls keep none
+  // And when it opts out again, the next calls keep none, and those kept before are no longer shown
   expect((await settings('--store-arguments', 'off')).code).toBe(0);
   expect((await callWithArguments()).arguments).toBeNull();
+  const earlier = await fetch(`${server.url}/api/v1/traces/${stored.traceId}`, {
+    headers: { authorization: `Bearer ${server.readKey}` },
+  });
+  const { items } = (await earlier.json()) as { items: { kind: string; arguments: string | null }[] };
+  expect(items.find((item) => item.kind === 'call')!.arguments).toBeNull();
 });
 
 it('refuses a setting value it does not know', async () => {

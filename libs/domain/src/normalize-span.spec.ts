@@ -478,6 +478,8 @@ describe('normalizeSpan: other instrumentations', () => {
     const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
     expect(semconv('search_files', text('No matches found')).outcome).toBe('ok_empty');
     expect(semconv('empty', { content: [] }).outcome).toBe('ok_empty');
+    // Data only in structuredContent, no text block: not empty
+    expect(semconv('get_total', { content: [], structuredContent: { id: 7, total: 12 } }).outcome).toBe('ok');
     expect(semconv('search_nodes', text('{"entities":[],"relations":[]}')).outcome).toBe('ok_empty');
     const hidden = semconv('sync', text('Error: failed to reach billing, mail ops@example.com'));
     expect(hidden.outcome).toBe('ok');

@@ -294,13 +294,18 @@ function semconvResult(a: Attributes): ResultSignals {
   }
   const isError = typeof result['isError'] === 'boolean' ? result['isError'] : null;
   const [first] = result['content'] as unknown[];
+  // A result may carry its data only in structuredContent (MCP: a text block SHOULD mirror it, need not): then it is
+  // that JSON, not empty.
+  const structured = result['structuredContent'];
   const text =
-    first === undefined
-      ? null
-      : isRecord(first) && typeof first['text'] === 'string'
+    first !== undefined
+      ? isRecord(first) && typeof first['text'] === 'string'
         ? first['text']
-        : JSON.stringify(first);
-  return { isError, empty: first === undefined && isError !== true ? true : null, text };
+        : JSON.stringify(first)
+      : structured !== undefined && structured !== null
+        ? (JSON.stringify(structured) ?? null)
+        : null;
+  return { isError, empty: text === null && isError !== true ? true : null, text };
 }
 
 /**

@@ -57,7 +57,7 @@ describe('redact', () => {
     [
       'quoted password, the quote not closed on its line',
       "password: 'x y\n  at open (user's file)",
-      "password: '[REDACTED:password] y\n  at open (user's file)",
+      "password: '[REDACTED:password]\n  at open (user's file)",
     ],
     ['pwd pair', 'pwd=abc', 'pwd=[REDACTED:password]'],
     [
@@ -181,6 +181,19 @@ describe('redact', () => {
       'Authorization=Bearer%20GAPbearerToken1234 password="a b c" pwd: \'d e\'';
     const once = redact(text);
     expect(redact(once)).toBe(once);
+  });
+});
+
+describe('redact on adversarial texts of 100 KB', () => {
+  // Each case made one of the patterns backtrack over the whole text from every position (quadratic: seconds).
+  it.each([
+    ['a long dotted run before "://" (URL_PASSWORD)', `${'a.'.repeat(50_000)}://`],
+    ['opening quotes after secret keys', 'password="'.repeat(10_000)],
+    ['quoted values never closed', `${'pwd="a'.repeat(16_000)}\n`],
+  ])('%s takes time linear in the text', (_case, text) => {
+    const started = performance.now();
+    redact(text);
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });
 

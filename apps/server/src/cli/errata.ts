@@ -167,8 +167,10 @@ async function run(
       const what = `${counted(traces.length, 'trace')} of ${of} whose every span started before ${before.toISOString()}`;
       if (traces.length === 0) {
         out(`no trace of ${of} has every span starting before ${before.toISOString()}: nothing to delete`);
-        // An earlier prune cut off in its rebuild left the read models to rebuild: finish it.
-        if (await projector.rebuilding()) await rebuildReadModels(database, out, projector, false);
+        // An earlier prune cut off in its rebuild left the read models to rebuild: finish it (with --yes only: a
+        // look without it changes nothing).
+        if (values.yes === true && (await projector.rebuilding()))
+          await rebuildReadModels(database, out, projector, false);
         return;
       }
       if (values.yes !== true) {
@@ -207,7 +209,8 @@ async function run(
       out(
         project.storeArguments
           ? "store-arguments on: tool calls' raw arguments are kept, redacted and cut, beside their hash"
-          : "store-arguments off: only a hash and the size of tool calls' arguments are kept",
+          : "store-arguments off: only a hash and the size of tool calls' arguments are kept (any kept before are " +
+              'not shown, and leave with their traces: events prune)',
       );
       if (store !== undefined) note('ingest keys already in use take the change within 5 seconds');
       return;

@@ -121,8 +121,9 @@ export class TraceItemsRepository {
   }
 
   /**
-   * The raw arguments stored with one trace's calls (only a project that stores them has any), read from the log:
-   * they are shown in the trace's timeline and nowhere else, so no read model carries them.
+   * The raw arguments stored with one trace's calls, read from the log (they are shown in the trace's timeline and
+   * nowhere else, so no read model carries them); none while the project does not store arguments, also those it
+   * kept while it did.
    */
   async storedArguments(projectId: number, traceId: string): Promise<Map<string, string>> {
     const rows = await this.db
@@ -132,6 +133,7 @@ export class TraceItemsRepository {
       .where('trace_id', '=', sql<Buffer>`decode(${traceId}, 'hex')`)
       .where('type', '=', 'ToolCallObserved')
       .where(sql<boolean>`data->>'arguments' IS NOT NULL`)
+      .where(sql<boolean>`EXISTS (SELECT 1 FROM project p WHERE p.id = ${projectId} AND p.store_arguments)`)
       .execute();
     return new Map(rows.map((row) => [row.spanId, row.arguments]));
   }
