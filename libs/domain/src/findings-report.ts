@@ -32,6 +32,8 @@ import { compareText, isoFromNs } from './report-order';
 export interface FindingCall extends MisclassificationCall {
   /** The span id of the call's parent span (null for a root): it tells a server's view of a call (`deriveTraceFacts`). */
   readonly parentKey: string | null;
+  /** Recorded by the MCP server's own instrumentation (Sentry's), not the client's: it may be a second view. */
+  readonly serverSide: boolean;
   readonly serverVersion: string | null;
   readonly findings: readonly CallFinding[];
 }

@@ -168,6 +168,7 @@ export function reportCall(
   return {
     ...fact(key, startMs, 100, outcome, category),
     parentKey: null,
+    serverSide: false,
     failureAsEmpty: false,
     customerExplanation: false,
     emptyAsError: false,

@@ -174,6 +174,7 @@ describe('contributions', () => {
     const server = (key: string, of: FindingCall) =>
       reportCall(key, 0, 'protocol_error', 'validation', {
         parentKey: of.key,
+        serverSide: true,
         server: of.server,
         startNs: of.startNs + 1n * MS,
         endNs: of.endNs - 1n * MS,
@@ -201,6 +202,11 @@ describe('contributions', () => {
     const forwarded = { ...client('forwarded', 0), parentKey: 'a', server: 'upstream' };
     const gateway = contributionsInMemory(traceFactsOfCalls([{ ...a, server: 'gateway' }, forwarded]));
     expect(gateway.calls.filter((c) => c.role === 'call').map((c) => c.key)).toEqual(['a', 'forwarded']);
+
+    // A tool whose handler calls the same tool of the same server again, both recorded by the client: two calls
+    const inner = { ...client('inner', 0), parentKey: 'a' };
+    const recursive = contributionsInMemory(traceFactsOfCalls([a, inner]));
+    expect(recursive.calls.filter((c) => c.role === 'call').map((c) => c.key)).toEqual(['a', 'inner']);
   });
 
   it('given a retry, it counts under the retried call: category, server and tool, with its own start', () => {

@@ -518,6 +518,7 @@ export const sumRows = (rows: readonly CallSums[]): Record<CallMeasure, bigint> 
 export function asFindingCall(call: CallFact & Partial<FindingCall>): FindingCall {
   return {
     parentKey: null,
+    serverSide: false,
     failureAsEmpty: false,
     customerExplanation: false,
     emptyAsError: false,

@@ -262,23 +262,22 @@ function withEnclosingRuns(runs: ReadonlySet<string>, parentRuns: ReadonlyMap<st
 /**
  * One call per MCP call (DOMAIN.md §5), when both ends report it. A server's instrumentation continues the trace from
  * the request's `_meta.traceparent`, so Sentry's span of a call that an agent instrumented with Errata's SDK made is a
- * child of the agent's client span (kind INTERNAL in @sentry/node 10), with the same tool: the same call seen from the
- * other end. Ingest cannot pair them (two processes send them, in two requests); the derivation sees the whole trace.
- * A call whose parent span is a call of the same tool is such a second view: dropped. The parent, the client's view,
- * stays: only the client sees timeouts and transport failures, and the retries are the agent's. Stored calls keep no
- * span kind, and every tool-call span Errata accepts but Sentry's is a client's, so the parent, the tool and the server
- * decide.
- * A call under a dropped view is a call of its own again: a proxy's call upstream, made while it served the agent's
- * call of the same tool, is another MCP call. Returns the calls kept and, for each view dropped, the call it views.
+ * child of the agent's client span, with the same tool and server: the same call seen from the other end. Ingest
+ * cannot pair them (two processes send them, in two requests); the derivation sees the whole trace. A call recorded
+ * by the server's own instrumentation (`serverSide`) whose parent span is a call of the same tool and server is such
+ * a second view: dropped. The parent, the client's view, stays: only the client sees timeouts and transport failures,
+ * and the retries are the agent's. A call the client recorded is never a view (a tool whose handler calls the same
+ * tool again makes two calls), nor is one under a dropped view (a proxy's own call upstream, made while it served
+ * the agent's call). Returns the calls kept and, for each view dropped, the call it views.
  */
 function withoutSecondViews(calls: readonly FindingCall[]): {
   calls: FindingCall[];
   viewOf: Map<string, string>;
 } {
   const byKey = new Map(calls.map((call) => [call.key, call]));
-  // The same server too, where both say theirs: a gateway forwarding a call to an upstream server of another name,
-  // under the tool's own name, makes a call of its own.
+  // The same server too, where both say theirs.
   const sameToolParent = (call: FindingCall): FindingCall | undefined => {
+    if (!call.serverSide) return undefined;
     const parent = call.parentKey === null ? undefined : byKey.get(call.parentKey);
     if (parent?.tool !== call.tool) return undefined;
     return parent.server === null || call.server === null || parent.server === call.server

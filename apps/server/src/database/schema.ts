@@ -119,6 +119,8 @@ export interface ToolCallTable {
   evidence: string | null;
   sample_text: string | null;
   findings: ColumnType<unknown, string | undefined, string>;
+  /** 0015: recorded by the MCP server's own instrumentation (Sentry's). */
+  server_side: Generated<boolean>;
 }
 
 export interface EscalationTable {

@@ -81,6 +81,7 @@ function toolCallRow(projectId: number, call: ToolCallData): ToolCallRow {
     evidence: classification.evidence,
     sampleText: call.result.text ?? call.result.structured ?? call.statusMessage,
     findings: detectCallFindings(call, classification),
+    serverSide: call.source === 'sentry',
   };
 }
 

@@ -152,6 +152,7 @@ export function traceFactsOf(items: TraceItems): {
   const calls = items.calls.map((call): FindingCall => ({
     key: call.spanId,
     parentKey: call.parentSpanId,
+    serverSide: call.serverSide,
     traceId: call.traceId,
     runId: runIdOf(call),
     server: call.serverName,

@@ -33,6 +33,7 @@ export interface ToolCallRow {
   readonly evidence: string | null;
   readonly sampleText: string | null;
   readonly findings: readonly CallFinding[];
+  readonly serverSide: boolean;
 }
 
 export interface EscalationRow {
@@ -112,17 +113,20 @@ export class ReadModelRepository {
         r.evidence,
         r.sampleText,
         r.findings,
+        r.serverSide,
       ]),
     );
     await sql`
       INSERT INTO tool_call (project_id, trace_id, span_id, start_time, parent_span_id, start_ns, end_ns, server_name,
                              server_version, tool, outcome, category, category_source, declared_category, retryable,
                              empty_as_error, failure_as_empty, args_hash, retry_of, retry_attempt, retry_after_ms,
-                             tokens, rules_version, customer_explanation, evidence, sample_text, findings)
+                             tokens, rules_version, customer_explanation, evidence, sample_text, findings,
+                             server_side)
       SELECT (r->>0)::int, decode(r->>1, 'hex'), decode(r->>2, 'hex'), ${timestampFromMicros(sql`(r->>3)::bigint`)},
              decode(r->>4, 'hex'), (r->>5)::bigint, (r->>6)::bigint, r->>7, r->>8, r->>9, r->>10, r->>11, r->>12,
              r->>13, r->>14, (r->>15)::boolean, (r->>16)::boolean, r->>17, decode(r->>18, 'hex'), (r->>19)::int,
-             (r->>20)::int, (r->>21)::int, (r->>22)::int, (r->>23)::boolean, r->>24, r->>25, r->26
+             (r->>20)::int, (r->>21)::int, (r->>22)::int, (r->>23)::boolean, r->>24, r->>25, r->26,
+             (r->>27)::boolean
         FROM jsonb_array_elements(${batch}::jsonb) AS r
       ON CONFLICT ON CONSTRAINT tool_call_pkey DO UPDATE SET
         parent_span_id = excluded.parent_span_id, start_ns = excluded.start_ns, end_ns = excluded.end_ns,
@@ -133,9 +137,8 @@ export class ReadModelRepository {
         args_hash = excluded.args_hash, retry_of = excluded.retry_of, retry_attempt = excluded.retry_attempt,
         retry_after_ms = excluded.retry_after_ms, tokens = excluded.tokens,
         rules_version = excluded.rules_version, customer_explanation = excluded.customer_explanation,
-        evidence = excluded.evidence, sample_text = excluded.sample_text, findings = excluded.findings`.execute(
-      db,
-    );
+        evidence = excluded.evidence, sample_text = excluded.sample_text, findings = excluded.findings,
+        server_side = excluded.server_side`.execute(db);
   }
 
   async upsertAgentRuns(db: Kysely<DB>, rows: readonly AgentRunRow[]): Promise<void> {

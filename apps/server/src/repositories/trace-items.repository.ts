@@ -175,6 +175,7 @@ export class TraceItemsRepository {
         'evidence',
         'sample_text as sampleText',
         'findings',
+        'server_side as serverSide',
       ])
       .where(inTraces(traces))
       .execute();
