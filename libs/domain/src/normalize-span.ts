@@ -400,7 +400,8 @@ const hostOf = (address: string | null): string | null =>
  * user opted in (`captureResults`), a hand-made exporter by its own choice. Traceloop and Sentry put every result on
  * their spans, a customer's record included, with nobody opting in, and a semconv `gen_ai.tool.call.result` is every
  * result once opted in: of theirs Errata keeps the text of a call that failed or came back empty, or whose text
- * signals a failure (the failure-as-empty detector the SDK runs before sending), and none of a plain success. The detector reads the stored text, as the classification will.
+ * signals a failure (the failure-as-empty detector the SDK runs before sending), and none of a plain success. The
+ * detector reads the stored text, as the classification will.
  */
 function keptResultText(
   outcome: Outcome,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
 import { inTraces, type TraceRef } from './trace-ref';
@@ -45,7 +45,7 @@ export class LogRetentionRepository {
    * span committed meanwhile is neither deleted nor misses its trace's other half. How many of each went.
    */
   async deleteTraces(
-    trx: Kysely<DB>,
+    trx: Transaction<DB>,
     traces: readonly TraceRef[],
     cutoff: Date,
   ): Promise<{ events: number; edges: number }> {
@@ -64,7 +64,11 @@ export class LogRetentionRepository {
   }
 
   /** Deletes the records of OTLP requests received before `cutoff`, in the caller's transaction; how many went. */
-  async deleteIngestRecordsBefore(trx: Kysely<DB>, cutoff: Date, projectId: number | null): Promise<number> {
+  async deleteIngestRecordsBefore(
+    trx: Transaction<DB>,
+    cutoff: Date,
+    projectId: number | null,
+  ): Promise<number> {
     const deleted = await trx
       .deleteFrom('ingest_batch')
       .where(sql<boolean>`received_at < ${cutoff}`)

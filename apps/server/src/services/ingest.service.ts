@@ -24,6 +24,12 @@ export class IngestOverloadedError extends Error {
   }
 }
 
+/** The project a request stores its spans in, and whether it keeps its calls' raw arguments (DOMAIN.md §6). */
+export interface IngestingProject {
+  readonly id: number;
+  readonly storeArguments: boolean;
+}
+
 @Injectable()
 export class IngestService {
   constructor(
@@ -57,9 +63,8 @@ export class IngestService {
    * reading too; a request over it is refused without its body being read. The place is given back however the
    * request ends (stored, undecodable, too large, its client gone, or its body too slow: ERRATA_BODY_TIMEOUT_MS).
    */
-  /** `project.storeArguments`: the project keeps its calls' raw arguments (DOMAIN.md §6). */
   async ingest(
-    project: { readonly id: number; readonly storeArguments: boolean },
+    project: IngestingProject,
     readBody: () => Promise<Uint8Array>,
     encoding: OtlpEncoding,
   ): Promise<IngestResult> {
@@ -91,7 +96,7 @@ export class IngestService {
   }
 
   private async store(
-    project: { readonly id: number; readonly storeArguments: boolean },
+    project: IngestingProject,
     body: Uint8Array,
     encoding: OtlpEncoding,
   ): Promise<IngestResult> {
