@@ -129,9 +129,16 @@ it('deletes nothing when a newer Errata projects the database, and says why', as
   const events = await count('event');
   await sql`UPDATE projection_checkpoint SET version = version + 1`.execute(server.db);
   try {
-    const refused = await prune('--before', '2026-06-01', '--yes');
-    expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toMatch(/newer than this Errata/);
+    // It says so in one line, before it looks or deletes (a look without --yes too)
+    for (const asked of [['--yes'], []]) {
+      const refused = await prune('--before', '2026-06-01', ...asked);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(
+        /^errata: the read models are at rules version \d+, newer than this Errata's/,
+      );
+      expect(refused.stderr).not.toMatch(/deleting traces/);
+      expect(refused.stdout).toBe('');
+    }
     expect(await count('event')).toBe(events);
   } finally {
     await sql`UPDATE projection_checkpoint SET version = version - 1`.execute(server.db);

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Client, Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../apps/server/src/database/database';
@@ -64,6 +64,25 @@ describe('migrations and readiness', () => {
       setAsideRecords: 0,
       projectionLagSeconds: 0,
     });
+  });
+
+  it('refuses, in one line, a database a newer Errata migrated (the CLI, and so the server, which migrates alike)', async () => {
+    // Given a database with a migration this release does not have (an upgrade rolled back, an old instance restarted)
+    await sql`INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_next_release', now()::text)`.execute(
+      db,
+    );
+    try {
+      const refused = await run(process.execPath, [CLI, 'migrate'], {
+        env: { ...process.env, DATABASE_URL: databaseUrlFor(name) },
+      }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+      expect(refused).toMatchObject({ code: 2, stdout: '' });
+      expect((refused as { stderr: string }).stderr).toBe(
+        'errata: a newer Errata migrated this database (it has migration 9999_next_release, which this release ' +
+          'does not): run the newer Errata on it, or this one on a database of its own\n',
+      );
+    } finally {
+      await sql`DELETE FROM kysely_migration WHERE name = '9999_next_release'`.execute(db);
+    }
   });
 
   it('reports an unreachable database as not ready', async () => {

@@ -9,7 +9,7 @@ import {
   openMigratedDatabase,
   type Database,
 } from '../database/database';
-import { DatabaseUnreachableError } from '../database/migrations';
+import { DatabaseUnreachableError, NewerDatabaseError } from '../database/migrations';
 import type { KeyScope } from '../database/schema';
 import { CheckpointRepository } from '../repositories/checkpoint.repository';
 import { EventRepository } from '../repositories/event.repository';
@@ -20,7 +20,7 @@ import { StatisticsRepository } from '../repositories/statistics.repository';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
 import { ApiKeyService, hashKey, KEY_SCOPES } from '../services/api-key.service';
 import { IngestActivity } from '../services/ingest-activity';
-import { ProjectorService } from '../services/projector.service';
+import { NewerRulesVersion, ProjectorService } from '../services/projector.service';
 import { FINDING_ID } from '../http/findings-page';
 import { FixRepository } from '../repositories/fix.repository';
 import { LogRetentionRepository } from '../repositories/log-retention.repository';
@@ -161,6 +161,8 @@ async function run(
         );
       const project = values.project === undefined ? null : await existingProject(projects, values.project);
       const projector = projectorFor(database);
+      // Before anything is looked at or deleted: the rebuild a prune ends with is a newer Errata's to run.
+      await projector.refuseNewerRules();
       const retention = new LogRetentionService(database, new LogRetentionRepository(database), projector);
       const traces = await retention.endedBefore(before, project?.id ?? null);
       const of = project === null ? 'every project' : `project "${project.name}"`;
@@ -372,6 +374,8 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof DatabaseInUseError ||
     error instanceof EmbeddedStoreDamagedError ||
     error instanceof DatabaseUnreachableError ||
+    error instanceof NewerDatabaseError ||
+    error instanceof NewerRulesVersion ||
     ['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'].includes(
       (error as { code?: string })?.code ?? '',
     );

@@ -33,6 +33,12 @@ function migrator(db: Kysely<any>, dir: string) {
 
 export class MigrationError extends Error {}
 
+/** The database has migrations this release does not know: a newer Errata migrated it (a rolling upgrade). */
+export class NewerDatabaseError extends MigrationError {}
+
+/** Kysely's words for an applied migration that is not among this release's files. */
+const UNKNOWN_APPLIED_MIGRATION = /previously executed migration (\S+) is missing/;
+
 /** No migration could even start: the database did not answer (down, wrong host or port, unknown name). */
 export class DatabaseUnreachableError extends Error {}
 
@@ -45,6 +51,13 @@ export async function migrateToLatest(db: Kysely<any>, dir = MIGRATIONS_DIR): Pr
     const cause = error instanceof Error ? error.message : String(error ?? '');
     if (failed === undefined && results.length === 0 && isConnectionFailure(error)) {
       throw new DatabaseUnreachableError(cause);
+    }
+    const newer = UNKNOWN_APPLIED_MIGRATION.exec(cause);
+    if (failed === undefined && newer !== null) {
+      throw new NewerDatabaseError(
+        `a newer Errata migrated this database (it has migration ${newer[1]}, which this release does not): ` +
+          'run the newer Errata on it, or this one on a database of its own',
+      );
     }
     throw new MigrationError(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${cause}`);
   }

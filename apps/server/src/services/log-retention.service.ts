@@ -42,6 +42,7 @@ export class LogRetentionService {
     onProgress: (tracesDone: number) => void,
   ): Promise<PruneResult> {
     return this.database.db.transaction().execute(async (trx) => {
+      await this.projector.refuseNewerRules(trx);
       const deleted = { events: 0, edges: 0 };
       for (let at = 0; at < traces.length; at += PRUNE_CHUNK) {
         const chunk = await this.retention.deleteTraces(trx, traces.slice(at, at + PRUNE_CHUNK), cutoff);

@@ -67,7 +67,7 @@ class CheckpointMoved extends Error {
  * or an old instance left running). Rebuilding them under the older rules would undo its work, and it would undo
  * this one's in turn, for ever; this one leaves projecting to it.
  */
-class NewerRulesVersion extends Error {
+export class NewerRulesVersion extends Error {
   constructor(readonly version: number) {
     super(
       `the read models are at rules version ${version}, newer than this Errata's ${READ_MODELS_VERSION}: a newer ` +
@@ -477,6 +477,13 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     return this.settle(onProgress);
   }
 
+  /** Throws NewerRulesVersion when a newer Errata projects this database: what would be rebuilt is its to rebuild. */
+  async refuseNewerRules(db: Kysely<DB> = this.database.db): Promise<void> {
+    const checkpoint = await this.checkpoints.get(db, READ_MODELS_PROJECTION);
+    if (checkpoint !== null && checkpoint.version > READ_MODELS_VERSION)
+      throw new NewerRulesVersion(checkpoint.version);
+  }
+
   /**
    * Empties the read models and moves the projections back to the log's start; projecting is left to the loop. In
    * `within`, a transaction of the caller's (`events prune` deletes in it first), else in one of its own.
@@ -484,9 +491,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   async beginRebuild(within?: Transaction<DB>): Promise<void> {
     if (within === undefined) return this.database.db.transaction().execute((trx) => this.beginRebuild(trx));
     await sql`SELECT pg_advisory_xact_lock(${PROJECTOR_LOCK})`.execute(within);
-    const checkpoint = await this.checkpoints.get(within, READ_MODELS_PROJECTION);
-    if (checkpoint !== null && checkpoint.version > READ_MODELS_VERSION)
-      throw new NewerRulesVersion(checkpoint.version);
+    await this.refuseNewerRules(within);
     await this.startOver(within);
     // Its caller reports this rebuild (the CLI's progress bar): not news to this process's log.
     this.seenRebuildUntil = (await this.checkpoints.get(within, READ_MODELS_PROJECTION))?.rebuildUntil;
