@@ -58,7 +58,7 @@ it('deletes the traces whose every span started before the date, says so first w
   const asked = await prune('--before', '2026-06-01');
   expect(asked.code).toBe(0);
   expect(asked.stdout).toBe(
-    'would delete 1 trace of every project whose every span started before 2026-06-01T00:00:00.000Z ' +
+    'would delete 1 trace (all projects) whose every span started before 2026-06-01T00:00:00.000Z ' +
       '(3 events and span edges); run again with --yes to delete them\n',
   );
   expect(await count('event')).toBe(events);
@@ -68,7 +68,7 @@ it('deletes the traces whose every span started before the date, says so first w
   expect(pruned.code).toBe(0);
   expect(pruned.stderr).toMatch(/deleting traces \[#+\] 100% 1\/1/);
   expect(pruned.stdout).toMatch(
-    /^deleted 1 trace of every project whose every span started before 2026-06-01T00:00:00\.000Z \(3 events, 0 span edges\) and 1 record of OTLP requests received before then\nrebuilt read models and rollups from \d+ events and span edges/,
+    /^deleted 1 trace \(all projects\) whose every span started before 2026-06-01T00:00:00\.000Z \(3 events, 0 span edges\) and 1 record of OTLP requests received before then\nrebuilt read models and rollups from \d+ events and span edges/,
   );
   expect(await count('event')).toBe(events - 3);
   expect(await count("ingest_batch WHERE received_at < '2026-06-01'")).toBe(0);
@@ -78,7 +78,7 @@ it('deletes the traces whose every span started before the date, says so first w
 
   // And a second run finds nothing more to delete
   expect((await prune('--before', '2026-06-01', '--yes')).stdout).toBe(
-    'no trace of every project has every span starting before 2026-06-01T00:00:00.000Z: nothing to delete\n',
+    'nothing to delete: no trace (all projects) has every span starting before 2026-06-01T00:00:00.000Z\n',
   );
 });
 
@@ -181,7 +181,7 @@ it('finishes, on its next run, a rebuild an earlier run was cut off in', async (
   const again = await prune('--before', '2026-06-01', '--yes');
   expect(again.code).toBe(0);
   expect(again.stdout).toMatch(
-    /nothing to delete\nrebuilt read models and rollups from \d+ events and span edges\n$/,
+    /nothing to delete: .*\nrebuilt read models and rollups from \d+ events and span edges\n$/,
   );
   // (what the projector logs meanwhile goes to stderr: stdout is the command's own)
   expect(again.stderr).toMatch(/going on with a rebuild begun earlier/);

@@ -165,10 +165,10 @@ async function run(
       await projector.refuseNewerRules();
       const retention = new LogRetentionService(database, new LogRetentionRepository(database), projector);
       const traces = await retention.endedBefore(before, project?.id ?? null);
-      const of = project === null ? 'every project' : `project "${project.name}"`;
-      const what = `${counted(traces.length, 'trace')} of ${of} whose every span started before ${before.toISOString()}`;
+      const of = project === null ? 'all projects' : `project "${project.name}"`;
+      const what = `${counted(traces.length, 'trace')} (${of}) whose every span started before ${before.toISOString()}`;
       if (traces.length === 0) {
-        out(`no trace of ${of} has every span starting before ${before.toISOString()}: nothing to delete`);
+        out(`nothing to delete: no trace (${of}) has every span starting before ${before.toISOString()}`);
         // An earlier prune cut off in its rebuild left the read models to rebuild: finish it (with --yes only: a
         // look without it changes nothing).
         if (values.yes === true && (await projector.rebuilding()))

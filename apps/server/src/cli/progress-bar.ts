@@ -28,9 +28,12 @@ export class ProgressBar {
     }
   }
 
+  /** The final figure, once: off a terminal, a bar that already printed its 100% line prints no second one. */
   finish(done: number): void {
-    this.lastTenth = -1;
-    this.update(done);
+    if (this.stream.isTTY || this.lastTenth < 10) {
+      this.lastTenth = -1;
+      this.update(done);
+    }
     if (this.stream.isTTY) this.stream.write('\n');
   }
 }
