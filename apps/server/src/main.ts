@@ -11,6 +11,7 @@ import { ConnectionDrain } from './http/connection-drain';
 import { mountDashboard } from './http/dashboard';
 import { countEmbeddedStoreRequests } from './http/embedded-store-requests';
 import { mountOpenApi } from './http/openapi';
+import { PRIVATE_PATHS, privateAnswers } from './http/private-answers';
 import { IngestActivity } from './services/ingest-activity';
 import { IngestService } from './services/ingest.service';
 import { KeyBootstrapService } from './services/key-bootstrap.service';
@@ -53,6 +54,7 @@ export async function startServer(
   });
   app.disable('x-powered-by');
   app.use(app.get(ConnectionDrain).middleware);
+  app.use(PRIVATE_PATHS, privateAnswers);
   if (opened.kind === 'pglite') app.use(countEmbeddedStoreRequests(app.get(IngestActivity)));
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   mountOpenApi(app);
