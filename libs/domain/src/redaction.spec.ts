@@ -35,6 +35,11 @@ describe('redact', () => {
     ],
     ['passwd pair', 'passwd = letmein42', 'passwd = [REDACTED:password]'],
     [
+      'cookie header (its session values)',
+      'request failed\nCookie: session=GAPsess; theme=dark\nSet-Cookie: sid=GAPsid; Path=/',
+      'request failed\nCookie: [REDACTED:secret]\nSet-Cookie: [REDACTED:secret]',
+    ],
+    [
       'bearer token written URL-encoded, as OTEL_EXPORTER_OTLP_HEADERS has it',
       'headers Authorization=Bearer%20GAPbearerToken1234 refused',
       'headers Authorization=Bearer%20[REDACTED:bearer] refused',
@@ -169,6 +174,7 @@ describe('redact', () => {
     '',
     'short',
     'login failed: password="" was empty',
+    'Invalid cookie: expired',
     "api_key='' is not set",
   ])('given normal text %j, when redacted, then it is untouched', (text) => {
     expect(redact(text)).toBe(text);
@@ -178,7 +184,7 @@ describe('redact', () => {
     const text =
       'Bearer abc123DEF456 postgres://u:p4ss@h/db password=x1 jane@example.com 12345678 sk-aaaaaaaaaaaaaaaaaaaa ' +
       'Authorization: Bearer QwErTyUiOpAsDfGhJk AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7 bob\\u0040example.com ' +
-      'Authorization=Bearer%20GAPbearerToken1234 password="a b c" pwd: \'d e\'';
+      'Authorization=Bearer%20GAPbearerToken1234 password="a b c" pwd: \'d e\'\nCookie: a=b; c=d\n';
     const once = redact(text);
     expect(redact(once)).toBe(once);
   });
@@ -245,7 +251,8 @@ describe('redactPayload', () => {
   it("given an HTTP client's error dump, then the credentials in its header map are replaced", () => {
     const out = redactPayload(
       '{"request":{"method":"GET","headers":{"Authorization":"Basic R0FQdXNlcjpHQVBwYXNz","Cookie":"sid=GAPcookie",' +
-        '"Accept":"application/json"}},"proxy-authorization":"GAPproxyToken","credentials":{"user":"GAPuser"}}',
+        '"Accept":"application/json"}},"proxy-authorization":"GAPproxyToken","credentials":{"user":"GAPuser"},' +
+        '"pass":"GAPpass"}',
     );
     expect(JSON.parse(out)).toEqual({
       request: {
@@ -258,6 +265,7 @@ describe('redactPayload', () => {
       },
       'proxy-authorization': '[REDACTED:secret]',
       credentials: '[REDACTED:secret]',
+      pass: '[REDACTED:password]',
     });
   });
 

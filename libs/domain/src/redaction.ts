@@ -104,6 +104,12 @@ const KV_EQUALS = new RegExp(String.raw`(${SECRET_KEYWORD})(\s*=\s*)${KV_VALUE}`
 /** `password: …`, `token:"…"`: an unquoted value only when it looks like a secret (has a non-letter), not like prose. */
 const KV_COLON = new RegExp(String.raw`(${SECRET_KEYWORD})(:[ \t]*)${KV_VALUE}`, 'gi');
 const SECRET_KEY_GATE = /pass|pwd|secret|token|key/i;
+/**
+ * A `Cookie:` or `Set-Cookie:` header line (at the start of a line, as a request dump writes it): every value in it
+ * is a session's, to the end of the line. Prose ("invalid cookie: expired") is left to read.
+ */
+const COOKIE_HEADER = /^([ \t]*(?:set-)?cookie:[ \t]*)\S[^\r\n]*/gim;
+const COOKIE_GATE = /cookie:/i;
 const AUTHORIZATION_GATE = /authorization/i;
 const BEARER_GATE = /bearer/i;
 /**
@@ -112,7 +118,7 @@ const BEARER_GATE = /bearer/i;
  * alone does not say what it is.
  */
 const SECRET_JSON_KEY = new RegExp(
-  String.raw`^(?:[A-Za-z0-9_.-]*?${SECRET_KEYWORD}|(?:proxy-)?authorization|(?:set-)?cookie|credentials?)$`,
+  String.raw`^(?:[A-Za-z0-9_.-]*?${SECRET_KEYWORD}|(?:proxy-)?authorization|(?:set-)?cookie|credentials?|pass)$`,
   'i',
 );
 /** An e-mail address's `@`, also escaped as JSON (`\u0040`) or in a URL (`%40`) in a text that is not decoded. */
@@ -203,6 +209,10 @@ function redactCredentials(text: string): string {
         secretValue(key, sep, value, true) ?? match,
     );
   }
+  if (COOKIE_GATE.test(out))
+    out = out.replace(COOKIE_HEADER, (match, prefix: string) =>
+      match.slice(prefix.length).startsWith('[REDACTED:') ? match : `${prefix}${PLACEHOLDER.secret}`,
+    );
   if (out.search(AT_SIGN) >= 0) out = redactEmails(out);
   return out;
 }
