@@ -493,6 +493,40 @@ describe('normalizeSpan: other instrumentations', () => {
     );
   });
 
+  it("given Traceloop's agent span (withAgent), then it is an agent run; a tool span inside it stays a tool call", () => {
+    const agent = normalizeSpan(
+      makeSpan({
+        name: 'researcher.agent',
+        attributes: {
+          'traceloop.span.kind': 'agent',
+          'traceloop.entity.name': 'researcher',
+          'gen_ai.agent.name': 'researcher',
+        },
+      }),
+    );
+    expect(agent).toMatchObject({ type: 'AgentRunObserved', data: { agentName: 'researcher' } });
+    const unnamed = normalizeSpan(
+      makeSpan({
+        name: 'x.agent',
+        attributes: { 'traceloop.span.kind': 'agent', 'traceloop.entity.name': 'x' },
+      }),
+    );
+    expect(unnamed).toMatchObject({ type: 'AgentRunObserved', data: { agentName: 'x' } });
+    // Traceloop writes the agent's name on every span inside it: a tool span is still a tool call
+    const tool = normalizeSpan(
+      makeSpan({
+        name: 'search_docs.tool',
+        attributes: {
+          'traceloop.span.kind': 'tool',
+          'traceloop.entity.name': 'search_docs',
+          'traceloop.entity.input': '{"tool":"search_docs","arguments":{}}',
+          'gen_ai.agent.name': 'researcher',
+        },
+      }),
+    );
+    expect(tool?.type).toBe('ToolCallObserved');
+  });
+
   it('given a Sentry server span, then it is accepted with mcp.tool.* and the server named by mcp.server.name', () => {
     const span = makeSpan({
       name: 'tools/call list_files',

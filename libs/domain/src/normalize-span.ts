@@ -100,11 +100,16 @@ export function spanRef(span: SpanRecord): SpanRef {
 // Agent runs, escalations, subagent reports
 
 /** `invoke_agent {name}` spans, or any span with `gen_ai.operation.name` = invoke_agent. */
+/** `traceloop.span.kind` of Traceloop's agent spans. */
+const TRACELOOP_AGENT_KIND = 'agent';
+
 export function isAgentSpan(span: SpanRecord): boolean {
   return (
     span.name === 'invoke_agent' ||
     span.name.startsWith('invoke_agent ') ||
-    readString(span.attributes, 'gen_ai.operation.name') === 'invoke_agent'
+    readString(span.attributes, 'gen_ai.operation.name') === 'invoke_agent' ||
+    // Traceloop's `withAgent` span (`{name}.agent`); its gen_ai.agent.name is on every span inside it, tools too.
+    readString(span.attributes, 'traceloop.span.kind') === TRACELOOP_AGENT_KIND
   );
 }
 
@@ -118,7 +123,10 @@ function agentRun(span: SpanRecord): AgentRunObserved {
     type: 'AgentRunObserved',
     data: {
       span: spanRef(span),
-      agentName: nameOf(readString(a, 'gen_ai.agent.name') ?? (nameFromSpan === '' ? null : nameFromSpan)),
+      agentName: nameOf(
+        readString(a, 'gen_ai.agent.name') ??
+          (nameFromSpan === '' ? readString(a, 'traceloop.entity.name') : nameFromSpan),
+      ),
       agentId: nameOf(readString(a, 'gen_ai.agent.id')),
       conversationId: storedId(readString(a, 'gen_ai.conversation.id')),
       role: role !== null && AGENT_ROLES.has(role) ? (role as AgentRole) : null,
