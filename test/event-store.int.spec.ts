@@ -7,6 +7,7 @@ import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint
 import { EventRepository, LOG_START } from '../apps/server/src/repositories/event.repository';
 import {
   READ_MODELS_PROJECTION,
+  PROJECTOR_LOCK,
   READ_MODELS_VERSION,
   ProjectorService,
 } from '../apps/server/src/services/projector.service';
@@ -14,6 +15,10 @@ import { agentRunEvent as event } from './support/agent-run-event';
 import { withLogHorizonHeld } from './support/postgres';
 import { until } from './support/until';
 import { defaultProjectId, startTestServer, type Store, type TestServer } from './support/server';
+
+/** What a spy on Nest's Logger was told, each message as text. */
+const messagesOf = (spy: { mock: { calls: unknown[][] } }): string[] =>
+  spy.mock.calls.map(([message]) => String(message));
 
 /** The event store's guarantees, on both stores Errata supports. */
 describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) => {
@@ -29,6 +34,10 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
   afterAll(() => server?.close());
 
   const counts = { received: 3, dropped: 0, rejected: 0 };
+
+  /** Both projections' checkpoints as an Errata of rules `version` would have left them. */
+  const setCheckpointVersion = (version: number) =>
+    server.db.updateTable('projection_checkpoint').set({ version }).execute();
 
   it('appends idempotently by (project, trace, span, start): duplicates across and within requests are stored once', async () => {
     const first = await events.append(
@@ -102,10 +111,7 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
     const runs = async () => (await server.db.selectFrom('agent_run').select('span_id').execute()).length;
     const projected = await runs();
     // Given checkpoints a newer Errata wrote, and an event it has not projected yet
-    await server.db
-      .updateTable('projection_checkpoint')
-      .set({ version: READ_MODELS_VERSION + 1 })
-      .execute();
+    await setCheckpointVersion(READ_MODELS_VERSION + 1);
     await events.append(projectId, [event('00000000000000bb')], [], counts);
     // When this Errata catches up, or is asked to rebuild
     expect(await projector.catchUp()).toBe(0);
@@ -115,7 +121,7 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
     const versions = await server.db.selectFrom('projection_checkpoint').select('version').execute();
     expect(versions.map((row) => row.version)).toEqual([READ_MODELS_VERSION + 1, READ_MODELS_VERSION + 1]);
     // And once the checkpoints are of its version again (that Errata stopped, the database was rebuilt), it goes on
-    await server.db.updateTable('projection_checkpoint').set({ version: READ_MODELS_VERSION }).execute();
+    await setCheckpointVersion(READ_MODELS_VERSION);
     await projector.settle();
     expect(await runs()).toBe(projected + 1);
   });
@@ -128,14 +134,11 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
     const lines = vi.spyOn(Logger.prototype, 'log');
     try {
       // Given checkpoints an older Errata wrote
-      await server.db
-        .updateTable('projection_checkpoint')
-        .set({ version: READ_MODELS_VERSION - 1 })
-        .execute();
+      await setCheckpointVersion(READ_MODELS_VERSION - 1);
       // When this one catches up, it rebuilds the read models from the log, with the same result
       await projector.settle();
       expect(await runs()).toBe(projected);
-      const said = lines.mock.calls.map(([message]) => String(message));
+      const said = messagesOf(lines);
       expect(said).toContain(
         `rules version changed to ${READ_MODELS_VERSION}: rebuilding the read models from the log`,
       );
@@ -154,7 +157,7 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
     await events.append(projectId, [event('00000000000000dd')], [], counts);
     await projector.settle();
     const lines = vi.spyOn(Logger.prototype, 'log');
-    const said = () => lines.mock.calls.map(([message]) => String(message));
+    const said = () => messagesOf(lines);
     const rebuilt = () =>
       said().filter((line) => /^read models rebuilt: \d+ records of the log in \d+\.\d s$/.test(line));
     const goingOn = 'rebuilding the read models from the log: going on with a rebuild begun earlier';
@@ -185,15 +188,11 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
       const projector = server.app.get(ProjectorService);
       await projector.settle();
       const lines = vi.spyOn(Logger.prototype, 'log');
-      const ended = () =>
-        lines.mock.calls.filter(([message]) => /^read models rebuilt/.test(String(message)));
+      const ended = () => messagesOf(lines).filter((line) => /^read models rebuilt/.test(line));
       // Given an event the projector cannot read yet (a transaction begun before it still runs), and old rules
       await withLogHorizonHeld(server.databaseUrl!, async () => {
         await events.append(projectId, [event('00000000000000cc')], [], counts);
-        await server.db
-          .updateTable('projection_checkpoint')
-          .set({ version: READ_MODELS_VERSION - 1 })
-          .execute();
+        await setCheckpointVersion(READ_MODELS_VERSION - 1);
         // When the projector rebuilds what it can read
         await projector.catchUp();
         // Then the rebuild is not said to have ended: the event is part of the log it began with
@@ -214,26 +213,22 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
       const projector = server.app.get(ProjectorService);
       await projector.settle();
       const warnings = vi.spyOn(Logger.prototype, 'warn');
-      const newer = () =>
-        warnings.mock.calls.filter(([message]) => /newer than this Errata/.test(String(message)));
+      const newer = () => messagesOf(warnings).filter((line) => /newer than this Errata/.test(line));
       const other = new Client({ connectionString: server.databaseUrl! });
       await other.connect();
       try {
-        await server.db
-          .updateTable('projection_checkpoint')
-          .set({ version: READ_MODELS_VERSION + 1 })
-          .execute();
+        await setCheckpointVersion(READ_MODELS_VERSION + 1);
         await projector.catchUp();
         // The newer Errata's projector takes the lock for a while, then lets it go
-        await other.query(`SELECT pg_advisory_lock(${0x4572_7261})`);
+        await other.query(`SELECT pg_advisory_lock(${PROJECTOR_LOCK})`);
         await projector.catchUp();
-        await other.query(`SELECT pg_advisory_unlock(${0x4572_7261})`);
+        await other.query(`SELECT pg_advisory_unlock(${PROJECTOR_LOCK})`);
         await projector.catchUp();
         expect(newer()).toHaveLength(1);
       } finally {
         warnings.mockRestore();
         await other.end();
-        await server.db.updateTable('projection_checkpoint').set({ version: READ_MODELS_VERSION }).execute();
+        await setCheckpointVersion(READ_MODELS_VERSION);
       }
     },
   );

@@ -39,7 +39,7 @@ export const PROJECTIONS = [
 /** Bumped with the rules: a checkpoint of another version means the read models are rebuilt from the log. */
 export const READ_MODELS_VERSION = RULES_VERSION;
 /** Advisory lock key: one active projector per database, however many Errata instances run. */
-const PROJECTOR_LOCK = 0x4572_7261; // "Erra"
+export const PROJECTOR_LOCK = 0x4572_7261; // "Erra"
 const BATCH_SIZE = 2_000;
 /** How often a rebuild says how far it got. */
 const REBUILD_LOG_INTERVAL_MS = 10_000;
