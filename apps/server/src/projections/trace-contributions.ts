@@ -75,19 +75,18 @@ function projectContributions(items: TraceItems, options: { windowMs: number }):
  * Linear: the groups' roots are found with path compression (a long chain of hinted traces costs no more).
  */
 export function linkedTraceGroups(items: TraceItems): TraceItems[] {
-  const root = new Map<string, string>();
+  // A trace's entry names the trace it was linked to; a trace without one is its group's root.
+  const linkedTo = new Map<string, string>();
   const find = (traceId: string): string => {
     let top = traceId;
-    for (let up = root.get(top)!; up !== top; up = root.get(top)!) top = up;
+    for (let up = linkedTo.get(top); up !== undefined; up = linkedTo.get(top)) top = up;
     for (let at = traceId; at !== top;) {
-      const next = root.get(at)!;
-      root.set(at, top);
+      const next = linkedTo.get(at)!;
+      linkedTo.set(at, top);
       at = next;
     }
     return top;
   };
-  const all = [...items.calls, ...items.escalations, ...items.reports, ...items.agents, ...items.edges];
-  for (const item of all) if (!root.has(item.traceId)) root.set(item.traceId, item.traceId);
   const tracesOfCall = new Map<string, Set<string>>();
   for (const call of items.calls) {
     let traces = tracesOfCall.get(call.spanId);
@@ -98,7 +97,8 @@ export function linkedTraceGroups(items: TraceItems): TraceItems[] {
     const named = call.retryOf === null ? undefined : tracesOfCall.get(call.retryOf);
     if (named === undefined || named.size !== 1 || named.has(call.traceId)) continue;
     const [other] = named;
-    root.set(find(other!), find(call.traceId));
+    const [from, to] = [find(other!), find(call.traceId)];
+    if (from !== to) linkedTo.set(from, to);
   }
   const groups = new Map<string, TraceItems>();
   const groupOf = (traceId: string): TraceItems => {
