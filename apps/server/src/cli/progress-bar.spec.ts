@@ -1,11 +1,13 @@
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ProgressBar } from './progress-bar';
 
-/** A log file or a pipe: not a terminal, so each step the bar reaches is a line of its own. */
+/** A pipe (a real stream, not a terminal): each step the bar reaches is a line of its own. */
 function pipe(): { stream: NodeJS.WriteStream; lines: string[] } {
   const lines: string[] = [];
-  const stream = { isTTY: false, write: (text: string) => lines.push(text) } as unknown as NodeJS.WriteStream;
-  return { stream, lines };
+  const stream = new PassThrough();
+  stream.setEncoding('utf8').on('data', (text: string) => lines.push(text));
+  return { stream: stream as unknown as NodeJS.WriteStream, lines };
 }
 
 describe('ProgressBar off a terminal', () => {
