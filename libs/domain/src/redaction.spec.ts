@@ -19,6 +19,11 @@ describe('redact', () => {
     ['Slack token', 'xoxb-1234567890-abcdefghijkl', '[REDACTED:api_key]'],
     ['Stripe key', 'sk_live_4eC39HqLyjWDarjtT1zdp7dc', '[REDACTED:api_key]'],
     [
+      'key Errata made',
+      'rejected key errata_ingest_q3-Xv_9aBcDeFgHiJkLmNoPqRsTuVwXyZ01 for project default',
+      'rejected key [REDACTED:api_key] for project default',
+    ],
+    [
       'JWT',
       'session eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U expired',
       'session [REDACTED:jwt] expired',
@@ -58,6 +63,11 @@ describe('redact', () => {
       'password after a quote never closed (a text cut off)',
       'login password="hunter2',
       'login password="[REDACTED:password]',
+    ],
+    [
+      'JSON a producer cut inside a secret value',
+      '{"user":"ada","api_key":"sk_abc123def456…',
+      '{"user":"ada","api_key":"[REDACTED:secret]"',
     ],
     [
       'quoted password, the quote not closed on its line',

@@ -66,6 +66,7 @@ const API_KEY = new RegExp(
     String.raw`\bgithub_pat_[A-Za-z0-9_]{20,}`,
     String.raw`\bxox[abposr]-[A-Za-z0-9-]{10,}`, // Slack
     String.raw`\bAIza[0-9A-Za-z_-]{35}`, // Google API keys
+    String.raw`\berrata_[a-z]+_[A-Za-z0-9_-]{20,}`, // Errata's own keys (errata_<scope>_<32 base64url>)
   ].join('|'),
   'g',
 );
@@ -81,9 +82,12 @@ const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/?#@]{0,256}:)([^\s@/?#
  * `monkey` are not.
  */
 const SECRET_KEYWORD = String.raw`(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|(?:access|secret|private|signing|encryption|master)[_-]?key|[_.-]key)`;
-/** `"password": "…"` / `'token': '…'` (JSON and friends). */
+/**
+ * `"password": "…"` / `'token': '…'` (JSON and friends), also when the text ends inside the value: JSON a producer
+ * cut short (`{"api_key":"sk_abc…`) is not parsed, and its last value would otherwise be kept.
+ */
 const KV_QUOTED = new RegExp(
-  String.raw`(["'])([A-Za-z0-9_.-]*?${SECRET_KEYWORD})\1(\s*:\s*)(["'])((?:\\.|(?!\4)[^\\])*)\4`,
+  String.raw`(["'])([A-Za-z0-9_.-]*?${SECRET_KEYWORD})\1(\s*:\s*)(["'])((?:\\.|(?!\4)[^\\])*)(?:\4|$)`,
   'gi',
 );
 /** `"password": 482913` in text that is not JSON as a whole (JSON inside a log line, a second text block). */
