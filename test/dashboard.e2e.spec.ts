@@ -231,6 +231,7 @@ describe('dashboard (chromium)', () => {
         wastedMs: number;
         unrecoveredChains: number;
         reasons: Record<string, number>;
+        samples: { traceId: string; spanId: string }[];
       }[];
     }>('reports/retry-waste', { ...window, groupBy: 'category' });
     const expectedRows = (groups: typeof byCategory.groups) =>
@@ -249,7 +250,30 @@ describe('dashboard (chromium)', () => {
       for (const group of retried) expect(sum(stacked[group.key]!)).toBe(group.wastedRetries);
     };
     await stackedSumsEqual(byCategory.groups);
+    // Each group lists its latest wasted retries, as the report gives them, each opening its run timeline on it.
+    const shownSamples = await page
+      .locator('[data-table="retry-groups"] tbody tr')
+      .evaluateAll((rows) =>
+        Object.fromEntries(
+          rows.map((row) => [
+            row.getAttribute('data-key') ?? '',
+            Array.from(row.querySelectorAll('[data-sample]')).map((a) => a.getAttribute('data-sample')),
+          ]),
+        ),
+      );
+    expect(shownSamples).toEqual(
+      Object.fromEntries(byCategory.groups.map((g) => [g.key, g.samples.map((x) => x.spanId)])),
+    );
     await screenshot('retry-waste');
+    const wasted = byCategory.groups.find((g) => g.samples.length > 0)!.samples[0]!;
+    await page.locator(`[data-sample="${wasted.spanId}"]`).click();
+    await page.waitForURL(new RegExp(`/traces/${wasted.traceId}\\?`));
+    await page.getByRole('heading', { name: /^Run timeline/, level: 1 }).waitFor();
+    expect(await page.locator('.timeline [aria-current="true"]').getAttribute('data-span')).toBe(
+      wasted.spanId,
+    );
+    await page.goBack();
+    await page.getByRole('heading', { name: 'By category' }).waitFor();
 
     await page
       .getByRole('group', { name: 'Group retries by' })

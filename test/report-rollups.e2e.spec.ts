@@ -17,11 +17,13 @@ import {
   offenceKey,
   offenceTimelines,
   retryWasteFromSums,
+  retryWasteSamples,
   RULES_VERSION,
   scorecardFromSums,
   seriesPointFromSums,
   subagentCoverageFromSums,
   sumContributions,
+  wastedRetriesOf,
   type CallContribution,
   type CallRole,
   type Contributions,
@@ -162,8 +164,16 @@ function expectedReports(contributions: Contributions) {
   const firstOnly = offenceTimelines(contributions.findings, 1);
   const { findings } = findingsFromSums(sums, firstOnly);
   return {
-    'reports/retry-waste?groupBy=category': retryWasteFromSums(sums.calls, 'category'),
-    'reports/retry-waste?groupBy=tool': retryWasteFromSums(sums.calls, 'tool'),
+    'reports/retry-waste?groupBy=category': retryWasteFromSums(
+      sums.calls,
+      'category',
+      retryWasteSamples(wastedRetriesOf(contributions.calls), 'category'),
+    ),
+    'reports/retry-waste?groupBy=tool': retryWasteFromSums(
+      sums.calls,
+      'tool',
+      retryWasteSamples(wastedRetriesOf(contributions.calls), 'tool'),
+    ),
     'reports/escalations': escalationsFromSums(sums.calls),
     'reports/misclassified-results': misclassifiedFromSums(sums.calls, (server, tool) =>
       misclassificationSamples(

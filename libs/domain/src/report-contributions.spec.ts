@@ -153,8 +153,8 @@ describe('contributions', () => {
             reports: [],
           }),
         );
-        const split = retryWasteFromSums([...parts[0]!.calls, ...parts[1]!.calls], 'category');
-        expect(split).toEqual(retryWasteFromSums(sumContributions(all).calls, 'category'));
+        const split = retryWasteFromSums([...parts[0]!.calls, ...parts[1]!.calls], 'category', () => []);
+        expect(split).toEqual(retryWasteFromSums(sumContributions(all).calls, 'category', () => []));
       }),
       { numRuns: 200 },
     );

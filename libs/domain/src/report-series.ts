@@ -55,7 +55,8 @@ export function seriesPointFromSums(
   reports: readonly ReportSums[],
   groupBy: RetryWasteGroupBy = 'category',
 ): SeriesPoint {
-  const retryWaste = retryWasteFromSums(calls, groupBy);
+  // A point counts; it shows no wasted retries.
+  const retryWaste = retryWasteFromSums(calls, groupBy, () => []);
   const { totals: escalations } = escalationsFromSums(calls);
   const coverage = subagentCoverageFromSums(reports, calls);
   const callCount = retryWaste.totals.calls;

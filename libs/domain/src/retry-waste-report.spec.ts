@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
-import { fact, MS, T0 } from './fixtures.spec-helper';
+import { fact, MS, T0, TRACE } from './fixtures.spec-helper';
+import { isoFromNs } from './report-order';
 import type { CallFact, RetryLabel } from './retries';
-import { nsToMs, retryWasteReport } from './retry-waste-report';
+import { nsToMs, RETRY_WASTE_SAMPLES, retryWasteReport } from './retry-waste-report';
 import { RULES_VERSION } from './rules';
 
 const reasons = (counts: Partial<Record<RetryLabel, number>>): Record<RetryLabel, number> => ({
@@ -16,6 +17,16 @@ const reasons = (counts: Partial<Record<RetryLabel, number>>): Record<RetryLabel
   repeated_empty: 0,
   refined: 0,
   ...counts,
+});
+
+/** The sample of the wasted retry `key`, started `startMs` after T0 (no agent names in these runs). */
+const sample = (key: string, startMs: number, reason: RetryLabel) => ({
+  traceId: TRACE,
+  spanId: key,
+  startTime: isoFromNs(T0 + BigInt(startMs) * MS),
+  reason,
+  agentName: null,
+  agentId: null,
 });
 
 const s1 = (extra: Partial<CallFact>): Partial<CallFact> => ({ server: 'S1', ...extra });
@@ -79,6 +90,7 @@ describe('retryWasteReport', () => {
           wastedTokens: 40,
           unrecoveredChains: 1,
           reasons: reasons({ non_retryable: 2 }),
+          samples: [sample('r3', 1600, 'non_retryable'), sample('r2', 1200, 'non_retryable')],
         },
         {
           key: 'empty',
@@ -88,6 +100,8 @@ describe('retryWasteReport', () => {
           wastedTokens: 10,
           unrecoveredChains: 1,
           reasons: reasons({ repeated_empty: 1, refined: 1, misclassified_empty: 1 }),
+          // Wasted only: s3 refined the query.
+          samples: [sample('s2', 2200, 'repeated_empty'), sample('e2', 200, 'misclassified_empty')],
         },
         {
           key: 'validation',
@@ -97,6 +111,7 @@ describe('retryWasteReport', () => {
           wastedTokens: 0,
           unrecoveredChains: 0,
           reasons: reasons({ blind_retry: 1, corrected: 1 }),
+          samples: [sample('v2', 3200, 'blind_retry')],
         },
         {
           key: 'transient',
@@ -106,6 +121,7 @@ describe('retryWasteReport', () => {
           wastedTokens: 0,
           unrecoveredChains: 1, // the retry budget exhausted signal: t1 → t2 → t3 ended in a timeout
           reasons: reasons({ recovery: 3, ignored_retry_after: 1 }),
+          samples: [sample('t2', 1100, 'ignored_retry_after')],
         },
         {
           key: 'unknown',
@@ -115,6 +131,7 @@ describe('retryWasteReport', () => {
           wastedTokens: 0,
           unrecoveredChains: 1,
           reasons: reasons({ guess: 1 }),
+          samples: [sample('u2', 200, 'guess')],
         },
       ],
     });
@@ -171,6 +188,41 @@ describe('retryWasteReport', () => {
       ['(unknown)/x', null, 'x', 1],
       ['(unknown)/x', '(unknown)', 'x', 1],
       ['acme/files/read', 'acme/files', 'read', 1],
+    ]);
+  });
+
+  it('given more wasted retries than samples, then a group shows its latest, newest first, whatever the input order', () => {
+    const tool = { tool: 'validate_address' };
+    // One chain of six calls: five blind retries, b1 … b5 (b5 at 1,000 ms).
+    const chain = Array.from({ length: 6 }, (_, i) =>
+      fact(`b${i}`, i * 200, 100, 'tool_error', 'validation', tool),
+    );
+    // Another trace's chain whose retry c1 starts with b5: the later span id comes first.
+    const other = { ...tool, traceId: 'f'.repeat(32), runId: 'run-9' };
+    const otherChain = [
+      fact('c0', 800, 100, 'tool_error', 'validation', other),
+      fact('c1', 1000, 100, 'tool_error', 'validation', other),
+    ];
+    const groupsOf = (input: CallFact[]) => retryWasteReport(input, { groupBy: 'tool' }).groups;
+    const [group] = groupsOf([...chain, ...otherChain]);
+    expect(group?.wastedRetries).toBe(6);
+    expect(group?.samples).toHaveLength(RETRY_WASTE_SAMPLES);
+    expect(group?.samples.map((s) => s.spanId)).toEqual(['c1', 'b5', 'b4']);
+    expect(group?.samples[0]?.traceId).toBe('f'.repeat(32));
+    expect(groupsOf([...otherChain, ...chain].reverse())).toEqual(groupsOf([...chain, ...otherChain]));
+  });
+
+  it('given groupBy server or tool, then samples are those of the group, a null server apart from a named one', () => {
+    const report = retryWasteReport(calls, { groupBy: 'tool' });
+    const samplesOf = (key: string, server: string | null) =>
+      report.groups.find((g) => g.key === key && g.server === server)?.samples.map((s) => s.spanId);
+    expect(samplesOf('S1/refund', 'S1')).toEqual(['r3', 'r2']);
+    expect(samplesOf('(unknown)/lookup_order', null)).toEqual(['t2']);
+    expect(samplesOf('S1/lookup_order', 'S1')).toEqual([]);
+    const byServer = retryWasteReport(calls, { groupBy: 'server' }).groups;
+    expect(byServer.map((g) => [g.key, g.samples.map((s) => s.spanId)])).toEqual([
+      ['S1', ['v2', 's2', 'r3']],
+      ['(unknown)', ['t2', 'u2', 'e2']],
     ]);
   });
 

@@ -8,9 +8,11 @@ import {
   sumContributions,
   sumRows,
   traceFactsOfCalls,
+  type CallContribution,
   type CallMeasure,
   type CallSums,
 } from './report-contributions';
+import { isoFromNs } from './report-order';
 import { RETRY_LABELS, type CallFact, type RetryLabel } from './retries';
 import { RULES_VERSION } from './rules';
 import { UNKNOWN_SERVER } from './server-label';
@@ -40,6 +42,44 @@ export interface RetryWasteGroup {
   readonly unrecoveredChains: number;
   /** Retries per label, every label present (zeros included), in RETRY_LABELS order. */
   readonly reasons: Readonly<Record<RetryLabel, number>>;
+  /** The group's latest wasted retries in the window (RETRY_WASTE_SAMPLES at most), newest first. */
+  readonly samples: readonly RetryWasteSample[];
+}
+
+/** A wasted retry a group shows, to open its run timeline on. */
+export interface RetryWasteSample {
+  readonly traceId: string;
+  /** The retry's span id. */
+  readonly spanId: string;
+  readonly startTime: string;
+  /** Its retry label: why it was wasted. */
+  readonly reason: RetryLabel;
+  readonly agentName: string | null;
+  readonly agentId: string | null;
+}
+
+/** Wasted retries shown per group. */
+export const RETRY_WASTE_SAMPLES = 3;
+
+/** A wasted retry as it was stored: its place, and the dimensions its contribution has (those of the call retried). */
+export interface WastedRetry {
+  readonly traceId: string;
+  readonly key: string;
+  readonly startNs: bigint;
+  readonly agentName: string | null;
+  readonly agentId: string | null;
+  readonly category: string | null;
+  readonly server: string | null;
+  readonly tool: string | null;
+  /** Its contribution's measures: the retry label is the one present. */
+  readonly measures: Readonly<Partial<Record<CallMeasure, number>>>;
+}
+
+/** The dimensions of a retry-waste group: those of the calls retried that its key is made of (the others null). */
+export interface RetryWasteGroupDimensions {
+  readonly category: string | null;
+  readonly server: string | null;
+  readonly tool: string | null;
 }
 
 export interface RetryWasteReport {
@@ -56,7 +96,7 @@ export interface RetryWasteOptions {
 type GroupOf = Pick<RetryWasteGroup, 'key' | 'server' | 'tool'>;
 
 /** A group's key, with its server (and tool) where it is grouped by them. */
-function groupOf(row: CallSums, groupBy: RetryWasteGroupBy): GroupOf {
+function groupOf(row: RetryWasteGroupDimensions, groupBy: RetryWasteGroupBy): GroupOf {
   const label = row.server ?? UNKNOWN_SERVER;
   switch (groupBy) {
     case 'category':
@@ -69,6 +109,73 @@ function groupOf(row: CallSums, groupBy: RetryWasteGroupBy): GroupOf {
 }
 
 const byText = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+
+/** Tells groups apart: their keys can read alike (names with `/`, a server named `(unknown)`). */
+const identityOf = (of: GroupOf): string => JSON.stringify([of.key, of.server, of.tool]);
+
+/** The dimensions `groupBy` keys groups by, of a row or a wasted retry (the others null). */
+function dimensionsOf(row: RetryWasteGroupDimensions, groupBy: RetryWasteGroupBy): RetryWasteGroupDimensions {
+  return {
+    category: groupBy === 'category' ? row.category : null,
+    server: groupBy === 'category' ? null : row.server,
+    tool: groupBy === 'tool' ? row.tool : null,
+  };
+}
+
+/** The groups of these rows that have wasted retries, by the dimensions to look up their samples with. */
+export function wastedRetryGroups(
+  rows: readonly CallSums[],
+  groupBy: RetryWasteGroupBy,
+): RetryWasteGroupDimensions[] {
+  const groups = new Map<string, RetryWasteGroupDimensions>();
+  for (const row of rows) {
+    if (row.sums.wasted_retries === 0n) continue;
+    const dimensions = dimensionsOf(row, groupBy);
+    groups.set(JSON.stringify([dimensions.category, dimensions.server, dimensions.tool]), dimensions);
+  }
+  return [...groups.values()];
+}
+
+/** The retry label of a retry's contribution (each has exactly one). */
+const reasonOf = (measures: WastedRetry['measures']): RetryLabel | undefined =>
+  RETRY_LABELS.find((label) => (measures[label] ?? 0) > 0);
+
+/**
+ * Samples per group (identified as the report identifies it) from wasted retries: each group's latest
+ * RETRY_WASTE_SAMPLES, newest first (start, then span id and trace id, descending: the same in any input order).
+ */
+export function retryWasteSamples(
+  retries: readonly WastedRetry[],
+  groupBy: RetryWasteGroupBy,
+): (group: GroupOf) => readonly RetryWasteSample[] {
+  const newestFirst = [...retries].sort(
+    (x, y) =>
+      (x.startNs < y.startNs ? 1 : x.startNs > y.startNs ? -1 : 0) ||
+      byText(y.key, x.key) ||
+      byText(y.traceId, x.traceId),
+  );
+  const byGroup = new Map<string, RetryWasteSample[]>();
+  for (const retry of newestFirst) {
+    const identity = identityOf(groupOf(retry, groupBy));
+    const samples = byGroup.get(identity) ?? [];
+    const reason = reasonOf(retry.measures);
+    if (samples.length === RETRY_WASTE_SAMPLES || reason === undefined) continue;
+    samples.push({
+      traceId: retry.traceId,
+      spanId: retry.key,
+      startTime: isoFromNs(retry.startNs),
+      reason,
+      agentName: retry.agentName,
+      agentId: retry.agentId,
+    });
+    byGroup.set(identity, samples);
+  }
+  return (group) => byGroup.get(identityOf(group)) ?? [];
+}
+
+/** The wasted retries among call contributions. */
+export const wastedRetriesOf = (calls: readonly CallContribution[]): WastedRetry[] =>
+  calls.filter((c) => c.role === 'retry' && (c.measures.wasted_retries ?? 0) > 0);
 
 /** Nanoseconds → whole milliseconds, half up. */
 export const nsToMs = (ns: bigint): number => Number((ns + 500_000n) / 1_000_000n);
@@ -83,7 +190,11 @@ export const nsToMs = (ns: bigint): number => Number((ns + 500_000n) / 1_000_000
  */
 export function retryWasteReport(calls: readonly CallFact[], options: RetryWasteOptions): RetryWasteReport {
   const contributions = contributionsInMemory(traceFactsOfCalls(calls), options);
-  return retryWasteFromSums(sumContributions(contributions).calls, options.groupBy);
+  return retryWasteFromSums(
+    sumContributions(contributions).calls,
+    options.groupBy,
+    retryWasteSamples(wastedRetriesOf(contributions.calls), options.groupBy),
+  );
 }
 
 /** The call measures `retryWasteFromSums` reads. */
@@ -97,14 +208,21 @@ export const RETRY_WASTE_MEASURES: readonly CallMeasure[] = [
   ...RETRY_LABELS,
 ];
 
-/** The report from summed contributions: retries and unrecovered chains under their group key. */
-export function retryWasteFromSums(rows: readonly CallSums[], groupBy: RetryWasteGroupBy): RetryWasteReport {
+/**
+ * The report from summed contributions: retries and unrecovered chains under their group key, with each group's
+ * samples from `samplesOf` (`retryWasteSamples`).
+ */
+export function retryWasteFromSums(
+  rows: readonly CallSums[],
+  groupBy: RetryWasteGroupBy,
+  samplesOf: (group: GroupOf) => readonly RetryWasteSample[],
+): RetryWasteReport {
   const totals = sumRows(rows);
   const groups = new Map<string, { readonly of: GroupOf; rows: CallSums[] }>();
   for (const row of rows) {
     if (row.sums.retries === 0n && row.sums.unrecovered_chains === 0n) continue;
     const of = groupOf(row, groupBy);
-    const identity = JSON.stringify([of.key, of.server, of.tool]);
+    const identity = identityOf(of);
     const group = groups.get(identity) ?? { of, rows: [] };
     group.rows.push(row);
     groups.set(identity, group);
@@ -122,6 +240,7 @@ export function retryWasteFromSums(rows: readonly CallSums[], groupBy: RetryWast
         RetryLabel,
         number
       >,
+      samples: samplesOf(of),
     };
   });
   shaped.sort(

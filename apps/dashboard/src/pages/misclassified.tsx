@@ -9,10 +9,10 @@ import { useApi } from '../use-api';
 
 /** A sample's run timeline, carrying the window and filters of the page it was opened from. */
 export const traceHref = (
-  sample: { traceId: string; runId: string; spanId: string },
+  sample: { traceId: string; runId?: string; spanId: string },
   query: URLSearchParams,
 ): string =>
-  `/traces/${sample.traceId}${withQuery(new URLSearchParams(filterQuery(query)), { run: sample.runId, span: sample.spanId })}`;
+  `/traces/${sample.traceId}${withQuery(new URLSearchParams(filterQuery(query)), { run: sample.runId ?? null, span: sample.spanId })}`;
 
 export function MisclassifiedPage({ filters, query }: PageProps) {
   const report = useApi<MisclassifiedReport>('/api/v1/reports/misclassified-results', reportParams(filters));

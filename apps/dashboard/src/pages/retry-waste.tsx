@@ -2,8 +2,10 @@ import type { RetryWasteReport } from '@errata/domain';
 import type { PageProps } from '../app';
 import { Chart } from '../components/chart';
 import { CountList, NoData, NumberCell, PageHeader, Stat } from '../components/figures';
+import { Link } from '../components/link';
 import { Await, UrlNotice } from '../components/states';
-import { formatDuration, labelOf } from '../format';
+import { formatDateTime, formatDuration, labelOf } from '../format';
+import { traceHref } from './misclassified';
 import { navigate, reportParams, withQuery } from '../route';
 import { bucketsOf, stackedSeries, type SeriesResponse } from '../series';
 import { all, useApi } from '../use-api';
@@ -125,6 +127,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
                           Unrecovered chains
                         </th>
                         <th scope="col">Reasons</th>
+                        <th scope="col">Latest wasted retries</th>
                       </tr>
                     </thead>
                     <tbody>
@@ -137,6 +140,24 @@ export function RetryWastePage({ filters, query }: PageProps) {
                           <NumberCell value={group.unrecoveredChains} />
                           <td>
                             <CountList counts={group.reasons} />
+                          </td>
+                          <td>
+                            <ul class="samples">
+                              {group.samples.map((sample) => (
+                                <li key={sample.spanId}>
+                                  <span class="tag">{labelOf(sample.reason)}</span>{' '}
+                                  <time dateTime={sample.startTime}>{formatDateTime(sample.startTime)}</time>
+                                  {sample.agentName !== null && <span class="muted">{sample.agentName}</span>}
+                                  <Link
+                                    href={traceHref(sample, query)}
+                                    class="sample-link"
+                                    data-sample={sample.spanId}
+                                  >
+                                    Open run timeline
+                                  </Link>
+                                </li>
+                              ))}
+                            </ul>
                           </td>
                         </tr>
                       ))}

@@ -12,6 +12,7 @@ import {
   FINDING_RULES,
   PROPAGATION_ELEMENTS,
   RETRY_LABELS,
+  RETRY_WASTE_SAMPLES,
 } from '@errata/domain';
 import { DELIVERY_STATUSES } from '../repositories/delivery.repository';
 import { RETRY_WASTE_GROUPINGS } from '../services/retry-waste.service';
@@ -216,9 +217,21 @@ export const OPENAPI_SCHEMAS = {
       wastedTokens: integer('Tokens spent on wasted retries (gen_ai usage).'),
       unrecoveredChains: integer('Retry chains that never succeeded.'),
       reasons: counts(RETRY_LABELS, 'Retries per label (DOMAIN.md §2).'),
+      samples: array(
+        ref('RetryWasteSample'),
+        `The group's latest wasted retries in the window (${RETRY_WASTE_SAMPLES} at most), newest first; empty without any.`,
+      ),
     },
     { optional: ['server', 'tool'] },
   ),
+  RetryWasteSample: object({
+    traceId,
+    spanId: string('The wasted retry: its span id (16 lowercase hex digits), to open its run timeline on.'),
+    startTime: dateTime(),
+    reason: oneOf(RETRY_LABELS, 'Its retry label: why it was wasted.'),
+    agentName: nullable(string('gen_ai.agent.name of its run.')),
+    agentId: nullable(string('gen_ai.agent.id of its run.')),
+  }),
   RetryWasteReport: object({
     rulesVersion,
     totals: object({

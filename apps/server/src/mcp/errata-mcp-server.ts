@@ -87,7 +87,8 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
     {
       description:
         'Retries agents spent on MCP tools, grouped by the category, server or tool of the call they retried: ' +
-        'wasted retries, milliseconds and tokens, the reason of every retry, and chains that never recovered.',
+        'wasted retries, milliseconds and tokens, the reason of every retry, chains that never recovered, and ' +
+        "each group's latest wasted retries (trace and span ids, reason, agent).",
       inputSchema: strict({ ...FILTERS, groupBy: z.enum(['category', 'server', 'tool']).optional() }),
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,

@@ -9,6 +9,9 @@ import {
   type FindingSums,
   type OffenceTimeline,
   type ReportSums,
+  type RetryWasteGroupBy,
+  type RetryWasteGroupDimensions,
+  type WastedRetry,
   UNKNOWN_SERVER,
 } from '@errata/domain';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
@@ -112,6 +115,63 @@ export class RollupQueryRepository {
       evidence: row.evidence!,
       serverVersion: row.server_version ?? null,
       sums: measuresOf(row, FINDING_ROLLUP.measures) as FindingSums['sums'],
+    }));
+  }
+
+  /**
+   * The latest `limit` wasted retries of each retry-waste group in the window (the report's filters applied), by the
+   * dimensions `groupBy` keys groups by (`wastedRetryGroups`), newest first. One index probe per group.
+   */
+  async latestWastedRetries(
+    filter: RollupFilter,
+    groupBy: RetryWasteGroupBy,
+    groups: readonly RetryWasteGroupDimensions[],
+    limit: number,
+  ): Promise<WastedRetry[]> {
+    if (groups.length === 0) return [];
+    const ofGroup = {
+      category: sql<boolean>`category = g.category`,
+      server: sql<boolean>`coalesce(server, '') = coalesce(g.server, '') AND server IS NOT DISTINCT FROM g.server`,
+      tool: sql<boolean>`coalesce(server, '') = coalesce(g.server, '') AND server IS NOT DISTINCT FROM g.server
+                         AND tool = g.tool`,
+    }[groupBy];
+    const { rows } = await sql<{
+      traceId: string;
+      spanId: string;
+      startNs: string;
+      agentName: string | null;
+      agentId: string | null;
+      category: string | null;
+      server: string | null;
+      tool: string | null;
+      measures: WastedRetry['measures'];
+    }>`
+      SELECT encode(w.trace_id, 'hex') AS "traceId", encode(w.span_id, 'hex') AS "spanId",
+             w.start_ns::text AS "startNs", w.agent_name AS "agentName", w.agent_id AS "agentId", w.category,
+             w.server, w.tool, w.measures
+        FROM unnest(${groups.map((g) => g.category)}::text[], ${groups.map((g) => g.server)}::text[],
+                    ${groups.map((g) => g.tool)}::text[]) AS g (category, server, tool)
+       CROSS JOIN LATERAL (
+               SELECT trace_id, span_id, start_ns, agent_name, agent_id, category, server, tool, measures
+                 FROM contribution
+                -- The partial indexes' predicate, as literals.
+                WHERE project_id = ${filter.projectId} AND kind = 'call' AND part = 'retry'
+                  AND measures ? 'wasted_retries' AND ${ofGroup}
+                  AND ${filter.from === null ? TRUE : sql`start_ns >= ${nsOf(filter.from)}::bigint`}
+                  AND ${filter.to === null ? TRUE : sql`start_ns < ${nsOf(filter.to)}::bigint`}
+                  AND ${filterConditions(filter, CALL_ROLLUP)}
+                ORDER BY start_ns DESC, span_id DESC, trace_id DESC
+                LIMIT ${limit}) w`.execute(this.db);
+    return rows.map((row) => ({
+      traceId: row.traceId,
+      key: row.spanId,
+      startNs: BigInt(row.startNs),
+      agentName: row.agentName,
+      agentId: row.agentId,
+      category: row.category,
+      server: row.server,
+      tool: row.tool,
+      measures: row.measures,
     }));
   }
 
