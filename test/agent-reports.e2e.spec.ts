@@ -249,6 +249,8 @@ describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) 
         status?: string;
         silentPartial?: boolean;
         missingElements?: string[];
+        categorySource?: string | null;
+        evidence?: string | null;
       }[];
     }
 
@@ -299,6 +301,15 @@ describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) 
       expect(search2!.retry).toEqual({ of: search1!.spanId, label: 'misclassified_empty', wasted: true });
       expect(search3!.retry).toEqual({ of: search2!.spanId, label: 'misclassified_empty', wasted: true });
       expect(hidden).toMatchObject({ outcome: 'ok', misclassified: 'failureAsEmpty' });
+      // How each was classified: declared by the server, or a failure signal in a success's result.
+      expect([refund, lookup, search1, hidden].map((call) => [call!.categorySource, call!.evidence])).toEqual(
+        [
+          ['declared', 'declared:business'],
+          ['declared', 'declared:transient'],
+          ['declared', 'empty:declared_not_found'],
+          [null, 'failure.leading_word'],
+        ],
+      );
 
       expect(of(web!.runId).map((item) => [item.kind, item.status ?? null])).toEqual([
         ['call', null],

@@ -363,9 +363,19 @@ describe('dashboard (chromium)', () => {
     expect(await focused.getAttribute('data-span')).toBe(sample.spanId);
 
     const timeline = await api<{
-      items: { spanId: string; runId: string; kind: string }[];
+      items: {
+        spanId: string;
+        runId: string;
+        kind: string;
+        categorySource?: string | null;
+        evidence?: string | null;
+      }[];
       runs: { runId: string }[];
     }>(`traces/${sample.traceId}`);
+    // The sample's call says how it was classified, with the evidence the API gives.
+    const sampled = timeline.items.find((item) => item.spanId === sample.spanId)!;
+    expect(sampled.evidence).not.toBeNull();
+    expect(await focused.locator('[data-classification] code').textContent()).toBe(sampled.evidence);
     const shownRun = await page.locator('.timeline').getAttribute('data-run');
     expect(shownRun).toBe(sample.runId);
     const shownSpans = await page

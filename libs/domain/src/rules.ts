@@ -14,7 +14,8 @@ export type Category = 'transient' | 'validation' | 'business' | 'permission' | 
 export type FailureCategory = Category | 'empty';
 
 /** Where the category came from: the first source that yields one (DOMAIN.md §1). */
-export type CategorySource = 'declared' | 'code' | 'text' | 'none';
+export const CATEGORY_SOURCES = ['declared', 'code', 'text', 'none'] as const;
+export type CategorySource = (typeof CATEGORY_SOURCES)[number];
 
 /**
  * Declared category values (lowercased, `-` and spaces read as `_`) → canonical category. `not_found`

@@ -59,8 +59,13 @@ describe('traceTimeline', () => {
       [subagent, coordinator],
       (spanId) =>
         spanId === 'c1'
-          ? { text: 'invalid order id', arguments: '{"orderId":"#12"}' }
-          : { text: null, arguments: null },
+          ? {
+              categorySource: 'text',
+              evidence: 'text.validation.invalid',
+              text: 'invalid order id',
+              arguments: '{"orderId":"#12"}',
+            }
+          : { categorySource: null, evidence: null, text: null, arguments: null },
     );
 
     expect(timeline.items.map((item) => [item.kind, item.spanId, item.runId])).toEqual([
@@ -74,6 +79,8 @@ describe('traceTimeline', () => {
       retry: null,
       chainRecovered: false,
       escalationsCaused: 0,
+      categorySource: 'text',
+      evidence: 'text.validation.invalid',
       text: 'invalid order id',
       arguments: '{"orderId":"#12"}',
       durationMs: 100,
@@ -106,6 +113,8 @@ describe('traceTimeline', () => {
       parentRuns: new Map(),
     };
     const timeline = traceTimeline(TRACE, facts, deriveTraceFacts(facts), [], () => ({
+      categorySource: null,
+      evidence: null,
       text: null,
       arguments: null,
     }));

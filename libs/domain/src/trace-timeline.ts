@@ -6,7 +6,7 @@
 import type { AgentRole } from './events';
 import { isoFromNs } from './report-order';
 import type { RunRef } from './runs';
-import { RULES_VERSION, type FailureCategory, type FindingRule } from './rules';
+import { RULES_VERSION, type CategorySource, type FailureCategory, type FindingRule } from './rules';
 import type { RetryLabel } from './retries';
 import { missingElements, type PropagationElement } from './subagent-report-elements';
 import type { TraceDerivation, TraceFacts } from './trace-derivation';
@@ -40,6 +40,10 @@ export interface TimelineCall extends TimelineItemBase {
   readonly tool: string;
   readonly outcome: string;
   readonly category: string | null;
+  /** Where a failed call's category came from: what the server declared, a code, the text, or nothing (`unknown`). */
+  readonly categorySource: CategorySource | null;
+  /** What decided the classification: the declared key and value, a code, a text rule's id; a hidden failure's signal. */
+  readonly evidence: string | null;
   /** The call this one retries, how the retry is labelled and whether it was wasted. */
   readonly retry: { readonly of: string; readonly label: RetryLabel; readonly wasted: boolean } | null;
   readonly misclassified: MisclassificationDirection | null;
@@ -53,8 +57,13 @@ export interface TimelineCall extends TimelineItemBase {
   readonly arguments: string | null;
 }
 
-/** What was stored of a call beside its facts: the sample text, and the arguments where the project keeps them. */
-export interface StoredCallTexts {
+/**
+ * What was stored of a call beside its facts: how it was classified, the sample text, and the arguments where the
+ * project keeps them.
+ */
+export interface StoredCallDetails {
+  readonly categorySource: CategorySource | null;
+  readonly evidence: string | null;
   readonly text: string | null;
   readonly arguments: string | null;
 }
@@ -94,7 +103,7 @@ export function traceTimeline(
   facts: TraceFacts,
   derivation: TraceDerivation,
   runs: readonly RunRef[],
-  storedTextsOf: (spanId: string) => StoredCallTexts,
+  storedOf: (spanId: string) => StoredCallDetails,
 ): TraceTimeline {
   // The facts may span other traces too (those hinted retries link to this one): only this trace's items show.
   const ofThisTrace = <F extends { key: string; traceId: string }>(all: readonly F[]) =>
@@ -110,7 +119,7 @@ export function traceTimeline(
 
   const calls = shown.calls.map((derived): TimelineCall & { startNs: bigint } => {
     const call = callFacts.get(derived.key)!;
-    const stored = storedTextsOf(call.key);
+    const stored = storedOf(call.key);
     return {
       kind: 'call',
       spanId: call.key,
@@ -124,6 +133,8 @@ export function traceTimeline(
       tool: call.tool,
       outcome: call.outcome,
       category: call.category,
+      categorySource: stored.categorySource,
+      evidence: stored.evidence,
       retry:
         derived.retry === null
           ? null

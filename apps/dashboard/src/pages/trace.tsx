@@ -1,4 +1,4 @@
-import type { TimelineItem, TimelineRun, TraceTimeline } from '@errata/domain';
+import type { TimelineCall, TimelineItem, TimelineRun, TraceTimeline } from '@errata/domain';
 import { useEffect } from 'preact/hooks';
 import { PageHeader } from '../components/figures';
 import { Link } from '../components/link';
@@ -29,6 +29,22 @@ function runTree(runs: readonly TimelineRun[]): { run: TimelineRun; depth: numbe
   };
   visit(null, 0);
   return ordered;
+}
+
+/** How a call's category was decided, as the timeline says it (its evidence follows). */
+function classificationLabel(source: TimelineCall['categorySource']): string {
+  switch (source) {
+    case 'declared':
+      return 'Category declared by the server:';
+    case 'code':
+      return 'Category from an error code:';
+    case 'text':
+      return 'Category read from the error text:';
+    case 'none':
+      return 'Category unknown: neither a declaration, a code nor the text said it.';
+    case null:
+      return 'Failure signal in the result:';
+  }
 }
 
 export function TracePage({ traceId, query }: { traceId: string; query: URLSearchParams }) {
@@ -165,6 +181,17 @@ function TimelineEntry({
             <p class={item.retry.wasted ? 'retry wasted' : 'retry'}>
               ↻ {item.retry.wasted ? 'Wasted retry' : 'Retry'} ({labelOf(item.retry.label)}) of{' '}
               {anchor(item.retry.of)}
+            </p>
+          )}
+          {(item.categorySource !== null || item.evidence !== null) && (
+            <p class="muted" data-classification>
+              {classificationLabel(item.categorySource)}
+              {item.evidence !== null && item.categorySource !== 'none' && (
+                <>
+                  {' '}
+                  <code>{item.evidence}</code>
+                </>
+              )}
             </p>
           )}
           {item.chainRecovered === false && !item.retry && <p class="warning">This chain never recovered.</p>}

@@ -7,6 +7,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse, type ReferenceObject, type SchemaObject } from '@nestjs/swagger';
 import {
+  CATEGORY_SOURCES,
   COVERAGE_BUCKETS,
   ESCALATION_CATEGORIES,
   FINDING_RULES,
@@ -499,6 +500,17 @@ export const OPENAPI_SCHEMAS = {
     tool: string(),
     outcome: oneOf(OUTCOMES),
     category: nullable(oneOf(FAILURE_CATEGORIES, 'Failed and empty calls’ category; null for a success.')),
+    categorySource: nullable(
+      oneOf(
+        CATEGORY_SOURCES,
+        'Where a failed call’s category came from: the server declared it, a code, the text, or nothing (`unknown`); null when the call did not fail.',
+      ),
+    ),
+    evidence: nullable(
+      string(
+        'What decided the classification: the declared key and value, a code, a text rule’s id; for a hidden failure, its signal.',
+      ),
+    ),
     retry: nullable(
       object(
         {

@@ -165,6 +165,7 @@ export class TraceItemsRepository {
         'tool',
         'outcome',
         'category',
+        'category_source as categorySource',
         'empty_as_error as emptyAsError',
         'failure_as_empty as failureAsEmpty',
         'customer_explanation as customerExplanation',

@@ -1,5 +1,5 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { deriveTraceFacts, traceTimeline } from '@errata/domain';
+import { deriveTraceFacts, traceTimeline, type CategorySource } from '@errata/domain';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { linkedTraceGroups, traceFactsOf } from '../projections/trace-contributions';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
@@ -21,11 +21,19 @@ export class TraceTimelineService {
     if (items === undefined) throw new NotFoundException(`no trace ${traceId}`);
     const { facts, runs } = traceFactsOf(items);
     const derivation = deriveTraceFacts(facts, { windowMs: this.config.retryWindowMs });
-    const texts = new Map(items.calls.map((call) => [call.spanId, call.sampleText]));
+    // This trace's own: a trace its hints link it to may reuse a span id.
+    const calls = new Map(
+      items.calls.filter((call) => call.traceId === traceId).map((call) => [call.spanId, call]),
+    );
     const storedArguments = await this.traceItems.storedArguments(projectId, traceId);
-    return traceTimeline(traceId, facts, derivation, [...runs.values()], (spanId) => ({
-      text: texts.get(spanId) ?? null,
-      arguments: storedArguments.get(spanId) ?? null,
-    }));
+    return traceTimeline(traceId, facts, derivation, [...runs.values()], (spanId) => {
+      const call = calls.get(spanId);
+      return {
+        categorySource: (call?.categorySource ?? null) as CategorySource | null,
+        evidence: call?.evidence ?? null,
+        text: call?.sampleText ?? null,
+        arguments: storedArguments.get(spanId) ?? null,
+      };
+    });
   }
 }
