@@ -51,9 +51,9 @@ export const MAX_REPORT_LIST_ITEMS = 100;
  */
 export const MAX_NAME_BYTES = 256;
 
-/** A name as Errata keys it: cut to MAX_NAME_BYTES. */
-const nameOf = (value: string | null): string | null =>
-  value === null ? null : truncateUtf8(value, MAX_NAME_BYTES);
+/** A name as Errata keys it: cut to MAX_NAME_BYTES. Report filters read the names they are given so too. */
+export const storedName = (value: string): string => truncateUtf8(value, MAX_NAME_BYTES);
+const nameOf = (value: string | null): string | null => (value === null ? null : storedName(value));
 
 /**
  * A short free-text attribute that is no key of the reports (error type, status code, protocol version, transport),

@@ -1,4 +1,4 @@
-import { parseIsoInstant } from '@errata/domain';
+import { parseIsoInstant, storedName } from '@errata/domain';
 import { BadRequestException } from '@nestjs/common';
 import { seriesLength, type SeriesStep } from '../rollups/window-slices';
 import { refuseNul, refuseRepeated } from './text-parameter';
@@ -41,7 +41,13 @@ export function parseReportFilter(raw: RawQuery): ReportFilter {
   const from = date(raw, 'from');
   const to = date(raw, 'to');
   if (from && to && from >= to) throw new BadRequestException('"from" must be before "to"');
-  return { from, to, server: text(raw, 'server'), tool: text(raw, 'tool'), agent: text(raw, 'agent') };
+  return { from, to, server: name(raw, 'server'), tool: name(raw, 'tool'), agent: name(raw, 'agent') };
+}
+
+/** A server, tool or agent name, cut as the names it is compared with were stored: a longer name still selects them. */
+function name(raw: RawQuery, parameter: string): string | null {
+  const value = text(raw, parameter);
+  return value === null ? null : storedName(value);
 }
 
 function text(raw: RawQuery, name: string): string | null {
