@@ -10,7 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { generatedCorpus } from './support/generated-corpus';
-import { sendSpans, startTestServer, type TestServer, connectErrataMcp } from './support/server';
+import {
+  connectErrataMcp,
+  defaultProjectId,
+  sendSpans,
+  startTestServer,
+  type TestServer,
+} from './support/server';
 
 let server: TestServer;
 let client: Client;
@@ -67,6 +73,14 @@ describe('the Errata MCP endpoint', () => {
       expect(tool.outputSchema?.properties).toMatchObject({ ok: {}, data: {}, error: {} });
       expect(tool.annotations?.readOnlyHint).toBe(tool.name !== 'acknowledge_fix');
     }
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    // An acknowledgement is recorded, nothing deleted: MCP takes a tool without the hint as destructive.
+    expect(byName.get('acknowledge_fix')?.annotations?.destructiveHint).toBe(false);
+    // The bounds the endpoint enforces are those its schema advertises.
+    expect(byName.get('list_findings')?.inputSchema.properties).toMatchObject({
+      limit: { minimum: 1, maximum: 500 },
+      offset: { minimum: 0 },
+    });
   });
 
   it('answers with the same reports as the REST API', async () => {
@@ -111,6 +125,28 @@ describe('the Errata MCP endpoint', () => {
       code: 'FINDING_NOT_FOUND',
     });
     expect((await call('list_findings', { limit: 0 })).error).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+  });
+
+  it('tells a finding outside the window from one never seen, and a fix never suggested from either', async () => {
+    const listed = await call('list_findings');
+    const [first] = (listed.data as { findings: { id: string; firstSeen: string }[] }).findings;
+    const beforeIt = { to: new Date(Date.parse(first!.firstSeen) - 1).toISOString() };
+    const outside = await call('get_fix_suggestion', { findingId: first!.id, ...beforeIt });
+    expect(outside.error).toMatchObject({ code: 'FINDING_NOT_FOUND', isRetryable: true });
+    expect(outside.error?.['description']).toMatch(/window and filters given.*with a window that holds/s);
+    // No owner is registered for any server here, so Errata has suggested no fix: an admin must register one first.
+    const { key } = await server.app
+      .get(ApiKeyService)
+      .create(await defaultProjectId(server.db), 'admin', 'cli');
+    const admin = await connect(key);
+    const acknowledged = await call('acknowledge_fix', { findingId: first!.id }, admin);
+    expect(acknowledged.error).toMatchObject({
+      errorCategory: 'business',
+      isRetryable: false,
+      code: 'FIX_NOT_FOUND',
+      description: expect.stringContaining('owner registered') as string,
+    });
+    await admin.close();
   });
 
   it('answers arguments its input schemas refuse, and unknown tools, with the same envelope', async () => {

@@ -3,7 +3,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FINDING_RULES } from '@errata/domain';
 import { z } from 'zod';
-import { FINDING_ID, parsePage } from '../http/findings-page';
+import { FINDING_ID, MAX_LIMIT, parsePage } from '../http/findings-page';
 import { parseReportFilter, parseReportQuery } from '../http/report-query';
 import type { AgentReportsService } from '../services/agent-reports.service';
 import type { Principal } from '../services/api-key.service';
@@ -153,8 +153,8 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       inputSchema: strict({
         ...FILTERS,
         rule: z.enum(FINDING_RULES as unknown as [string, ...string[]]).optional(),
-        limit: z.number().int().optional().describe('1–500, default 50'),
-        offset: z.number().int().optional(),
+        limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`1–${MAX_LIMIT}, default 50`),
+        offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
       }),
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
@@ -202,7 +202,13 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
         'Errata then verifies it from later traffic: a newer server version that stops violating the rule.',
       inputSchema: strict({ findingId: z.string().describe('an id from list_findings (20 hex digits)') }),
       outputSchema: ENVELOPE,
-      annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
+      // It records an acknowledgement (an event): nothing is deleted or overwritten, which MCP assumes unless told.
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
     },
     ({ findingId }: { findingId: string }) =>
       envelope(async () => {

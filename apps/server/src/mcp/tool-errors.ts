@@ -2,11 +2,12 @@
  * Why a tool of Errata's MCP endpoint failed, as the contract Errata recommends (DOMAIN.md §7, seed 000) says:
  * a category, whether retrying can help, a stable code and a description of how to recover.
  */
-import { BadRequestException, Logger, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Logger } from '@nestjs/common';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isDatabaseUnavailable } from '../database/database-unavailable';
+import { FindingNotFound, FixNotFound } from '../services/finding-not-found';
 
 export const ToolError = z.object({
   errorCategory: z.enum(['transient', 'validation', 'business', 'permission']),
@@ -30,12 +31,26 @@ export function toolError(error: unknown): ToolError {
       description: `${error.message}. Connect with an admin key of this project to acknowledge fixes.`,
     };
   }
-  if (error instanceof NotFoundException) {
+  if (error instanceof FindingNotFound) {
     return {
       errorCategory: 'validation',
       isRetryable: true,
       code: 'FINDING_NOT_FOUND',
-      description: `${error.message} in this project. Call list_findings for the ids there are, then retry.`,
+      description:
+        `${error.message} in this project over the window and filters given (without from/to: all of its ` +
+        'history). Call list_findings with the same filters for the ids there are, or call again with a window ' +
+        'that holds the finding (list_findings gives its firstSeen and lastSeen).',
+    };
+  }
+  if (error instanceof FixNotFound) {
+    return {
+      errorCategory: 'business',
+      isRetryable: false,
+      code: 'FIX_NOT_FOUND',
+      description:
+        `${error.message}: Errata suggests a fix only to an owner registered for the finding's server, at its ` +
+        'next fix round after the registration. An admin registers one (POST /api/v1/owners, or ' +
+        '`errata owners add`); until then there is nothing to acknowledge, and retrying gives the same answer.',
     };
   }
   if (error instanceof BadRequestException) {

@@ -1,4 +1,4 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   FINDINGS_CALL_MEASURES,
   SCORECARD_MEASURES,
@@ -21,6 +21,7 @@ import {
   type OffenceGroup,
   type RollupFilter,
 } from '../repositories/rollup-query.repository';
+import { FindingNotFound } from './finding-not-found';
 
 export interface FindingsPage {
   readonly rule: FindingRule | null;
@@ -67,7 +68,7 @@ export class FindingsService {
       FINDING_SAMPLES,
     );
     const finding = report.findings.find((candidate) => candidate.id === id);
-    if (finding === undefined) throw new NotFoundException(`no finding ${id}`);
+    if (finding === undefined) throw new FindingNotFound(id);
     const dominantCategory = dominantFailureCategory(
       calls.filter((row) => row.server === finding.server && row.tool === finding.tool),
     );

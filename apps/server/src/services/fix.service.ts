@@ -2,7 +2,6 @@ import {
   Inject,
   Injectable,
   Logger,
-  NotFoundException,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
@@ -15,6 +14,7 @@ import type { DB } from '../database/schema';
 import { DeliveryRepository } from '../repositories/delivery.repository';
 import { FixRepository } from '../repositories/fix.repository';
 import { OwnerRepository, type Owner } from '../repositories/owner.repository';
+import { FixNotFound } from './finding-not-found';
 import { FindingsService } from './findings.service';
 import { inVersionRange } from './owner.service';
 import { Poller } from './poller';
@@ -85,7 +85,7 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
 
   async acknowledge(projectId: number, findingId: string, by: string): Promise<Fix> {
     const fix = await this.fixes.acknowledge(projectId, findingId, by);
-    if (fix === null) throw new NotFoundException(`no fix for finding ${findingId}`);
+    if (fix === null) throw new FixNotFound(findingId);
     return fix;
   }
 
@@ -100,7 +100,7 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
       .setIsolationLevel('repeatable read')
       .execute(async (trx) => {
         const fix = await this.fixes.get(trx, projectId, findingId);
-        if (fix === null) throw new NotFoundException(`no fix for finding ${findingId}`);
+        if (fix === null) throw new FixNotFound(findingId);
         return { ...fix, events: await this.fixes.events(trx, projectId, findingId) };
       });
   }
