@@ -407,6 +407,64 @@ describe('fix lifecycle from traffic', () => {
     await replacement.close();
   });
 
+  it('given a regression whose message has not reached the owner, redelivering the older suggestion leaves the fix regressed', async () => {
+    const receiver = new Receiver();
+    await registerOwner('orders-i', receiver);
+    await traffic('orders-i', '1.0.0', 3);
+    const fixes = server.app.get(FixService);
+    const findingId = suggestionFor('orders-i', await fixes.runOnce());
+    await until('the suggestion to be recorded as delivered', async () => {
+      return (await api('GET', `fixes/${findingId}`)).body.state === 'delivered';
+    });
+    await traffic('orders-i', '1.1.0', 5);
+    expect((await fixes.runOnce()).filter((e) => e.data.findingId === findingId)).toMatchObject([
+      { type: 'FixVerified' },
+    ]);
+    await until('the verification message', async () => receiver.received.length === 2);
+    // Given the verified version violating again while the owner's endpoint fails: the regression is dead-lettered
+    receiver.answers = [500, 500, 500];
+    await traffic('orders-i', '1.1.0', 1, { untyped: true });
+    expect((await fixes.runOnce()).filter((e) => e.data.findingId === findingId)).toMatchObject([
+      { type: 'FixRegressed' },
+    ]);
+    const ofFinding = async (status: string) =>
+      (
+        (await api('GET', `deliveries?status=${status}`)).body as {
+          id: string;
+          findingId: string;
+          eventType: string;
+        }[]
+      ).filter((delivery) => delivery.findingId === findingId);
+    const [deadRegression] = await until('the regression message to be dead-lettered', async () => {
+      const dead = await ofFinding('dead');
+      return dead.length === 1 && dead;
+    });
+    expect(deadRegression).toMatchObject({ eventType: 'errata.fix.regressed' });
+
+    // When an admin redelivers the old suggestion, and the endpoint takes it
+    const [suggestion] = (await ofFinding('delivered')).filter((d) => d.eventType === 'errata.fix.suggested');
+    expect((await api('POST', `deliveries/${suggestion!.id}/redeliver`)).status).toBe(201);
+    await until('the suggestion delivered again', async () => {
+      return (await ofFinding('delivered')).some((d) => d.id === suggestion!.id);
+    });
+    // Then the fix stays regressed: its owner has not heard that it regressed
+    const regressed = (await api('GET', `fixes/${findingId}`)).body;
+    expect(regressed.state).toBe('regressed');
+    expect(regressed.events.map((e: { type: string }) => e.type)).toEqual([
+      'FixSuggested',
+      'FixDelivered',
+      'FixVerified',
+      'FixRegressed',
+    ]);
+
+    // And once the regression itself is delivered, the fix is delivered again
+    expect((await api('POST', `deliveries/${deadRegression!.id}/redeliver`)).status).toBe(201);
+    await until('the fix to be delivered again', async () => {
+      return (await api('GET', `fixes/${findingId}`)).body.state === 'delivered';
+    });
+    await receiver.close();
+  });
+
   it('given the old version violating and a new one that does not, acknowledged, then verified; a relapse regresses it', async () => {
     const receiver = new Receiver();
     await registerOwner('orders-e', receiver);

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { compareVersions, decideFromTraffic, evolveFix, type Fix, type FixEvent } from './fix-lifecycle';
+import {
+  compareVersions,
+  decideFromTraffic,
+  decideOnDelivery,
+  evolveFix,
+  type Fix,
+  type FixEvent,
+  type FixNews,
+} from './fix-lifecycle';
 
 const AT = '2026-11-30T10:00:00.000Z';
-const suggested: FixEvent = {
+const suggested: FixNews = {
   type: 'FixSuggested',
   data: {
     findingId: 'f1',
@@ -91,6 +99,62 @@ describe('fix lifecycle', () => {
         data: { version: '1.3.0', offences: 4 },
       });
     }
+  });
+
+  describe("when the owner's endpoint takes a message", () => {
+    const verifiedIn = (version: string): FixNews => ({
+      type: 'FixVerified',
+      data: { findingId: 'f1', version, calls: 25, at: AT },
+    });
+    const regressedIn = (version: string): FixNews => ({
+      type: 'FixRegressed',
+      data: { findingId: 'f1', version, offences: 1, at: AT },
+    });
+    const receipt = { ownerId: 'o1', at: '2026-11-30T12:00:00.000Z' };
+    const deliveredFix = { type: 'FixDelivered', data: { findingId: 'f1', ...receipt } };
+
+    it('given a suggested fix, when its suggestion is delivered, then the fix is delivered', () => {
+      const history = [suggested];
+      const decided = decideOnDelivery(history, suggested, receipt);
+      expect(decided).toEqual(deliveredFix);
+      expect(given(...history, decided!).state).toBe('delivered');
+    });
+
+    it('given a regressed fix, when the older suggestion is delivered (redelivered, or late), then nothing: it stays regressed', () => {
+      const history = [suggested, verifiedIn('1.3.0'), regressedIn('1.3.0')];
+      expect(decideOnDelivery(history, suggested, receipt)).toBeNull();
+      expect(given(...history).state).toBe('regressed');
+    });
+
+    it('given a regressed fix, when the regression is delivered, then the fix is delivered again', () => {
+      const history = [suggested, verifiedIn('1.3.0'), regressedIn('1.3.0')];
+      const decided = decideOnDelivery(history, regressedIn('1.3.0'), receipt);
+      expect(decided).toEqual(deliveredFix);
+      expect(given(...history, decided!)).toMatchObject({ state: 'delivered', regressedAt: AT });
+    });
+
+    it('given a second regression, when the first one is delivered, then nothing: only the latest re-opening counts', () => {
+      const history = [
+        suggested,
+        verifiedIn('1.3.0'),
+        regressedIn('1.3.0'),
+        verifiedIn('1.4.0'),
+        regressedIn('1.5.0'),
+      ];
+      expect(decideOnDelivery(history, regressedIn('1.3.0'), receipt)).toBeNull();
+      expect(decideOnDelivery(history, regressedIn('1.5.0'), receipt)).toEqual(deliveredFix);
+    });
+
+    it('given a verified fix, when the suggestion lands late, then it is recorded and the fix stays verified', () => {
+      const history = [suggested, verifiedIn('1.3.0')];
+      const decided = decideOnDelivery(history, suggested, receipt);
+      expect(decided).toEqual(deliveredFix);
+      expect(given(...history, decided!)).toMatchObject({ state: 'verified', deliveredAt: receipt.at });
+    });
+
+    it('given any fix, when a verification is delivered, then nothing: a verification is only news', () => {
+      expect(decideOnDelivery([suggested, verifiedIn('1.3.0')], verifiedIn('1.3.0'), receipt)).toBeNull();
+    });
   });
 
   it('orders versions numerically, a pre-release before its release', () => {

@@ -1,7 +1,8 @@
 /**
  * A finding's fix as events (DOMAIN.md §7): suggested → delivered (to the owner's endpoint) → acknowledged (by the
  * owner) → verified (a newer server version stopped violating the rule) or regressed (it came back, which re-opens
- * the fix). Pure: `evolveFix` folds events into the fix, `decideFromTraffic` reads later traffic per server version.
+ * the fix). Pure: `evolveFix` folds events into the fix, `decideFromTraffic` reads later traffic per server version,
+ * `decideOnDelivery` what a message the owner's endpoint took means for the fix.
  */
 import type { FindingRule } from './rules';
 
@@ -44,6 +45,13 @@ export type FixEvent =
         readonly at: string;
       };
     };
+
+/** The events a webhook tells the owners about: the suggestion, a verification, a regression. */
+export type FixNews = Extract<FixEvent, { type: 'FixSuggested' | 'FixVerified' | 'FixRegressed' }>;
+
+export function isFixNews(event: FixEvent): event is FixNews {
+  return event.type === 'FixSuggested' || event.type === 'FixVerified' || event.type === 'FixRegressed';
+}
 
 export type FixState = 'suggested' | 'delivered' | 'acknowledged' | 'verified' | 'regressed';
 
@@ -116,6 +124,32 @@ export function evolveFix(fix: Fix | null, event: FixEvent): Fix {
         acknowledgedBy: null,
       };
   }
+}
+
+/**
+ * What the owner's endpoint taking a message with `delivered` means for the fix, given its events so far: FixDelivered
+ * when the message told the fix as it was last opened (its suggestion, or the regression that re-opened it), else
+ * nothing. A verification is only news. An older opening is old news: the suggestion redelivered by an admin, or
+ * landing after long retries, while the regression's message still waits, would otherwise mark the regressed fix
+ * delivered although its owner has not heard that it regressed.
+ */
+export function decideOnDelivery(
+  history: readonly FixEvent[],
+  delivered: FixNews,
+  receipt: { readonly ownerId: string; readonly at: string },
+): FixEvent | null {
+  if (delivered.type === 'FixVerified') return null;
+  const latestOpening = history
+    .filter((event) => event.type === 'FixSuggested' || event.type === 'FixRegressed')
+    .at(-1);
+  if (latestOpening === undefined || !sameNews(latestOpening, delivered)) return null;
+  return { type: 'FixDelivered', data: { findingId: delivered.data.findingId, ...receipt } };
+}
+
+/** One fix has one suggestion, and at most one verification and one regression per version. */
+function sameNews(a: FixEvent, b: FixEvent): boolean {
+  const versionOf = (event: FixEvent) => ('version' in event.data ? event.data.version : null);
+  return a.type === b.type && versionOf(a) === versionOf(b);
 }
 
 /** Calls of the finding's tool and offences of its rule, per server version, over the traffic considered. */

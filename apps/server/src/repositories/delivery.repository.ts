@@ -120,6 +120,7 @@ export class DeliveryRepository {
       ownerId: string;
       findingId: string | null;
       msgId: string;
+      dedupeKey: string;
       eventType: string;
       payload: string;
       attempts: number;
@@ -130,7 +131,8 @@ export class DeliveryRepository {
                          AND coalesce(w.lease_until, '-infinity') < now() AND o.disabled_at IS NULL
                        ORDER BY w.next_attempt_at LIMIT ${limit} FOR UPDATE OF w SKIP LOCKED)
       RETURNING d.id, d.project_id AS "projectId", d.owner_id AS "ownerId", d.finding_id AS "findingId",
-                d.msg_id AS "msgId", d.event_type AS "eventType", d.payload, d.attempts`.execute(this.db);
+                d.msg_id AS "msgId", d.dedupe_key AS "dedupeKey", d.event_type AS "eventType", d.payload,
+                d.attempts`.execute(this.db);
     return rows;
   }
 

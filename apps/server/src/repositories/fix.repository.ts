@@ -97,6 +97,12 @@ export class FixRepository {
       .execute();
   }
 
+  /** A finding's fix events, oldest first: what the fix was folded from. */
+  async history(db: Kysely<DB>, projectId: number, findingId: string): Promise<FixEvent[]> {
+    const rows = await this.events(db, projectId, findingId);
+    return rows.map((row) => ({ type: row.type, data: row.data }) as FixEvent);
+  }
+
   /** Projects that have server owners: the ones fixes are worked out for. */
   async projectsWithOwners(): Promise<number[]> {
     const rows = await this.db.selectFrom('server_owner').select('project_id').distinct().execute();

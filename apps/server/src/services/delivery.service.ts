@@ -6,7 +6,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import type { FixEvent } from '@errata/domain';
+import { decideOnDelivery, isFixNews } from '@errata/domain';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DATABASE, type Database } from '../database/database';
 import { DeliveryRepository } from '../repositories/delivery.repository';
@@ -14,12 +14,12 @@ import { FixRepository } from '../repositories/fix.repository';
 import { OwnerRepository } from '../repositories/owner.repository';
 import { DeliveryRefusedError, describeWebhookUrl, postSafely } from '../webhooks/safe-http';
 import { webhookHeaders } from '../webhooks/standard-webhooks';
+import { dedupeKeyOf } from './fix-news';
 import { Poller } from './poller';
 
 const CLAIM = 20;
 const DAY_MS = 86_400_000;
 const RESPONSE_CAP_BYTES = 64 * 1024;
-const FIX_DELIVERIES = new Set(['errata.fix.suggested', 'errata.fix.regressed']);
 
 /** The delay before attempt `attempt + 1`: base × 4^(attempt − 1), at most a day, ±50 % jitter. */
 export function backoffMs(attempt: number, baseMs: number, random = Math.random): number {
@@ -39,9 +39,10 @@ export function retryAfterMs(header: string | string[] | undefined, now = Date.n
 
 /**
  * Sends the webhook outbox: claims due deliveries, signs them (Standard Webhooks, every live secret), posts them
- * through the SSRF guard, and records the outcome. 2xx: delivered (and the fix's FixDelivered). 410: the owner's
- * endpoint is disabled. Anything else: another attempt with exponential backoff and jitter, `Retry-After`
- * honoured, until the delivery is dead-lettered after the last attempt.
+ * through the SSRF guard, and records the outcome. 2xx: delivered (and the fix's FixDelivered, when the message
+ * carried the fix's latest suggestion or regression). 410: the owner's endpoint is disabled. Anything else: another
+ * attempt with exponential backoff and jitter, `Retry-After` honoured, until the delivery is dead-lettered after the
+ * last attempt.
  */
 @Injectable()
 export class DeliveryService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -132,21 +133,22 @@ export class DeliveryService implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private async delivered(
-    delivery: { id: string; projectId: number; findingId: string | null; ownerId: string; eventType: string },
+    delivery: { id: string; projectId: number; findingId: string | null; ownerId: string; dedupeKey: string },
     status: number,
   ) {
     await this.database.db.transaction().execute(async (trx) => {
       await this.deliveries.markDelivered(trx, delivery.id, status);
-      // The fix reached its owner: a suggestion, or the news that it regressed (a verification is only news).
-      if (delivery.findingId === null || !FIX_DELIVERIES.has(delivery.eventType)) return;
-      await this.fixes.lock(trx, delivery.projectId, delivery.findingId);
-      const fix = await this.fixes.get(trx, delivery.projectId, delivery.findingId);
-      if (fix === null) return;
-      const event: FixEvent = {
-        type: 'FixDelivered',
-        data: { findingId: delivery.findingId, ownerId: delivery.ownerId, at: new Date().toISOString() },
-      };
-      await this.fixes.append(trx, delivery.projectId, [event]);
+      const { projectId, findingId, ownerId } = delivery;
+      if (findingId === null) return;
+      await this.fixes.lock(trx, projectId, findingId);
+      const history = await this.fixes.history(trx, projectId, findingId);
+      // The message's dedupe key names the news it carried; what that means for the fix is the domain's decision.
+      const news = history
+        .filter(isFixNews)
+        .find((event) => dedupeKeyOf(findingId, event) === delivery.dedupeKey);
+      if (news === undefined) return;
+      const event = decideOnDelivery(history, news, { ownerId, at: new Date().toISOString() });
+      if (event !== null) await this.fixes.append(trx, projectId, [event]);
     });
   }
 

@@ -5,7 +5,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { decideFromTraffic, type Finding, type Fix, type FixEvent } from '@errata/domain';
+import { decideFromTraffic, isFixNews, type Finding, type Fix, type FixEvent } from '@errata/domain';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -16,6 +16,7 @@ import { FixRepository } from '../repositories/fix.repository';
 import { OwnerRepository, type Owner } from '../repositories/owner.repository';
 import { FixNotFound } from './finding-not-found';
 import { FindingsService } from './findings.service';
+import { dedupeKeyOf, webhookTypeOf } from './fix-news';
 import { inVersionRange } from './owner.service';
 import { Poller } from './poller';
 import { ProjectorService } from './projector.service';
@@ -174,10 +175,7 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     const decided = decideFromTraffic(fix, traffic, { minCalls: this.config.fixMinCalls, now });
     if (decided !== null) return { event: decided, isNew: true, owners: owned };
     const db = this.database.db;
-    const latest = (await this.fixes.events(db, projectId, finding.id))
-      .map((row) => ({ type: row.type, data: row.data }) as FixEvent)
-      .filter((event) => webhookTypeOf(event) !== null)
-      .at(-1);
+    const latest = (await this.fixes.history(db, projectId, finding.id)).filter(isFixNews).at(-1);
     if (latest === undefined) return null;
     const served = new Set(await this.deliveries.ownersSent(db, finding.id, dedupeKeyOf(finding.id, latest)));
     const unserved = owned.filter((owner) => !served.has(owner.id));
@@ -212,24 +210,6 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
       });
     }
   }
-}
-
-/** The webhook an event sends the owners, if it sends one. */
-function webhookTypeOf(event: FixEvent): string | null {
-  const types = {
-    FixSuggested: 'errata.fix.suggested',
-    FixVerified: 'errata.fix.verified',
-    FixRegressed: 'errata.fix.regressed',
-    FixDelivered: null,
-    FixAcknowledged: null,
-  } as const;
-  return types[event.type];
-}
-
-/** One message per owner and piece of news: a round that decides it again enqueues nothing new. */
-function dedupeKeyOf(findingId: string, event: FixEvent): string {
-  const version = 'version' in event.data ? event.data.version : '';
-  return `${webhookTypeOf(event)}:${findingId}:${version}`;
 }
 
 /** The event that opens a fix for a finding of an owned server. */
