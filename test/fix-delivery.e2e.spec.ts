@@ -465,6 +465,49 @@ describe('fix lifecycle from traffic', () => {
     await receiver.close();
   });
 
+  it('given an endpoint disabled by a 410, still finds the fix regressed; the message waits until it is enabled', async () => {
+    const receiver = new Receiver();
+    receiver.answers = [200, 410]; // the suggestion is taken, the verification answered 410 Gone
+    const owner = await registerOwner('orders-j', receiver);
+    await traffic('orders-j', '1.0.0', 3);
+    const fixes = server.app.get(FixService);
+    const findingId = suggestionFor('orders-j', await fixes.runOnce());
+    await until('the suggestion at the owner', async () => receiver.received.length === 1);
+    await traffic('orders-j', '1.1.0', 5);
+    expect((await fixes.runOnce()).filter((e) => e.data.findingId === findingId)).toMatchObject([
+      { type: 'FixVerified' },
+    ]);
+    await until('the endpoint to be disabled', async () => {
+      const owners = (await api('GET', 'owners')).body as { id: string; disabledAt: string | null }[];
+      return owners.find((o) => o.id === owner.id)?.disabledAt;
+    });
+
+    // When a newer version violates the rule again while the endpoint is disabled
+    await traffic('orders-j', '1.2.0', 1, { untyped: true });
+    // Then the fix regresses all the same, and its message waits
+    expect((await fixes.runOnce()).filter((e) => e.data.findingId === findingId)).toMatchObject([
+      { type: 'FixRegressed', data: { version: '1.2.0' } },
+    ]);
+    expect((await api('GET', `fixes/${findingId}`)).body.state).toBe('regressed');
+    await server.app.get(DeliveryService).sendDue();
+    expect(receiver.received).toHaveLength(2);
+    const pending = ((await api('GET', 'deliveries?status=pending')).body as Json[]).filter(
+      (delivery) => delivery.findingId === findingId,
+    );
+    expect(pending).toMatchObject([{ eventType: 'errata.fix.regressed', attempts: 0 }]);
+
+    // And once the endpoint is enabled, the owner hears of the regression and the fix is delivered again
+    expect((await api('POST', `owners/${owner.id}/enable`)).status).toBe(201);
+    await until('the fix to be delivered again', async () => {
+      return (await api('GET', `fixes/${findingId}`)).body.state === 'delivered';
+    });
+    expect(JSON.parse(receiver.received[2]!.body)).toMatchObject({
+      type: 'errata.fix.regressed',
+      data: { fix: { findingId, state: 'regressed' } },
+    });
+    await receiver.close();
+  });
+
   it('given the old version violating and a new one that does not, acknowledged, then verified; a relapse regresses it', async () => {
     const receiver = new Receiver();
     await registerOwner('orders-e', receiver);

@@ -106,8 +106,12 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
       });
   }
 
+  /**
+   * Owners whose endpoint is disabled (it answered 410) count too: the fix is still followed, and only their
+   * messages wait, pending, until the endpoint is enabled again (the delivery worker claims none of a disabled owner).
+   */
   private async runProject(projectId: number): Promise<FixEvent[]> {
-    const owners = (await this.owners.list(projectId)).filter((owner) => owner.disabledAt === null);
+    const owners = await this.owners.list(projectId);
     const { report } = await this.findings.everything(projectId, NO_FILTER);
     const appended: FixEvent[] = [];
     for (const finding of report.findings) {

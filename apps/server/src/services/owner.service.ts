@@ -98,7 +98,10 @@ export class OwnerService {
     return { ...shownOwner(owner), secret };
   }
 
-  /** Re-enables an endpoint disabled by a 410 (its disabled deliveries can then be redelivered). */
+  /**
+   * Re-enables an endpoint disabled by a 410: the news decided meanwhile, pending, goes out; its disabled deliveries
+   * can then be redelivered.
+   */
   async enable(projectId: number, id: string) {
     const owner = await this.owners.find(projectId, id);
     if (owner === undefined) throw new NotFoundException(`no owner ${id}`);
