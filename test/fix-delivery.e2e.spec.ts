@@ -576,6 +576,17 @@ describe('fix lifecycle from traffic', () => {
       verifiedVersion: '1.1.0',
     });
     expect(fix.body.regressedAt).toEqual(expect.any(String));
+    // Each message's finding has the fix as its event left it: the body does not contradict itself
+    const bodies = receiver.received.map((r) => JSON.parse(r.body) as { type: string; data: Json });
+    expect(bodies.map((body) => [body.type, body.data.fix.state])).toEqual([
+      ['errata.fix.suggested', 'suggested'],
+      ['errata.fix.verified', 'verified'],
+      ['errata.fix.regressed', 'regressed'],
+    ]);
+    for (const body of bodies) {
+      expect(body.data.finding.fix).toEqual(body.data.fix);
+      expect(body.data.finding).not.toHaveProperty('deliveries');
+    }
     await server.app.get(DeliveryService).sendDue();
     await receiver.close();
   });

@@ -23,7 +23,7 @@ import { ProjectorService } from './projector.service';
 
 const NO_FILTER = { from: null, to: null, server: null, tool: null, agent: null };
 
-/** A finding as its webhook shows it: with samples, the suggested contract and where its fix stands. */
+/** A finding with samples, the suggested contract and where its fix and messages stand: what its webhook shows. */
 type FindingDetail = Awaited<ReturnType<FindingsService['get']>>;
 
 /**
@@ -186,17 +186,24 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     return unserved.length === 0 ? null : { event: latest, isNew: false, owners: unserved };
   }
 
-  /** Enqueues the webhook an event sends each owner, in the event's transaction; one payload for all of them. */
+  /**
+   * Enqueues the webhook an event sends each owner, in the event's transaction; one payload for all of them. Its
+   * finding has the fix as the event left it, as `data.fix` has: the detail was read before the event. And it has no
+   * `deliveries`, where the finding's messages stand: a message cannot tell its own delivery, and its body is the
+   * same on every attempt and redelivery.
+   */
   private async notify(
     trx: Kysely<DB>,
     projectId: number,
     owners: readonly Owner[],
-    finding: FindingDetail,
+    detail: FindingDetail,
     fix: Fix,
     event: FixEvent,
   ) {
     const type = webhookTypeOf(event);
     if (type === null) return;
+    const { deliveries: _deliveries, ...rest } = detail;
+    const finding = { ...rest, fix };
     const payload = JSON.stringify({
       type,
       timestamp: new Date().toISOString(),
