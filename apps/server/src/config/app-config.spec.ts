@@ -40,4 +40,19 @@ describe('loadConfig', () => {
     expect(loadConfig({ ERRATA_LOG_FORMAT: 'JSON' }).logFormat).toBe('json');
     expect(() => loadConfig({ ERRATA_LOG_FORMAT: 'yaml' })).toThrow('ERRATA_LOG_FORMAT must be text or json');
   });
+
+  it("refuses a duration that becomes a timer past a Node timer's longest delay, which would fire at once", () => {
+    const timers = [
+      'ERRATA_BODY_TIMEOUT_MS',
+      'ERRATA_PROJECTION_POLL_MS',
+      'ERRATA_WEBHOOK_TIMEOUT_MS',
+      'ERRATA_WEBHOOK_RETRY_BASE_MS',
+      'ERRATA_DELIVERY_POLL_MS',
+      'ERRATA_FIX_INTERVAL_MS',
+    ];
+    for (const name of timers) {
+      expect(() => loadConfig({ [name]: '2147483647' }), name).not.toThrow();
+      expect(() => loadConfig({ [name]: '2592000000' }), name).toThrow(`${name} must be an integer between`);
+    }
+  });
 });

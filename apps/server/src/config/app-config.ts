@@ -85,6 +85,12 @@ export const MIN_ENV_KEY_LENGTH = 16;
 /** Longer than any key Errata makes (about 45 characters) or an operator would set: refused, never looked up. */
 export const MAX_API_KEY_LENGTH = 1_024;
 
+/**
+ * The longest delay a Node timer takes (2³¹ − 1 ms, about 24.8 days): a longer one fires after 1 ms instead, so an
+ * interval set to a month would run its work continuously. Durations that become timers are refused past it.
+ */
+const MAX_TIMER_MS = 2_147_483_647;
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConfig {
   return {
     port: integer(env, 'PORT', 4318, 0, 65535),
@@ -95,7 +101,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
     ingestKey: apiKey(env, 'ERRATA_INGEST_KEY'),
     readKey: apiKey(env, 'ERRATA_READ_KEY'),
     maxBodyBytes: integer(env, 'ERRATA_MAX_BODY_BYTES', 64 * 1024 * 1024, 1024),
-    bodyTimeoutMs: integer(env, 'ERRATA_BODY_TIMEOUT_MS', 30_000, 100),
+    bodyTimeoutMs: integer(env, 'ERRATA_BODY_TIMEOUT_MS', 30_000, 100, MAX_TIMER_MS),
     maxAttributeBytes: integer(env, 'ERRATA_MAX_ATTRIBUTE_BYTES', 1024 * 1024, 1024),
     maxConcurrentIngests: integer(env, 'ERRATA_MAX_CONCURRENT_INGESTS', 16, 1),
     maxDecodingBytes: integer(env, 'ERRATA_MAX_DECODING_BYTES', 128 * 1024 * 1024, 1024),
@@ -103,14 +109,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
     textLimitBytes: integer(env, 'ERRATA_TEXT_LIMIT_BYTES', 2048, 64),
     retryWindowMs: integer(env, 'ERRATA_RETRY_WINDOW_MS', 10 * 60 * 1000, 1),
     maxLinkedTraces: integer(env, 'ERRATA_MAX_LINKED_TRACES', 2000, 0),
-    projectionPollMs: integer(env, 'ERRATA_PROJECTION_POLL_MS', 500, 10),
+    projectionPollMs: integer(env, 'ERRATA_PROJECTION_POLL_MS', 500, 10, MAX_TIMER_MS),
     projectionYieldMs: integer(env, 'ERRATA_PROJECTION_YIELD_MS', 5_000, 0, 600_000),
     webhookAllowInternal: boolean(env, 'ERRATA_WEBHOOK_ALLOW_INTERNAL', false),
-    webhookTimeoutMs: integer(env, 'ERRATA_WEBHOOK_TIMEOUT_MS', 15_000, 100),
+    webhookTimeoutMs: integer(env, 'ERRATA_WEBHOOK_TIMEOUT_MS', 15_000, 100, MAX_TIMER_MS),
     webhookMaxAttempts: integer(env, 'ERRATA_WEBHOOK_MAX_ATTEMPTS', 10, 1),
-    webhookRetryBaseMs: integer(env, 'ERRATA_WEBHOOK_RETRY_BASE_MS', 5_000, 1),
-    deliveryPollMs: integer(env, 'ERRATA_DELIVERY_POLL_MS', 1_000, 10),
-    fixIntervalMs: integer(env, 'ERRATA_FIX_INTERVAL_MS', 60_000, 10),
+    webhookRetryBaseMs: integer(env, 'ERRATA_WEBHOOK_RETRY_BASE_MS', 5_000, 1, MAX_TIMER_MS),
+    deliveryPollMs: integer(env, 'ERRATA_DELIVERY_POLL_MS', 1_000, 10, MAX_TIMER_MS),
+    fixIntervalMs: integer(env, 'ERRATA_FIX_INTERVAL_MS', 60_000, 10, MAX_TIMER_MS),
     fixMinCalls: integer(env, 'ERRATA_FIX_MIN_CALLS', 20, 1),
   };
 }
