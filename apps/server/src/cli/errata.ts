@@ -20,7 +20,8 @@ import { StatisticsRepository } from '../repositories/statistics.repository';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
 import { ApiKeyService, hashKey, KEY_SCOPES } from '../services/api-key.service';
 import { IngestActivity } from '../services/ingest-activity';
-import { NewerRulesVersion, ProjectorService } from '../services/projector.service';
+import { NewerRulesVersion, ProjectorService, READ_MODELS_PROJECTION } from '../services/projector.service';
+import { adoptRecordedDerivation } from '../projections/derivation-settings';
 import { FINDING_ID } from '../http/findings-page';
 import { FixRepository } from '../repositories/fix.repository';
 import { LogRetentionRepository } from '../repositories/log-retention.repository';
@@ -150,7 +151,7 @@ async function run(
       out(`migrations up to date (${database.description})`);
       return;
     case 'projections rebuild':
-      await rebuildReadModels(database, out, projectorFor(database), true);
+      await rebuildReadModels(database, out, await projectorFor(database), true);
       return;
     case 'events prune': {
       const given = required<string>(values.before, '--before <date>');
@@ -160,7 +161,7 @@ async function run(
           `--before must be an ISO-8601 date or date-time (UTC when it has no offset), not "${given}"`,
         );
       const project = values.project === undefined ? null : await existingProject(projects, values.project);
-      const projector = projectorFor(database);
+      const projector = await projectorFor(database);
       // Before anything is looked at or deleted: the rebuild a prune ends with is a newer Errata's to run.
       await projector.refuseNewerRules();
       const retention = new LogRetentionService(database, new LogRetentionRepository(database), projector);
@@ -313,8 +314,13 @@ async function run(
 
 const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-function projectorFor(database: Database): ProjectorService {
-  const config = loadConfig();
+/** A projector that derives with the settings the read models were derived with (the server's), not the CLI's own. */
+async function projectorFor(database: Database): Promise<ProjectorService> {
+  const recorded =
+    (await new CheckpointRepository().get(database.db, READ_MODELS_PROJECTION))?.derivation ?? null;
+  const config = adoptRecordedDerivation(loadConfig(), recorded, process.env, (line) =>
+    process.stderr.write(`${line}\n`),
+  );
   return new ProjectorService(
     config,
     database,

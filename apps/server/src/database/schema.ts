@@ -79,6 +79,8 @@ export interface ProjectionCheckpointTable {
   updated_at: Generated<Timestamp>;
   /** The last record's global_position when a rebuild began (0013): the rebuild is done once every one up to it is. */
   rebuild_until: Int8 | null;
+  /** The settings the read models were derived with (0017); null until recorded. */
+  derivation: Json | null;
 }
 
 export interface ProjectionSkipTable {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../database/schema';
+import { recordedDerivation, type DerivationSettings } from '../projections/derivation-settings';
 import { LOG_START, type LogPosition } from './event.repository';
 
 /** The tables projections read, in log order. */
@@ -11,6 +12,8 @@ export interface Checkpoint {
   readonly position: LogPosition;
   /** The last record's global_position when a rebuild began (null: never rebuilt). */
   readonly rebuildUntil: string | null;
+  /** The settings its read models were derived with (null: not recorded). */
+  readonly derivation: DerivationSettings | null;
 }
 
 /** Projection checkpoints; every write is a compare-and-set inside the caller's transaction. */
@@ -24,6 +27,7 @@ export class CheckpointRepository {
         sql<string>`transaction_id::text`.as('transactionId'),
         sql<string>`global_position::text`.as('globalPosition'),
         sql<string | null>`rebuild_until::text`.as('rebuildUntil'),
+        'derivation',
       ])
       .where('name', '=', name)
       .executeTakeFirst();
@@ -32,12 +36,13 @@ export class CheckpointRepository {
           version: row.version,
           position: { transactionId: row.transactionId, globalPosition: row.globalPosition },
           rebuildUntil: row.rebuildUntil,
+          derivation: recordedDerivation(row.derivation),
         }
       : null;
   }
 
   /** Creates the checkpoint at the log's start unless it exists. */
-  async ensure(db: Kysely<DB>, name: string, version: number): Promise<void> {
+  async ensure(db: Kysely<DB>, name: string, version: number, derivation: DerivationSettings): Promise<void> {
     await db
       .insertInto('projection_checkpoint')
       .values({
@@ -45,8 +50,19 @@ export class CheckpointRepository {
         version,
         transaction_id: LOG_START.transactionId,
         global_position: LOG_START.globalPosition,
+        derivation: JSON.stringify(derivation),
       })
       .onConflict((oc) => oc.column('name').doNothing())
+      .execute();
+  }
+
+  /** Records the settings the read models are derived with, where none were (a database older than 0017). */
+  async recordDerivation(db: Kysely<DB>, name: string, derivation: DerivationSettings): Promise<void> {
+    await db
+      .updateTable('projection_checkpoint')
+      .set({ derivation: JSON.stringify(derivation) })
+      .where('name', '=', name)
+      .where('derivation', 'is', null)
       .execute();
   }
 
@@ -74,14 +90,21 @@ export class CheckpointRepository {
   }
 
   /**
-   * Back to the log's start, at `version` (a rebuild, or rules that changed), with the last record of `logTable` (the
-   * table the projection reads) as the point the rebuild must pass.
+   * Back to the log's start, at `version` (a rebuild, or rules or settings that changed) and with `derivation`, with the
+   * last record of `logTable` (the table the projection reads) as the point the rebuild must pass.
    */
-  async reset(db: Kysely<DB>, name: string, version: number, logTable: ProjectedTable): Promise<void> {
+  async reset(
+    db: Kysely<DB>,
+    name: string,
+    version: number,
+    logTable: ProjectedTable,
+    derivation: DerivationSettings,
+  ): Promise<void> {
     await db
       .updateTable('projection_checkpoint')
       .set({
         version,
+        derivation: JSON.stringify(derivation),
         transaction_id: LOG_START.transactionId,
         global_position: LOG_START.globalPosition,
         rebuild_until: sql`(SELECT max(global_position) FROM ${sql.table(logTable)})`,

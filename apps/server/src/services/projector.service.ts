@@ -25,6 +25,7 @@ import { RollupRepository } from '../repositories/rollup.repository';
 import { StatisticsRepository } from '../repositories/statistics.repository';
 import { traceKey, type TraceRef } from '../repositories/trace-ref';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
+import { derivationChanges, derivationOf, type DerivationSettings } from '../projections/derivation-settings';
 import { IngestActivity } from './ingest-activity';
 import { Poller } from './poller';
 
@@ -62,16 +63,32 @@ class CheckpointMoved extends Error {
   }
 }
 
+/** Another Errata projects this database, and this one leaves projecting to it (saying why once). */
+export class ProjectedByAnother extends Error {}
+
 /**
  * The read models are of newer rules than this Errata's: a newer Errata projects this database (a rolling upgrade,
  * or an old instance left running). Rebuilding them under the older rules would undo its work, and it would undo
  * this one's in turn, for ever; this one leaves projecting to it.
  */
-export class NewerRulesVersion extends Error {
+export class NewerRulesVersion extends ProjectedByAnother {
   constructor(readonly version: number) {
     super(
       `the read models are at rules version ${version}, newer than this Errata's ${READ_MODELS_VERSION}: a newer ` +
         'Errata projects this database, so this one does not (upgrade it, or stop it)',
+    );
+  }
+}
+
+/**
+ * Since this Errata started, one started with other derivation settings rebuilt the read models with those (the
+ * last one started wins): deriving with its own would mix both, so this one leaves projecting to it.
+ */
+export class OtherDerivationSettings extends ProjectedByAnother {
+  constructor(changes: readonly string[]) {
+    super(
+      `the read models are derived with other settings than this Errata's (${changes.join(', ')}), by an Errata ` +
+        'started since: it projects this database, so this one does not (give both the same settings, or stop it)',
     );
   }
 }
@@ -114,11 +131,17 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   private analyzedRows: number | null = null;
   private appliedSinceAnalyze = 0;
   /** The newer rules version found in the checkpoints and warned about once (null: none). */
-  private newerRulesSeen: number | null = null;
+  /** Why another Errata projects this database, as last said (null: this one projects). */
+  private standingDownFor: string | null = null;
   /** A rebuild under way, in this process's view: the log says how far it got, and when it ended. */
   private rulesRebuild: { readonly startedAt: number; applied: number; loggedAt: number } | null = null;
   /** The read models checkpoint's rebuild_until as this process last read it (undefined: not read yet). */
   private seenRebuildUntil: string | null | undefined = undefined;
+  /** The settings this process derives with, and whether it has compared them with the read models' (once). */
+  private readonly derivation: DerivationSettings;
+  private derivationChecked = false;
+  /** Compared in the transaction under way (`projecting`). */
+  private derivationCheckedInBatch = false;
   /** Ends the background loop's wait for a pause in ingest at shutdown. */
   private readonly shuttingDown = new AbortController();
 
@@ -133,6 +156,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     private readonly statistics: StatisticsRepository,
     private readonly ingest: IngestActivity,
   ) {
+    this.derivation = derivationOf(config);
     this.poller = new Poller(
       config.projectionPollMs,
       () => this.catchUp(undefined, () => this.yieldToIngest()),
@@ -164,7 +188,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
    * holds the lock).
    */
   async projectBatch(limit = BATCH_SIZE, edgeLimit = limit): Promise<number> {
-    return this.database.db.transaction().execute(async (trx) => {
+    return this.projecting(async (trx) => {
       if (!(await tryProjectorLock(trx))) return 0;
       const eventsAt = await this.checkpointFor(trx, READ_MODELS_PROJECTION);
       const edgesAt = await this.checkpointFor(trx, SPAN_EDGES_PROJECTION);
@@ -188,8 +212,8 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       const items = await this.traceItems.load(trx, [...traces, ...context]);
       // Context traces are read, not written: their contributions stay as stored.
       const written = new Set(traces.map(traceKey));
-      const contributions = traceContributions(items, { windowMs: this.config.retryWindowMs }).filter((row) =>
-        written.has(traceKey(row)),
+      const contributions = traceContributions(items, { windowMs: this.derivation.retryWindowMs }).filter(
+        (row) => written.has(traceKey(row)),
       );
       await this.rollups.replaceContributions(trx, traces, contributions);
       await this.rollups.apply(trx, traces, 1);
@@ -207,6 +231,14 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     });
   }
 
+  /** A projector transaction: a comparison of derivation settings made in it counts once it has committed. */
+  private async projecting<T>(work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    this.derivationCheckedInBatch = false;
+    const result = await this.database.db.transaction().execute(work);
+    if (this.derivationCheckedInBatch) this.derivationChecked = true;
+    return result;
+  }
+
   /**
    * Where a projection stands; created at the log's start the first time. A checkpoint of another rules version
    * means every read model is rebuilt from the log, so both projections start over.
@@ -214,11 +246,13 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   private async checkpointFor(trx: Kysely<DB>, name: string): Promise<LogPosition> {
     const checkpoint = await this.checkpoints.get(trx, name);
     if (checkpoint === null) {
-      await this.checkpoints.ensure(trx, name, READ_MODELS_VERSION);
+      await this.checkpoints.ensure(trx, name, READ_MODELS_VERSION, this.derivation);
       return LOG_START;
     }
     if (checkpoint.version === READ_MODELS_VERSION) {
-      if (name === READ_MODELS_PROJECTION) await this.noticeRebuild(trx, checkpoint.rebuildUntil);
+      if (name !== READ_MODELS_PROJECTION) return checkpoint.position;
+      if (await this.derivedOtherwise(trx, checkpoint.derivation)) return LOG_START;
+      await this.noticeRebuild(trx, checkpoint.rebuildUntil);
       return checkpoint.position;
     }
     if (checkpoint.version > READ_MODELS_VERSION) throw new NewerRulesVersion(checkpoint.version);
@@ -228,6 +262,31 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     await this.startOver(trx);
     this.rulesRebuild = { startedAt: Date.now(), applied: 0, loggedAt: Date.now() };
     return LOG_START;
+  }
+
+  /**
+   * Whether the read models were derived with other settings than this process's (ERRATA_RETRY_WINDOW_MS changed since
+   * they were): then they are rebuilt with these, as for a new rules version, at this process's first look. Two
+   * instances started with different settings (a rolling deploy) must not rebuild in turn for ever: the last one
+   * started wins, and one that finds them changed after its first look stands down (OtherDerivationSettings).
+   * Settings never recorded (a database older than 0017) are recorded as this process's.
+   */
+  private async derivedOtherwise(trx: Kysely<DB>, recorded: DerivationSettings | null): Promise<boolean> {
+    const changes = recorded === null ? [] : derivationChanges(recorded, this.derivation);
+    if (this.derivationChecked) {
+      if (changes.length > 0) throw new OtherDerivationSettings(changes);
+      return false;
+    }
+    this.derivationCheckedInBatch = true;
+    if (recorded === null) {
+      for (const [name] of PROJECTIONS) await this.checkpoints.recordDerivation(trx, name, this.derivation);
+      return false;
+    }
+    if (changes.length === 0) return false;
+    this.logger.log(`${changes.join(', ')}: rebuilding the read models from the log`);
+    await this.startOver(trx);
+    this.rulesRebuild = { startedAt: Date.now(), applied: 0, loggedAt: Date.now() };
+    return true;
   }
 
   /**
@@ -259,8 +318,8 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     await this.rollups.truncate(trx);
     await this.checkpoints.clearSkips(trx);
     for (const [name, logTable] of PROJECTIONS) {
-      await this.checkpoints.ensure(trx, name, READ_MODELS_VERSION);
-      await this.checkpoints.reset(trx, name, READ_MODELS_VERSION, logTable);
+      await this.checkpoints.ensure(trx, name, READ_MODELS_VERSION, this.derivation);
+      await this.checkpoints.reset(trx, name, READ_MODELS_VERSION, logTable, this.derivation);
     }
   }
 
@@ -272,9 +331,9 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     try {
       return await this.projectAll(onProgress, beforeBatch);
     } catch (error) {
-      if (!(error instanceof NewerRulesVersion)) throw error;
-      if (this.newerRulesSeen !== error.version) this.logger.warn(error.message);
-      this.newerRulesSeen = error.version;
+      if (!(error instanceof ProjectedByAnother)) throw error;
+      if (this.standingDownFor !== error.message) this.logger.warn(error.message);
+      this.standingDownFor = error.message;
       return 0;
     }
   }
@@ -284,7 +343,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     beforeBatch?: () => Promise<boolean>,
   ): Promise<number> {
     // Forgotten only once this Errata's version is seen again: a newer projector holding the lock is no news.
-    if (await this.ensureCurrentVersion()) this.newerRulesSeen = null;
+    if (await this.ensureCurrentVersion()) this.standingDownFor = null;
     let total = 0;
     let limit = BATCH_SIZE;
     for (;;) {
@@ -337,7 +396,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
    * False when another projector holds the lock, and nothing was checked.
    */
   private async ensureCurrentVersion(): Promise<boolean> {
-    return this.database.db.transaction().execute(async (trx) => {
+    return this.projecting(async (trx) => {
       if (!(await tryProjectorLock(trx))) return false;
       await this.checkpointFor(trx, READ_MODELS_PROJECTION);
       await this.checkpointFor(trx, SPAN_EDGES_PROJECTION);
