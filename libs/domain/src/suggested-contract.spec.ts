@@ -1,10 +1,11 @@
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { detectCallFindings } from './call-findings';
 import { classifyToolCall, isEmptyListPayload } from './classify';
 import { errataToolSpan, toolCallOf } from './fixtures.spec-helper';
 import { findingId, type Finding } from './findings-report';
 import { FINDING_RULES, type Category, type FindingRule } from './rules';
-import { suggestContract } from './suggested-contract';
+import { markdownCode, suggestContract } from './suggested-contract';
 
 const finding = (rule: FindingRule, evidence: Record<string, number>, tool = 'search_orders'): Finding => ({
   id: findingId('orders', tool, rule),
@@ -177,10 +178,69 @@ describe('suggestContract', () => {
   it('renders Markdown with the evidence, the cost and the result to return', () => {
     const { contract } = classifiedFix('untyped-error', 'transient');
     expect(contract.savings).toEqual({ retries: 9, wastedRetries: 7, wastedMs: 4_200, escalations: 2 });
-    expect(contract.markdown).toContain('## untyped-error: orders / search_orders');
+    expect(contract.markdown).toContain('## untyped-error: `orders` / `search_orders`');
     expect(contract.markdown).toContain('Seen 12 times (25.0 % of calls)');
     expect(contract.markdown).toContain('9 retries (7 wasted, 4200 ms), 2 escalations');
     expect(contract.markdown).toContain('"errorCategory": "transient"');
-    expect(contract.markdown).toContain("server.registerTool('search_orders'");
+    expect(contract.markdown).toContain('server.registerTool("search_orders"');
+  });
+
+  /** Tool and server names a server may choose: quotes, an HTML entity, markup, backticks, a line break. */
+  const HOSTILE_NAMES = [
+    `search_"quoted"&amp;'s`,
+    '<script>alert(1)</script>',
+    'a`b``c',
+    '`<img src=x onerror=alert(1)>`',
+    "it's\\'\n</script>\u2028",
+    '```\n<b>fence</b>',
+  ];
+
+  /** The syntax errors TypeScript finds in `code` (none: it parses). */
+  const syntaxErrors = (code: string): string[] =>
+    (ts.transpileModule(code, { reportDiagnostics: true }).diagnostics ?? []).map((diagnostic) =>
+      ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'),
+    );
+
+  it.each(HOSTILE_NAMES)(
+    'given a tool named %j, the handler is valid TypeScript registering exactly that name',
+    (tool) => {
+      for (const rule of ['untyped-error', 'empty-as-error'] as const) {
+        const contract = suggestContract(finding(rule, EVIDENCE[rule], tool), { dominantCategory: null });
+        expect(syntaxErrors(contract.handler)).toEqual([]);
+        const registered: unknown[] = [];
+        // Run what registers the tool, to read back the name it registers.
+        new Function('server', 'description', 'inputSchema', contract.handler)(
+          { registerTool: (name: unknown) => registered.push(name) },
+          '',
+          {},
+        );
+        expect(registered).toEqual([tool]);
+      }
+    },
+  );
+
+  /** Markdown outside code spans and fenced blocks (CommonMark): what a tracker would render as text or HTML. */
+  function outsideCode(markdown: string): string {
+    const withoutFences = markdown.replace(/^(`{3,})[^\n]*\n[\s\S]*?\n\1$/gm, '');
+    return withoutFences.replace(/(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)/g, '');
+  }
+
+  it.each(HOSTILE_NAMES)(
+    'given a server and tool named %j, the Markdown shows the names as code, never as HTML',
+    (name) => {
+      const hostile = { ...finding('leaky-error', EVIDENCE['leaky-error'], name), server: name };
+      const { markdown } = suggestContract(hostile, { dominantCategory: null });
+      expect(outsideCode(markdown)).not.toMatch(/[<>]/);
+      const heading = markdown.split('\n')[0]!;
+      expect(heading.startsWith('## leaky-error: `')).toBe(true);
+      expect(markdown.split('\n')[2]).toMatch(/^`+ ?[^\n]*`+ leaks internals/);
+    },
+  );
+
+  it('renders a name with backticks as a code span only a longer run of backticks closes', () => {
+    expect(markdownCode('search_orders')).toBe('`search_orders`');
+    expect(markdownCode('a`b``c')).toBe('```a`b``c```');
+    expect(markdownCode('`tick')).toBe('`` `tick ``');
+    expect(markdownCode('two\nlines')).toBe('`two lines`');
   });
 });

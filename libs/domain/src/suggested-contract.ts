@@ -155,8 +155,10 @@ const SUMMARIES: Record<Finding['rule'], string> = {
 };
 
 function handlerSnippet(tool: string, envelope: ErrorEnvelope | null, emptyOk: boolean): string {
+  // The name is the server's, anything it chose: a JSON string is a JavaScript string literal whatever it holds.
+  const name = JSON.stringify(tool);
   if (emptyOk) {
-    return `server.registerTool('${tool}', { description, inputSchema }, async (args) => {
+    return `server.registerTool(${name}, { description, inputSchema }, async (args) => {
   const items = await search(args);
   // No match is a valid answer, not an error: the agent must not retry it.
   const result = { items, count: items.length };
@@ -164,7 +166,7 @@ function handlerSnippet(tool: string, envelope: ErrorEnvelope | null, emptyOk: b
 });`;
   }
   const failure = JSON.stringify(envelope, null, 2).replace(/\n/g, '\n    ');
-  return `server.registerTool('${tool}', { description, inputSchema }, async (args) => {
+  return `server.registerTool(${name}, { description, inputSchema }, async (args) => {
   try {
     const result = await run(args);
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
@@ -227,8 +229,38 @@ export function suggestContract(finding: Finding, context: ContractContext): Sug
     reportAttributes,
     handler,
     savings,
-    markdown: markdownOf(finding, summary, result ?? reportAttributes, handler, savings),
+    // The summary again, with the names as code: as text they could be read as HTML or Markdown.
+    markdown: markdownOf(
+      finding,
+      `${markdownCode(subject)} ${SUMMARIES[finding.rule]}.`,
+      result ?? reportAttributes,
+      handler,
+      savings,
+    ),
   };
+}
+
+/** The longest run of backticks in `text` (0 when it has none). */
+const longestBacktickRun = (text: string): number =>
+  Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+
+/**
+ * `text` as a Markdown code span (CommonMark): a tracker shows it as written, never as HTML or formatting. Server,
+ * tool and version names are whatever the servers chose (`<script>`, backticks, `*`): the delimiters are one
+ * backtick longer than any run inside, padded with a space when the text starts or ends with a backtick or a space
+ * (one such space is stripped on each side), and line breaks, which would end a heading, become spaces.
+ */
+export function markdownCode(text: string): string {
+  const oneLine = text.replace(/[\r\n]+/g, ' ');
+  const delimiter = '`'.repeat(longestBacktickRun(oneLine) + 1);
+  const padding = /^[` ]|[` ]$/.test(oneLine) ? ' ' : '';
+  return `${delimiter}${padding}${oneLine}${padding}${delimiter}`;
+}
+
+/** A fenced code block whose fence no backtick run inside can close early. */
+function markdownFence(language: string, code: string): string {
+  const fence = '`'.repeat(Math.max(3, longestBacktickRun(code) + 1));
+  return `${fence}${language}\n${code}\n${fence}`;
 }
 
 function markdownOf(
@@ -239,28 +271,25 @@ function markdownOf(
   savings: SuggestedContract['savings'],
 ): string {
   const evidence = Object.entries(finding.evidence)
-    .map(([value, count]) => `\`${value}\` × ${count}`)
+    .map(([value, count]) => `${markdownCode(value)} × ${count}`)
     .join(', ');
+  const versions = finding.serverVersions.map(markdownCode).join(', ');
   return [
-    `## ${finding.rule}: ${finding.server ?? '(subagent)'} / ${finding.tool}`,
+    `## ${finding.rule}: ${finding.server === null ? '(subagent)' : markdownCode(finding.server)} / ${markdownCode(finding.tool)}`,
     '',
     summary,
     '',
     `- Seen ${finding.count} times (${(finding.rate * 100).toFixed(1)} % of calls), ${finding.firstSeen} – ${finding.lastSeen}`,
-    `- Server versions: ${finding.serverVersions.length === 0 ? 'unknown' : finding.serverVersions.join(', ')}`,
+    `- Server versions: ${finding.serverVersions.length === 0 ? 'unknown' : versions}`,
     `- Evidence: ${evidence}`,
     `- Cost in the window: ${savings.retries} retries (${savings.wastedRetries} wasted, ${savings.wastedMs} ms), ${savings.escalations} escalations`,
     '',
     finding.rule === 'missing-propagation-context' ? 'Report instead:' : 'Return instead:',
     '',
-    '```json',
-    JSON.stringify(shape, null, 2),
-    '```',
+    markdownFence('json', JSON.stringify(shape, null, 2)),
     '',
-    '```ts',
-    handler,
-    '```',
+    markdownFence('ts', handler),
     '',
-    `Errata finding \`${finding.id}\`.`,
+    `Errata finding ${markdownCode(finding.id)}.`,
   ].join('\n');
 }
