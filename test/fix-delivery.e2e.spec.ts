@@ -152,6 +152,47 @@ describe('fix rounds during a rebuild', () => {
   });
 });
 
+describe('the suggested contract', () => {
+  it("given metadata only in structuredContent, keeps the tool's own code and wait, read from the log", async () => {
+    // Given a tool whose text says nothing and whose structuredContent holds its code and wait (invisible metadata)
+    tracing.reset();
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const mcp = new McpServer({ name: 'quotes', version: '1.0.0' });
+    mcp.registerTool('get_quote', { description: 'a quote' }, () => ({
+      isError: true,
+      content: [{ type: 'text' as const, text: 'Something went wrong' }],
+      structuredContent: {
+        errorCategory: 'rate_limited',
+        isRetryable: true,
+        code: 'QUOTA',
+        retryAfterMs: 1000,
+      },
+    }));
+    await mcp.connect(serverSide);
+    const client = instrumentMcpClient(new Client({ name: 'fix-test-agent', version: '1.0.0' }));
+    await client.connect(clientSide);
+    await client.callTool({ name: 'get_quote', arguments: {} });
+    await client.close();
+    await mcp.close();
+    expect(await sendSpans(server.url, server.ingestKey, tracing.spans())).toBe(200);
+    await server.catchUp();
+
+    // When its finding is read
+    const list = await api('GET', 'findings?server=quotes&tool=get_quote&rule=invisible-metadata');
+    expect(list.body.findings).toHaveLength(1);
+    const detail = await api('GET', `findings/${list.body.findings[0].id as string}`);
+
+    // Then the suggested result keeps QUOTA and the 1 s wait, which the sample's stored text does not carry
+    expect(detail.body.samples[0].text).toBe('Something went wrong');
+    expect(detail.body.suggestedContract.result.structuredContent).toMatchObject({
+      errorCategory: 'transient',
+      isRetryable: true,
+      code: 'QUOTA',
+      retryAfterMs: 1000,
+    });
+  });
+});
+
 describe('fix delivery', () => {
   it('given a receiver that is down, retries with the same webhook-id until it answers, every attempt signed', async () => {
     const receiver = new Receiver();

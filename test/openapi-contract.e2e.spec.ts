@@ -638,6 +638,8 @@ describe('answers match the schemas the document declares', () => {
         isError: true,
         text: 'HTTP 503 upstream',
         category: 'transient',
+        // declared beside the text, not in it (invisible metadata): its fix keeps the wait (retryAfterMs)
+        extra: { 'errata.error.retry_after_ms': 1000 },
       },
       { tool: 'lookup', startMs: start + 10, durationMs: 5 },
     ]);

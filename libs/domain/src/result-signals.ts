@@ -4,6 +4,7 @@
  * claims success signals a failure (the failure-as-empty detector of §3, run locally so that such a result's
  * text is sent).
  */
+import type { ToolCallData } from './events';
 import { EMPTY_TEXT_ANY_TOOL, EMPTY_TEXT_SEARCH_TOOL, UNKNOWN_TOOL_TEXT } from './rules';
 import { isSearchLikeTool } from './tool-names';
 import { failureAsEmptyEvidence, isEmptyListPayload, isKnownDeclaredCategory, ownWords } from './classify';
@@ -47,6 +48,21 @@ export function declaredErrorInPayloads(payloads: readonly Payload[], meta?: unk
     retryable: firstDeclared(all, declaredRetryable),
     code: firstDeclared(all, (payload) => declaredCodes(payload)[0] ?? null),
     retryAfterMs: firstDeclared(all, declaredRetryAfterMs),
+  };
+}
+
+/**
+ * The error fields a logged call declared about itself: its `errata.error.*` attributes (what the server or its SDK
+ * stated), else what its structured content, its text or (for an SDK that sent them) its attributes' spellings say,
+ * field by field, in the order the classification reads them.
+ */
+export function declaredErrorOfCall(call: Pick<ToolCallData, 'declared' | 'result'>): DeclaredError {
+  const fromResult = declaredErrorOf(call.result.structured, call.result.text);
+  return {
+    category: call.declared.category ?? fromResult.category,
+    retryable: call.declared.retryable ?? fromResult.retryable,
+    code: call.declared.code ?? fromResult.code,
+    retryAfterMs: call.declared.retryAfterMs ?? fromResult.retryAfterMs,
   };
 }
 

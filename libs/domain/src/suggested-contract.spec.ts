@@ -4,6 +4,7 @@ import { detectCallFindings } from './call-findings';
 import { classifyToolCall, isEmptyListPayload } from './classify';
 import { errataToolSpan, toolCallOf } from './fixtures.spec-helper';
 import { findingId, type Finding } from './findings-report';
+import { declaredErrorOfCall } from './result-signals';
 import { FINDING_RULES, type Category, type FindingRule } from './rules';
 import { markdownCode, suggestContract } from './suggested-contract';
 
@@ -155,6 +156,82 @@ describe('suggestContract', () => {
       suggestContract(numbered, { dominantCategory: 'business' }).result!.structuredContent,
     ).toMatchObject({
       code: 'POLICY_VIOLATION',
+    });
+  });
+
+  it('given invisible metadata, keeps the code and the wait the tool declared only in structuredContent', () => {
+    // The repro's get_quote: a bare text, its metadata only in structuredContent (no errata.error.* attributes)
+    const call = toolCallOf(
+      errataToolSpan('get_quote', {
+        isError: true,
+        content: [{ type: 'text', text: 'Something went wrong' }],
+        structuredContent: {
+          errorCategory: 'rate_limited',
+          isRetryable: true,
+          code: 'QUOTA',
+          retryAfterMs: 1000,
+        },
+      }),
+    );
+    const classification = classifyToolCall(call);
+    const found = detectCallFindings(call, classification).find((f) => f.rule === 'invisible-metadata')!;
+    const sample = {
+      traceId: 'a'.repeat(32),
+      spanId: 'b'.repeat(16),
+      runId: 'run-1',
+      startTime: '2026-11-30T09:00:00.000Z',
+      evidence: found.evidence,
+      text: call.result.text, // what the read models keep of the call: not the code
+    };
+    const invisible = {
+      ...finding('invisible-metadata', { [found.evidence]: 1 }, 'get_quote'),
+      samples: [sample],
+    };
+
+    const contract = suggestContract(invisible, {
+      dominantCategory: classification.category,
+      sampledDeclarations: [declaredErrorOfCall(call)],
+    });
+
+    const suggested = contract.result!;
+    expect(suggested.structuredContent).toEqual({
+      errorCategory: 'transient',
+      isRetryable: true,
+      code: 'QUOTA',
+      description: expect.stringContaining('get_quote') as string,
+      retryAfterMs: 1000,
+    });
+    // Errata reads the suggested result as it says: the wait, and no rule violated
+    const fixed = toolCallOf(errataToolSpan('get_quote', { ...suggested, content: [...suggested.content] }));
+    const fixedClassification = classifyToolCall(fixed);
+    expect(fixedClassification).toMatchObject({ category: 'transient', retryAfterMs: 1000 });
+    expect(detectCallFindings(fixed, fixedClassification)).toEqual([]);
+    // A wait on a failure no retry fixes is not suggested; the code still is the tool's own
+    const business = suggestContract(invisible, {
+      dominantCategory: 'business',
+      sampledDeclarations: [declaredErrorOfCall(call)],
+    }).result!.structuredContent;
+    expect(business).toMatchObject({ errorCategory: 'business', code: 'QUOTA' });
+    expect(business).not.toHaveProperty('retryAfterMs');
+  });
+
+  it('reads what a call declared from its errata.error.* attributes first, then its structured content and text', () => {
+    const call = toolCallOf(
+      errataToolSpan(
+        'get_quote',
+        {
+          isError: true,
+          content: [{ type: 'text', text: '{"code":"FROM_TEXT","retryAfterSeconds":3}' }],
+          structuredContent: { errorCategory: 'transient', code: 'FROM_STRUCTURED' },
+        },
+        { attributes: { 'errata.error.code': 'FROM_ATTRIBUTE' } },
+      ),
+    );
+    expect(declaredErrorOfCall(call)).toEqual({
+      category: 'transient',
+      retryable: null,
+      code: 'FROM_ATTRIBUTE',
+      retryAfterMs: 3000,
     });
   });
 

@@ -7,7 +7,7 @@
  */
 import { categoryOfTexts } from './classify';
 import type { Finding } from './findings-report';
-import { declaredErrorOf } from './result-signals';
+import { declaredErrorOf, type DeclaredError } from './result-signals';
 import type { Category } from './rules';
 
 /** What a failing tool should put in `structuredContent` (and mirror as JSON text). */
@@ -17,6 +17,8 @@ export interface ErrorEnvelope {
   readonly code: string;
   readonly description: string;
   readonly customerExplanation?: string;
+  /** How long to wait before retrying, when the tool already says so (a retryable failure only). */
+  readonly retryAfterMs?: number;
 }
 
 export interface SuggestedResult {
@@ -46,9 +48,14 @@ export interface SuggestedContract {
   readonly markdown: string;
 }
 
-/** What else is known about the tool besides the finding: its most frequent failure category. */
+/**
+ * What else is known about the tool besides the finding: its most frequent failure category, and the error fields its
+ * sampled offences declared (`declaredErrorOfCall`: their attributes, structured content and text as logged; a
+ * sample's stored text alone loses a code the tool declared only in `structuredContent`).
+ */
 export interface ContractContext {
   readonly dominantCategory: Category | null;
+  readonly sampledDeclarations?: readonly DeclaredError[];
 }
 
 const RETRYABLE: Record<ErrorEnvelope['errorCategory'], boolean> = {
@@ -101,12 +108,21 @@ const CODE_LIKE = /^[A-Za-z][\w.-]*$/;
 
 /**
  * A stable code: the one the tool already uses, when the evidence shows it or its sampled failures declare one (its
- * clients may depend on it: a fix that only corrects the retryability must not rename it), else one per category.
+ * clients may depend on it: a fix that only corrects the retryability or mirrors the metadata must not rename it),
+ * else one per category.
  */
-function codeFor(finding: Finding, category: ErrorEnvelope['errorCategory']): string {
+function codeFor(
+  finding: Finding,
+  context: ContractContext,
+  category: ErrorEnvelope['errorCategory'],
+): string {
   for (const evidence of Object.keys(finding.evidence)) {
     const code = /(?:^|:)code:([A-Za-z][\w.-]*)$/.exec(evidence)?.[1];
     if (code !== undefined) return code.toUpperCase();
+  }
+  for (const declared of context.sampledDeclarations ?? []) {
+    const code = declared.code?.trim() ?? '';
+    if (CODE_LIKE.test(code)) return code;
   }
   for (const sample of finding.samples) {
     const declared = sample.text === null ? null : declaredErrorOf(null, sample.text).code;
@@ -115,12 +131,31 @@ function codeFor(finding: Finding, category: ErrorEnvelope['errorCategory']): st
   return CODES[category];
 }
 
+/**
+ * The wait the tool already asks for before a retry (its sampled failures' first `retryAfterMs`), kept for a
+ * transient failure: the only kind a later retry of the same call may fix.
+ */
+function retryAfterFor(
+  context: ContractContext,
+  category: ErrorEnvelope['errorCategory'],
+): number | undefined {
+  if (category !== 'transient') return undefined;
+  const declared = (context.sampledDeclarations ?? []).find(
+    (declaration) =>
+      declaration.retryAfterMs !== null &&
+      Number.isSafeInteger(declaration.retryAfterMs) &&
+      declaration.retryAfterMs > 0,
+  );
+  return declared?.retryAfterMs ?? undefined;
+}
+
 export function errorEnvelope(finding: Finding, context: ContractContext): ErrorEnvelope {
   const category = categoryFor(finding, context);
+  const retryAfterMs = retryAfterFor(context, category);
   return {
     errorCategory: category,
     isRetryable: RETRYABLE[category],
-    code: codeFor(finding, category),
+    code: codeFor(finding, context, category),
     description: DESCRIPTIONS[category](finding.tool),
     ...(category === 'business'
       ? {
@@ -128,6 +163,7 @@ export function errorEnvelope(finding: Finding, context: ContractContext): Error
             'We could not complete this request because of our policy. <Explain the rule here.>',
         }
       : {}),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   };
 }
 

@@ -394,9 +394,15 @@ export const OPENAPI_SCHEMAS = {
       code: string('A stable error code.'),
       description: string(),
       customerExplanation: string('For business errors: what to tell the customer.'),
+      retryAfterMs: {
+        ...integer(
+          'For transient errors: how long to wait before retrying, when the tool already declares it.',
+        ),
+        minimum: 1,
+      },
     },
     {
-      optional: ['customerExplanation'],
+      optional: ['customerExplanation', 'retryAfterMs'],
       description: 'What a failing tool should put in structuredContent.',
     },
   ),

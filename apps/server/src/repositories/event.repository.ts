@@ -6,6 +6,7 @@ import type { Pool } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
+import type { ToolCallData } from '@errata/domain';
 import { copyField, copyHexBytes, copyJsonField } from '../database/copy-text';
 import { jsonForPostgres, withoutNul } from '../database/postgres-text';
 import { isoFromMicros, timestampFromMicros } from '../database/timestamps';
@@ -282,6 +283,26 @@ export class EventRepository {
       .select(sql<number>`count(*)::int`.as('count'))
       .executeTakeFirstOrThrow();
     return row.count;
+  }
+
+  /**
+   * What the logged tool calls `spans` (ids hex) declared and returned, in the order of `spans` (one not in the log is
+   * left out): the read models keep a call's text, not its structured content, and a code a tool declared only there
+   * is read from the log.
+   */
+  async toolCallDeclarations(
+    projectId: number,
+    spans: readonly { readonly traceId: string; readonly spanId: string }[],
+  ): Promise<Pick<ToolCallData, 'declared' | 'result'>[]> {
+    if (spans.length === 0) return [];
+    const { rows } = await sql<{ declared: ToolCallData['declared']; result: ToolCallData['result'] }>`
+      SELECT e.data->'declared' AS declared, e.data->'result' AS result
+        FROM unnest(${spans.map((span) => span.traceId)}::text[], ${spans.map((span) => span.spanId)}::text[])
+             WITH ORDINALITY AS s (trace_id, span_id, i)
+        JOIN event e ON e.project_id = ${projectId} AND e.trace_id = decode(s.trace_id, 'hex')
+                    AND e.span_id = decode(s.span_id, 'hex') AND e.type = 'ToolCallObserved'
+       ORDER BY s.i, e.start_time`.execute(this.db);
+    return rows;
   }
 
   async count(): Promise<number> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   FINDINGS_CALL_MEASURES,
   SCORECARD_MEASURES,
+  declaredErrorOfCall,
   findingId,
   findingsFromSums,
   scorecardFromSums,
@@ -15,6 +16,7 @@ import {
 } from '@errata/domain';
 import type { ReportFilter } from '../http/report-query';
 import { DeliveryRepository } from '../repositories/delivery.repository';
+import { EventRepository } from '../repositories/event.repository';
 import { FixRepository } from '../repositories/fix.repository';
 import {
   RollupQueryRepository,
@@ -39,6 +41,7 @@ export class FindingsService {
     private readonly rollups: RollupQueryRepository,
     private readonly fixes: FixRepository,
     private readonly deliveries: DeliveryRepository,
+    private readonly events: EventRepository,
   ) {}
 
   async list(projectId: number, filter: ReportFilter, page: FindingsPage) {
@@ -72,13 +75,17 @@ export class FindingsService {
     const dominantCategory = dominantFailureCategory(
       calls.filter((row) => row.server === finding.server && row.tool === finding.tool),
     );
-    const [fix, deliveries] = await Promise.all([
+    const [fix, deliveries, sampledCalls] = await Promise.all([
       this.fixes.current(projectId, id),
       this.deliveries.findingStatus(projectId, id),
+      this.events.toolCallDeclarations(projectId, finding.samples),
     ]);
     return {
       ...finding,
-      suggestedContract: suggestContract(finding, { dominantCategory }),
+      suggestedContract: suggestContract(finding, {
+        dominantCategory,
+        sampledDeclarations: sampledCalls.map(declaredErrorOfCall),
+      }),
       fix,
       deliveries,
     };
