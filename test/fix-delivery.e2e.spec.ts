@@ -11,6 +11,7 @@ import { instrumentMcpClient } from '@errata/sdk';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerTestTracing, type TestTracing } from '../libs/sdk/src/tracing.spec-helper';
+import { OwnerRepository } from '../apps/server/src/repositories/owner.repository';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { DeliveryService } from '../apps/server/src/services/delivery.service';
@@ -148,6 +149,67 @@ describe('fix rounds during a rebuild', () => {
     await new Promise((resolve) => setTimeout(resolve, 300)); // the delivery loop polls every 25 ms
     const sent = receiver.received.map((request) => (JSON.parse(request.body) as { type: string }).type);
     expect(sent).toEqual(['errata.fix.suggested']);
+    await receiver.close();
+  });
+});
+
+describe('owners of version ranges', () => {
+  it('refuses a second owner of a range that means the same however it is spelt, and stores ranges canonical', async () => {
+    const receiver = new Receiver();
+    const webhookUrl = await receiver.start();
+    const register = (server: string, versionRange: string) =>
+      api('POST', 'owners', { server, versionRange, webhookUrl });
+
+    const first = await register('orders-v', '>=2.0.0 <3');
+    expect(first.status).toBe(201);
+    expect(first.body.versionRange).toBe('>=2.0.0 <3.0.0');
+    for (const spelling of [' >=2.0.0 <3', '>=2.0.0  <3', '>=2.0 <3.0.0', '<3 >=2.0.0']) {
+      const again = await register('orders-v', spelling);
+      expect(again.status, spelling).toBe(400);
+      expect(again.body.message).toBe(
+        `server "orders-v" already has an owner (${first.body.id as string}) for version range ">=2.0.0 <3.0.0"`,
+      );
+    }
+    // A range that reads two ways is refused, saying which forms are taken
+    const ambiguous = await register('orders-v', '>2');
+    expect(ambiguous.status).toBe(400);
+    expect(ambiguous.body.message).toMatch(/^"versionRange" must be comparators such as ">=1\.2\.0 <2"/);
+    expect(ambiguous.body.message).toContain('">2" could mean one version or a whole release');
+
+    // An owner registered before ranges were canonicalised, as it was stored then, is compared by meaning too
+    const project = await server.app.get(ProjectRepository).ensureProject('default');
+    const legacy = await server.app.get(OwnerRepository).create({
+      projectId: project.id,
+      serverName: 'orders-legacy',
+      versionRange: '>=1.0  <2',
+      webhookUrl,
+      contact: null,
+      secret: 'whsec_' + Buffer.from('legacy-secret-legacy-secret-1234').toString('base64'),
+    });
+    const equivalent = await register('orders-legacy', '>=1.0.0 <2.0.0');
+    expect(equivalent.status).toBe(400);
+    expect(equivalent.body.message).toContain(`(${legacy.id}) for version range ">=1.0  <2"`);
+    await receiver.close();
+  });
+
+  it('given an owner of "2.x", sends it the fixes of 2.1.0 (an x-range once matched no version)', async () => {
+    const receiver = new Receiver();
+    const registered = await api('POST', 'owners', {
+      server: 'orders-x',
+      versionRange: '2.x',
+      webhookUrl: await receiver.start(),
+    });
+    expect(registered.status).toBe(201);
+    expect(registered.body.versionRange).toBe('>=2.0.0 <3.0.0-0');
+    receiver.secret = registered.body.secret as string;
+    await traffic('orders-x', '2.1.0', 3, { untyped: true });
+
+    const events = await server.app.get(FixService).runOnce();
+
+    expect(events.filter((event) => event.type === 'FixSuggested')).toHaveLength(1);
+    await until('the suggestion to arrive', async () => receiver.received.length >= 1);
+    expect(receiver.received[0]!.verified).toBe(true);
+    expect(JSON.parse(receiver.received[0]!.body).data.finding.server).toBe('orders-x');
     await receiver.close();
   });
 });

@@ -26,6 +26,7 @@ export * from './findings-report';
 export * from './server-scorecard';
 export * from './suggested-contract';
 export * from './fix-lifecycle';
+export * from './version-range';
 export * from './report-series';
 export * from './trace-timeline';
 export { parseIsoInstant } from './iso-instant';

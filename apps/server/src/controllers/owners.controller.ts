@@ -63,7 +63,8 @@ export class OwnersController {
         server: { type: 'string', description: 'the MCP server name (serverInfo.name)' },
         versionRange: {
           type: 'string',
-          description: 'comparators such as ">=1.2.0 <2"; all versions when absent',
+          description:
+            'comparators such as ">=1.2.0 <2" or an x-range such as "2.x", stored canonical (">=1.2.0 <2.0.0"); all versions when absent',
         },
         webhookUrl: {
           type: 'string',

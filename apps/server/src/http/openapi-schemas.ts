@@ -124,7 +124,11 @@ const ownerProperties = {
   id: uuid(),
   projectId: integer(),
   serverName: string('MCP server name (serverInfo.name); registered as `server`.'),
-  versionRange: nullable(string('Comparators such as ">=1.2.0 <2"; null: every version.')),
+  versionRange: nullable(
+    string(
+      'Canonical: the tightest lower and upper bound, or "=" one version (">=1.2.0 <2.0.0", "2.x" as ">=2.0.0 <3.0.0-0"); null: every version.',
+    ),
+  ),
   webhookUrl: string(),
   contact: nullable(string()),
   disabledAt: nullable(dateTime('When the endpoint answered 410 Gone; null while enabled.')),

@@ -51,6 +51,16 @@ export class OwnerRepository {
       .executeTakeFirstOrThrow();
   }
 
+  /** The version ranges of a server's owners (null: every version). */
+  rangesOf(projectId: number, serverName: string) {
+    return this.db
+      .selectFrom('server_owner')
+      .select(['id', 'version_range as versionRange'])
+      .where('project_id', '=', projectId)
+      .where('server_name', '=', serverName)
+      .execute();
+  }
+
   list(projectId: number) {
     return this.db
       .selectFrom('server_owner')

@@ -5,7 +5,14 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { decideFromTraffic, isFixNews, type Finding, type Fix, type FixEvent } from '@errata/domain';
+import {
+  decideFromTraffic,
+  inVersionRange,
+  isFixNews,
+  type Finding,
+  type Fix,
+  type FixEvent,
+} from '@errata/domain';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -17,7 +24,6 @@ import { OwnerRepository, type Owner } from '../repositories/owner.repository';
 import { FixNotFound } from './finding-not-found';
 import { FindingsService } from './findings.service';
 import { dedupeKeyOf, webhookTypeOf } from './fix-news';
-import { inVersionRange } from './owner.service';
 import { Poller } from './poller';
 import { ProjectorService } from './projector.service';
 

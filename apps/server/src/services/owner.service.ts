@@ -1,5 +1,5 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { compareVersions } from '@errata/domain';
+import { parseVersionRange, sameVersionRange, VERSION_RANGE_FORMS } from '@errata/domain';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { OwnerRepository, type Owner } from '../repositories/owner.repository';
 import { refusalOf } from '../webhooks/safe-http';
@@ -12,32 +12,8 @@ export interface OwnerRegistration {
   readonly contact: string | null;
 }
 
-const COMPARATOR = /^(>=|<=|>|<|=)?(\d[\w.+-]*)$/;
-
 /** Owners as the API shows them: secrets never, only how many sign. */
 export const shownOwner = ({ secrets, ...owner }: Owner) => ({ ...owner, signingSecrets: secrets.length });
-
-/** Does `version` satisfy a range such as ">=1.2.0 <2" (null: every version)? */
-export function inVersionRange(version: string | null, range: string | null): boolean {
-  if (range === null) return true;
-  if (version === null) return false;
-  return range
-    .trim()
-    .split(/\s+/)
-    .every((comparator) => {
-      const [, op = '=', bound = ''] = COMPARATOR.exec(comparator) ?? [];
-      const order = compareVersions(version, bound);
-      return op === '>='
-        ? order >= 0
-        : op === '<='
-          ? order <= 0
-          : op === '>'
-            ? order > 0
-            : op === '<'
-              ? order < 0
-              : order === 0;
-    });
-}
 
 @Injectable()
 export class OwnerService {
@@ -56,30 +32,40 @@ export class OwnerService {
         : ' (ERRATA_WEBHOOK_ALLOW_INTERNAL=true lets webhooks reach them)';
       throw new BadRequestException(`"webhookUrl" is refused: ${refusal}${allow}`);
     }
-    const range = registration.versionRange;
-    if (
-      range !== null &&
-      !range
-        .trim()
-        .split(/\s+/)
-        .every((part) => COMPARATOR.test(part))
-    ) {
-      throw new BadRequestException(
-        `"versionRange" must be comparators such as ">=1.2.0 <2"; got "${range}"`,
-      );
-    }
+    const versionRange = this.canonicalRange(registration.versionRange);
+    // One owner per range: equivalent ranges are one range, or one endpoint gets each piece of news once per
+    // spelling, with webhook-ids that cannot tell the copies apart. New ranges are stored canonical, so the unique
+    // constraint catches two registrations at once; owners registered before that may be spelt otherwise.
+    const alike = (await this.owners.rangesOf(projectId, registration.serverName)).find((owner) =>
+      sameVersionRange(owner.versionRange, versionRange),
+    );
+    if (alike !== undefined) throw this.duplicate(registration.serverName, alike.versionRange, alike.id);
     const secret = newSecret();
     try {
-      const owner = await this.owners.create({ projectId, ...registration, secret });
+      const owner = await this.owners.create({ projectId, ...registration, versionRange, secret });
       return { ...shownOwner(owner), secret };
     } catch (error) {
       if ((error as { code?: string }).code === '23505') {
-        throw new BadRequestException(
-          `server "${registration.serverName}" already has an owner for that version range`,
-        );
+        throw this.duplicate(registration.serverName, versionRange, null);
       }
       throw error;
     }
+  }
+
+  /** The range as stored: canonical (`>=2.0 <3` is `>=2.0.0 <3.0.0`), or a 400 saying what forms it may take. */
+  private canonicalRange(range: string | null): string | null {
+    if (range === null) return null;
+    const parsed = parseVersionRange(range);
+    if (parsed.refusal !== undefined) {
+      throw new BadRequestException(`${VERSION_RANGE_FORMS}; got "${range}": ${parsed.refusal}`);
+    }
+    return parsed.canonical;
+  }
+
+  private duplicate(serverName: string, range: string | null, ownerId: string | null) {
+    const which = range === null ? 'every version' : `version range "${range}"`;
+    const owner = ownerId === null ? 'an owner' : `an owner (${ownerId})`;
+    return new BadRequestException(`server "${serverName}" already has ${owner} for ${which}`);
   }
 
   async list(projectId: number) {
