@@ -105,7 +105,7 @@ describe('dashboard (chromium)', () => {
     return { from: (await window.getAttribute('data-from'))!, to: (await window.getAttribute('data-to'))! };
   }
 
-  async function visit(path: string, heading: string): Promise<void> {
+  async function visit(path: string, heading: string | RegExp): Promise<void> {
     await page.goto(`${server.url}${path}`);
     await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
     await page.locator('[role=status][aria-busy=true]').first().waitFor({ state: 'detached' });
@@ -934,6 +934,80 @@ describe('dashboard (chromium)', () => {
         );
       }
       await screenshot('servers-phone');
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 900 });
+    }
+  });
+
+  it('a 256-byte server and tool name wraps: no page scrolls sideways at 1400 px, the whole name still there', async () => {
+    // Given calls, one retried, to a tool and server whose names Errata stores cut to 256 bytes, without a space
+    const at = Date.now() - 5 * 60_000;
+    const call = {
+      tool: `search_${'t'.repeat(400)}`,
+      server: `server-${'s'.repeat(400)}`,
+      durationMs: 5,
+      isError: true,
+      text: 'No results found',
+    };
+    const trace = new AgentTrace();
+    const spans = trace.run('long-names-agent', at, [
+      { ...call, startMs: at + 1 },
+      { ...call, startMs: at + 20 },
+    ]);
+    expect(await sendSpans(server.url, server.ingestKey, spans)).toBe(200);
+    await server.catchUp();
+    const scorecard = await api<{ servers: { server: string | null; tools: { tool: string }[] }[] }>(
+      'servers',
+    );
+    const stored = scorecard.servers.find((s) => s.server?.startsWith('server-sss'))!;
+    const [longServer, longTool] = [stored.server!, stored.tools[0]!.tool];
+    expect(longServer).toMatch(/…\[truncated \d+ bytes\]$/);
+    expect(longTool).toMatch(/…\[truncated \d+ bytes\]$/);
+    const { findings } = await api<{ findings: { id: string }[] }>('findings', { server: longServer });
+    expect(findings.length).toBeGreaterThan(0);
+    const traceId = spans[0]!.spanContext().traceId;
+
+    // Then every page, filtered to it or not, fits a 1400 px window
+    const filtered = `range=24h&server=${encodeURIComponent(longServer)}&tool=${encodeURIComponent(longTool)}`;
+    await page.setViewportSize({ width: 1400, height: 900 });
+    try {
+      for (const [path, heading] of [
+        ['/', 'Overview'],
+        ['/retry-waste?groupBy=tool', 'Retry waste'],
+        [`/retry-waste?groupBy=tool&${filtered}`, 'Retry waste'],
+        ['/misclassified', 'Misclassified results'],
+        ['/escalations', 'Escalations'],
+        ['/subagents', 'Subagent coverage'],
+        ['/servers', 'Servers'],
+        ['/findings', 'Findings'],
+        [`/findings?${filtered}`, 'Findings'],
+        [`/findings/${findings[0]!.id}?${filtered}`, / server-s+…/],
+        [`/traces/${traceId}?${filtered}`, /^Run timeline/],
+      ] as const) {
+        await visit(path, heading);
+        await page.waitForLoadState('networkidle'); // the filter bar's lists too
+        const widths = await page.evaluate(() => ({
+          page: document.documentElement.scrollWidth,
+          window: window.innerWidth,
+          // On a wide screen a table fits too: its names wrap rather than scroll it sideways
+          tables: Array.from(document.querySelectorAll('.table-scroll')).filter(
+            (box) => box.scrollWidth > box.clientWidth,
+          ).length,
+          // What sticks out, to say where in the message
+          wide: Array.from(document.querySelectorAll('main *'))
+            .filter((element) => element.getBoundingClientRect().right > window.innerWidth)
+            .slice(0, 5)
+            .map((element) => `${element.tagName.toLowerCase()}.${element.className}`),
+        }));
+        expect(widths.page, `${path}: ${widths.wide.join(' ')}`).toBeLessThanOrEqual(widths.window);
+        expect(widths.tables, path).toBe(0);
+      }
+      await screenshot('long-names-timeline');
+      // The filters cut the names short on screen, and keep them whole on hover
+      await visit(`/servers?${filtered}`, 'Servers');
+      await screenshot('long-names-servers');
+      expect(await page.getByLabel('Server', { exact: true }).getAttribute('title')).toBe(longServer);
+      expect(await page.getByLabel('Tool', { exact: true }).getAttribute('title')).toBe(longTool);
     } finally {
       await page.setViewportSize({ width: 1360, height: 900 });
     }

@@ -132,38 +132,22 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
             )}
           </>
         )}
-        <div class="field">
-          <label for="filter-server">Server</label>
-          <select
-            id="filter-server"
-            name="server"
-            value={filters.server ?? ''}
-            onChange={(e) => go({ server: e.currentTarget.value || null, tool: null })}
-          >
-            <option value="">All servers</option>
-            {serverNames.map((name) => (
-              <option value={name} key={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="filter-tool">Tool</label>
-          <select
-            id="filter-tool"
-            name="tool"
-            value={filters.tool ?? ''}
-            onChange={(e) => go({ tool: e.currentTarget.value || null })}
-          >
-            <option value="">All tools</option>
-            {toolNames.map((name) => (
-              <option value={name} key={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <NameFilter
+          name="server"
+          label="Server"
+          everything="All servers"
+          names={serverNames}
+          value={filters.server}
+          onChange={(server) => go({ server, tool: null })}
+        />
+        <NameFilter
+          name="tool"
+          label="Tool"
+          everything="All tools"
+          names={toolNames}
+          value={filters.tool}
+          onChange={(tool) => go({ tool })}
+        />
         {filters.agent !== null && (
           <p class="filter-chip">
             Agent <strong>{filters.agent}</strong>{' '}
@@ -178,5 +162,40 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
       </form>
       <UrlNotice notices={filters.notices} />
     </>
+  );
+}
+
+/**
+ * A server or tool filter. A name can be 256 bytes without a space (as Errata stores it): the select keeps a width
+ * the bar can hold, and the chosen name stays whole on hover.
+ */
+function NameFilter(props: {
+  /** The URL parameter; the select's id is `filter-<name>`. */
+  name: 'server' | 'tool';
+  label: string;
+  /** The first choice, which filters nothing. */
+  everything: string;
+  names: readonly string[];
+  value: string | null;
+  onChange: (name: string | null) => void;
+}) {
+  return (
+    <div class="field">
+      <label for={`filter-${props.name}`}>{props.label}</label>
+      <select
+        id={`filter-${props.name}`}
+        name={props.name}
+        value={props.value ?? ''}
+        title={props.value ?? undefined}
+        onChange={(e) => props.onChange(e.currentTarget.value || null)}
+      >
+        <option value="">{props.everything}</option>
+        {props.names.map((name) => (
+          <option value={name} key={name} title={name}>
+            {name}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }

@@ -111,7 +111,7 @@ export function FindingsPage({ filters, query }: PageProps) {
                         <th scope="row">
                           <Link href={`/findings/${finding.id}${carried}`}>{labelOf(finding.rule)}</Link>
                         </th>
-                        <td>
+                        <td class="name">
                           <span class="server">{finding.server ?? 'unknown server'}</span> / {finding.tool}
                         </td>
                         <NumberCell value={finding.count} />
