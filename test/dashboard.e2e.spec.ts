@@ -888,6 +888,66 @@ describe('dashboard (chromium)', () => {
     }
   });
 
+  it('after an outage, Try again brings back the server and tool lists with the figures; a list that fails says so', async () => {
+    const tab = await context.newPage();
+    tab.setDefaultTimeout(10_000);
+    const serverOptions = () => tab.locator('#filter-server option').allTextContents();
+    const listsFailed = tab.locator('[data-lists-failed]');
+    try {
+      await tab.goto(`${server.url}/`);
+      await tab.getByLabel('Read key').fill(server.readKey);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+      await tab.locator('#filter-server option').nth(1).waitFor({ state: 'attached' });
+
+      // Given Errata down while the range changes: the figures and the filter bar's lists both fail
+      let down = true;
+      await tab.route('**/api/v1/**', (route) =>
+        down ? route.abort('connectionrefused') : route.continue(),
+      );
+      await tab.getByLabel('Time range', { exact: true }).selectOption('7d');
+      const alert = tab.getByRole('alert');
+      await alert.waitFor();
+      await listsFailed.waitFor();
+      expect(await serverOptions()).toEqual(['All servers']);
+      await tab.screenshot({ path: join(SCREENSHOTS, 'outage.png'), fullPage: true });
+
+      // When it is back and the error view's Try again is clicked
+      down = false;
+      await alert.getByRole('button', { name: 'Try again' }).click();
+
+      // Then the figures and the lists are back, as the scorecard lists the servers
+      await tab.locator('[data-stat="calls"]').waitFor();
+      await tab.locator('#filter-server option').nth(1).waitFor({ state: 'attached' });
+      await listsFailed.waitFor({ state: 'detached' });
+      const window = await tab.locator('.window').evaluate((p) => ({
+        from: p.getAttribute('data-from')!,
+        to: p.getAttribute('data-to')!,
+      }));
+      const { servers } = await api<{ servers: { server: string | null }[] }>('servers', window);
+      expect(await serverOptions()).toEqual([
+        'All servers',
+        ...servers.map((s) => s.server ?? '(unknown)').sort(),
+      ]);
+
+      // A list that fails alone says so, and loads again on request
+      let listsDown = true;
+      await tab.route('**/api/v1/servers?*', (route) =>
+        listsDown ? route.abort('connectionrefused') : route.continue(),
+      );
+      await tab.getByLabel('Time range', { exact: true }).selectOption('30d');
+      await tab.locator('[data-stat="calls"]').waitFor();
+      await listsFailed.waitFor();
+      expect(await listsFailed.textContent()).toContain('could not be loaded');
+      listsDown = false;
+      await listsFailed.getByRole('button').click();
+      await tab.locator('#filter-server option').nth(1).waitFor({ state: 'attached' });
+      await listsFailed.waitFor({ state: 'detached' });
+    } finally {
+      await tab.close();
+    }
+  });
+
   it('an unknown page shows the app\'s "Page not found"; grades are legible; tables scroll within a phone-wide page', async () => {
     await page.goto(`${server.url}/nope`);
     await page.getByRole('heading', { name: 'Page not found', level: 1 }).waitFor();

@@ -6,7 +6,21 @@ export type Loaded<T> =
   | { readonly state: 'error'; readonly error: ApiError }
   | { readonly state: 'ready'; readonly data: T };
 
-/** GETs `path` whenever it or its parameters change; a 401 sends the user back to sign in. */
+/** The retry of every request that failed, while it stays failed. */
+const failedRequests = new Set<() => void>();
+
+/**
+ * Tries every failed request again. An outage fails more than the view on screen (the filter bar's server and tool
+ * lists too): one Try again brings all of them back, not just the view's own figures.
+ */
+export function retryFailedRequests(): void {
+  for (const retry of [...failedRequests]) retry();
+}
+
+/**
+ * GETs `path` whenever it or its parameters change; a 401 sends the user back to sign in. While it has failed,
+ * `retryFailedRequests` tries it again.
+ */
 export function useApi<T>(path: string | null, params: Params = {}): Loaded<T> & { retry: () => void } {
   const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
   const [attempt, setAttempt] = useState(0);
@@ -29,6 +43,12 @@ export function useApi<T>(path: string | null, params: Params = {}): Loaded<T> &
     return () => controller.abort(); // `key` stands for path and params, compared by value
   }, [key, attempt]);
   const retry = useCallback(() => setAttempt((n) => n + 1), []);
+  const failed = loaded.state === 'error';
+  useEffect(() => {
+    if (!failed) return;
+    failedRequests.add(retry);
+    return () => void failedRequests.delete(retry);
+  }, [failed, retry]);
   return { ...loaded, retry };
 }
 

@@ -148,6 +148,7 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
           value={filters.tool}
           onChange={(tool) => go({ tool })}
         />
+        {servers.state === 'error' && <ListsNotLoaded retry={servers.retry} />}
         {filters.agent !== null && (
           <p class="filter-chip">
             Agent <strong>{filters.agent}</strong>{' '}
@@ -197,5 +198,20 @@ function NameFilter(props: {
         ))}
       </select>
     </div>
+  );
+}
+
+/**
+ * The server and tool lists did not load (Errata down, say): said, with a way to ask again, rather than offering
+ * "All servers" alone as if there were no others.
+ */
+function ListsNotLoaded({ retry }: { retry: () => void }) {
+  return (
+    <p class="field-problem" role="status" data-lists-failed>
+      The server and tool lists could not be loaded.{' '}
+      <button type="button" onClick={retry}>
+        Load them again
+      </button>
+    </p>
   );
 }

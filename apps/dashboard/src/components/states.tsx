@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../api';
-import type { Loaded } from '../use-api';
+import { retryFailedRequests, type Loaded } from '../use-api';
 
 function Loading({ what }: { what: string }) {
   return (
@@ -34,7 +34,13 @@ function ErrorState({
       <h2>{error.status === 404 ? 'Not found' : 'This view could not be loaded'}</h2>
       <p class="error-message">{error.message}</p>
       {hint && <p>{hint}</p>}
-      <button type="button" onClick={retry}>
+      <button
+        type="button"
+        onClick={() => {
+          retry();
+          retryFailedRequests(); // what failed beside the view (the filter bar's lists) comes back with it
+        }}
+      >
         Try again
       </button>
     </div>
