@@ -5,8 +5,15 @@
 import { MAX_NAME_BYTES } from '@errata/domain';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { AgentTrace } from './support/agent-spans';
-import { connectErrataMcp, sendSpans, startTestServer, type TestServer } from './support/server';
+import {
+  connectErrataMcp,
+  defaultProjectId,
+  sendSpans,
+  startTestServer,
+  type TestServer,
+} from './support/server';
 
 const t0 = Date.UTC(2026, 10, 30, 8, 0, 0);
 const longTool = `lookup_${'order_history_'.repeat(25)}`;
@@ -79,5 +86,24 @@ describe('report filters with names longer than Errata keeps', () => {
     })) as { structuredContent: { ok: boolean; data: { totals: { calls: number } } } };
     expect(answer.structuredContent.ok).toBe(true);
     expect(answer.structuredContent.data.totals.calls).toBe(2);
+  });
+
+  it('given an owner registered for the whole server name, then it owns the server the reports name', async () => {
+    const { key } = await server.app
+      .get(ApiKeyService)
+      .create(await defaultProjectId(server.db), 'admin', 'cli');
+    const response = await fetch(`${server.url}/api/v1/owners`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ server: longServer, webhookUrl: 'https://hooks.example.com/errata' }),
+    });
+    expect(response.status).toBe(201);
+    const owner = (await response.json()) as { serverName: string };
+    const byServer = (await (
+      await fetch(`${server.url}/api/v1/reports/retry-waste?groupBy=server`, {
+        headers: { authorization: `Bearer ${server.readKey}` },
+      })
+    ).json()) as { groups: { server: string | null }[] };
+    expect(byServer.groups.map((group) => group.server)).toContain(owner.serverName);
   });
 });

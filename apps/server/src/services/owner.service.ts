@@ -1,5 +1,5 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { parseVersionRange, sameVersionRange, VERSION_RANGE_FORMS } from '@errata/domain';
+import { parseVersionRange, sameVersionRange, storedName, VERSION_RANGE_FORMS } from '@errata/domain';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { OwnerRepository, type Owner } from '../repositories/owner.repository';
 import { refusalOf } from '../webhooks/safe-http';
@@ -23,7 +23,9 @@ export class OwnerService {
   ) {}
 
   /** Registers an owner; the signing secret is in this answer only. */
-  async register(projectId: number, registration: OwnerRegistration) {
+  async register(projectId: number, given: OwnerRegistration) {
+    // The name as findings key it: a longer one, stored whole, would never match its server's findings.
+    const registration = { ...given, serverName: storedName(given.serverName) };
     // A URL every delivery would be refused for fails now, not after the last attempt of the first suggestion.
     const refusal = refusalOf(registration.webhookUrl, this.config.webhookAllowInternal);
     if (refusal !== null) {
