@@ -25,6 +25,7 @@ interface ComposeService {
   ports?: (string | number | { target: number; published?: number | string })[];
   depends_on?: string[] | Record<string, { condition?: string }>;
   healthcheck?: { test?: string | string[]; disable?: boolean };
+  env_file?: string | string[];
   volumes?: (string | { type?: string; source?: string; target: string })[];
 }
 
@@ -84,6 +85,10 @@ describe('docker-compose.yml', () => {
     const keys = Object.keys(environment(errata!, KEYS));
     expect(keys.length).toBeGreaterThan(0);
     for (const key of keys) expect(CONFIG_VARIABLES, `${key} is not a configuration variable`).toContain(key);
+  });
+
+  it('passes the settings an admin puts in .env to errata (compose reads .env itself only for ${…}), in a form docker-compose 1.29 reads', () => {
+    expect(errata!.env_file).toBe('.env');
   });
 
   it('requires the API keys from the environment instead of shipping default secrets', () => {
