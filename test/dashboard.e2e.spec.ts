@@ -948,7 +948,7 @@ describe('dashboard (chromium)', () => {
     }
   });
 
-  it('an unknown page shows the app\'s "Page not found"; grades are legible; tables scroll within a phone-wide page', async () => {
+  it('an unknown page shows the app\'s "Page not found"; grades are legible; tables scroll within a phone-wide page, and rows of charts fit it', async () => {
     await page.goto(`${server.url}/nope`);
     await page.getByRole('heading', { name: 'Page not found', level: 1 }).waitFor();
     await page.getByRole('navigation', { name: 'Views' }).waitFor();
@@ -986,9 +986,14 @@ describe('dashboard (chromium)', () => {
       for (const [path, heading, table] of [
         ['/servers?range=7d', 'Servers', 'scorecard'],
         ['/findings?range=7d', 'Findings', 'findings'],
+        // Pages with a row of charts side by side on a wide screen.
+        ['/retry-waste?range=7d', 'Retry waste', 'retry-groups'],
+        ['/escalations?range=7d', 'Escalations', null],
+        ['/subagents?range=7d', 'Subagent coverage', null],
       ] as const) {
         await visit(path, heading);
-        await page.locator(`[data-table="${table}"]`).waitFor();
+        if (table !== null) await page.locator(`[data-table="${table}"]`).waitFor();
+        else await page.locator('.charts-row').first().waitFor();
         expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(
           390,
         );
