@@ -809,6 +809,19 @@ describe('dashboard (chromium)', () => {
     await page.getByRole('heading', { name: 'Misclassified results', level: 1 }).waitFor();
     expect(new URL(page.url()).search).toBe('?range=7d');
 
+    // Opened from the retry waste page, a shared link leads back there
+    await visit('/retry-waste?range=7d', 'Retry waste');
+    await page.locator('[data-sample]').first().click();
+    await page.waitForURL(/\/traces\//);
+    const fromRetryWaste = page.url();
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Retry waste', level: 1 }).waitFor();
+    await page.goto(fromRetryWaste);
+    await page.getByRole('heading', { name: /^Run timeline/, level: 1 }).waitFor();
+    await page.getByRole('link', { name: '← Retry waste' }).click();
+    await page.getByRole('heading', { name: 'Retry waste', level: 1 }).waitFor();
+    expect(new URL(page.url()).search).toBe('?range=7d');
+
     // An unknown trace is not blamed on a time range the page does not have
     await page.goto(`${server.url}/traces/0af7651916cd43dd8448eb211c80319c`);
     await page.getByRole('heading', { name: 'Not found', level: 2 }).waitFor();

@@ -7,12 +7,16 @@ import { formatDateTime, labelOf } from '../format';
 import { filterQuery, reportParams, withQuery } from '../route';
 import { useApi } from '../use-api';
 
-/** A sample's run timeline, carrying the window and filters of the page it was opened from. */
+/**
+ * A sample's run timeline, carrying the window and filters of the page it was opened from, and that page (`back`), for
+ * the timeline's way back when it is opened from a shared link.
+ */
 export const traceHref = (
   sample: { traceId: string; runId?: string; spanId: string },
   query: URLSearchParams,
+  back: string = location.pathname,
 ): string =>
-  `/traces/${sample.traceId}${withQuery(new URLSearchParams(filterQuery(query)), { run: sample.runId ?? null, span: sample.spanId })}`;
+  `/traces/${sample.traceId}${withQuery(new URLSearchParams(filterQuery(query)), { run: sample.runId ?? null, span: sample.spanId, back })}`;
 
 export function MisclassifiedPage({ filters, query }: PageProps) {
   const report = useApi<MisclassifiedReport>('/api/v1/reports/misclassified-results', reportParams(filters));

@@ -31,6 +31,16 @@ function runTree(runs: readonly TimelineRun[]): { run: TimelineRun; depth: numbe
   return ordered;
 }
 
+/**
+ * The page a shared timeline link leads back to: the one that linked to it (`back`), when it is one of those that
+ * link to timelines; else the misclassified results.
+ */
+function backPage(back: string | null): { path: string; label: string } {
+  if (back === '/retry-waste') return { path: back, label: 'Retry waste' };
+  if (back !== null && /^\/findings\/[0-9a-f]{20}$/.test(back)) return { path: back, label: 'Finding' };
+  return { path: '/misclassified', label: 'Misclassified results' };
+}
+
 /** How a call's category was decided, as the timeline says it (its evidence follows). */
 function classificationLabel(source: TimelineCall['categorySource']): string {
   switch (source) {
@@ -51,7 +61,8 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
   const timeline = useApi<TraceTimeline>(`/api/v1/traces/${encodeURIComponent(traceId)}`);
   const focused = query.get('span');
   const inApp = canGoBackInApp();
-  const fallback = `/misclassified${filterQuery(query)}`;
+  const back = backPage(query.get('back'));
+  const fallback = `${back.path}${filterQuery(query)}`;
   useEffect(() => {
     if (timeline.state !== 'ready' || focused === null) return;
     document.getElementById(`span-${focused}`)?.scrollIntoView({ block: 'center' });
@@ -65,7 +76,7 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
           </a>
         ) : (
           // Opened from a shared link: going back would leave the app.
-          <Link href={fallback}>← Misclassified results</Link>
+          <Link href={fallback}>← {back.label}</Link>
         )}
       </p>
       {timeline.state !== 'ready' && <PageHeader title="Run timeline" />}
