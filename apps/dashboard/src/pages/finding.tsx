@@ -7,7 +7,7 @@ import { formatCount, formatDateTime, formatDuration, formatPercent, labelOf } f
 import { filterQuery, reportParams } from '../route';
 import { fixProgress } from '../fix-steps';
 import { useApi } from '../use-api';
-import { traceHref } from './misclassified';
+import { TimelineLink } from '../components/timeline-link';
 
 interface FindingDetail extends Finding {
   readonly suggestedContract: SuggestedContract;
@@ -85,9 +85,7 @@ export function FindingPage({ id, filters, query }: PageProps & { id: string }) 
                   <time dateTime={sample.startTime}>{formatDateTime(sample.startTime)}</time>{' '}
                   <code>{sample.evidence}</code>
                   {sample.text !== null && <q class="sample-text">{sample.text}</q>}
-                  <Link href={traceHref(sample, query)} class="sample-link">
-                    Open run timeline
-                  </Link>
+                  <TimelineLink sample={sample} query={query} />
                 </li>
               ))}
             </ul>

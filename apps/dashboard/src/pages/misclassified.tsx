@@ -1,22 +1,11 @@
 import type { MisclassifiedReport } from '@errata/domain';
 import type { PageProps } from '../app';
 import { NoData, NumberCell, PageHeader, Stat } from '../components/figures';
-import { Link } from '../components/link';
+import { TimelineLink } from '../components/timeline-link';
 import { Await } from '../components/states';
 import { formatDateTime, labelOf } from '../format';
-import { filterQuery, reportParams, withQuery } from '../route';
+import { reportParams } from '../route';
 import { useApi } from '../use-api';
-
-/**
- * A sample's run timeline, carrying the window and filters of the page it was opened from, and that page (`back`), for
- * the timeline's way back when it is opened from a shared link.
- */
-export const traceHref = (
-  sample: { traceId: string; runId?: string; spanId: string },
-  query: URLSearchParams,
-  back: string = location.pathname,
-): string =>
-  `/traces/${sample.traceId}${withQuery(new URLSearchParams(filterQuery(query)), { run: sample.runId ?? null, span: sample.spanId, back })}`;
 
 export function MisclassifiedPage({ filters, query }: PageProps) {
   const report = useApi<MisclassifiedReport>('/api/v1/reports/misclassified-results', reportParams(filters));
@@ -79,13 +68,7 @@ export function MisclassifiedPage({ filters, query }: PageProps) {
                                   </span>{' '}
                                   <time dateTime={sample.startTime}>{formatDateTime(sample.startTime)}</time>
                                   {sample.text !== null && <q class="sample-text">{sample.text}</q>}
-                                  <Link
-                                    href={traceHref(sample, query)}
-                                    class="sample-link"
-                                    data-sample={sample.spanId}
-                                  >
-                                    Open run timeline
-                                  </Link>
+                                  <TimelineLink sample={sample} query={query} />
                                 </li>
                               ))}
                             </ul>

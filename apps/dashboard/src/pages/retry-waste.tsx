@@ -2,10 +2,9 @@ import type { RetryWasteReport } from '@errata/domain';
 import type { PageProps } from '../app';
 import { Chart } from '../components/chart';
 import { CountList, NoData, NumberCell, PageHeader, Stat } from '../components/figures';
-import { Link } from '../components/link';
 import { Await, UrlNotice } from '../components/states';
 import { formatDateTime, formatDuration, labelOf } from '../format';
-import { traceHref } from './misclassified';
+import { TimelineLink } from '../components/timeline-link';
 import { navigate, reportParams, withQuery } from '../route';
 import { bucketsOf, stackedSeries, type SeriesResponse } from '../series';
 import { all, useApi } from '../use-api';
@@ -148,13 +147,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
                                   <span class="tag">{labelOf(sample.reason)}</span>{' '}
                                   <time dateTime={sample.startTime}>{formatDateTime(sample.startTime)}</time>
                                   {sample.agentName !== null && <span class="muted">{sample.agentName}</span>}
-                                  <Link
-                                    href={traceHref(sample, query)}
-                                    class="sample-link"
-                                    data-sample={sample.spanId}
-                                  >
-                                    Open run timeline
-                                  </Link>
+                                  <TimelineLink sample={sample} query={query} />
                                 </li>
                               ))}
                             </ul>
