@@ -199,4 +199,29 @@ it('two traces that reuse span ids stay two traces, whether they arrive in one r
     const shown = items.filter((item) => item.kind === 'call');
     expect(shown.map((item) => [item.tool, item.retry?.label ?? null])).toEqual(calls);
   }
+
+  // And when a hint links two traces that reuse a span id (d's retry names a call only c has), each timeline shows
+  // its own call's stored text under that span id, not the other trace's
+  const [c, d] = ['c3'.repeat(16), 'd4'.repeat(16)];
+  const linkedTraces = [
+    agent(c, 'gamma', at + 10_000),
+    call(c, '0000000000000001', 'files', 'read_file', at + 11_000, 'Access denied: text of trace c'),
+    call(c, '0000000000000005', 'files', 'stat_file', at + 12_000, 'Timed out in trace c'),
+    agent(d, 'delta', at + 13_000),
+    call(d, '0000000000000001', 'files', 'read_file', at + 14_000, 'Access denied: text of trace d'),
+    call(d, '0000000000000003', 'files', 'stat_file', at + 15_000, 'Timed out in trace d'),
+  ];
+  linkedTraces[5]!.attributes.push({ key: 'errata.retry.of', value: value('0000000000000005') });
+  await post(together.ingest, linkedTraces);
+  await server.catchUp();
+  for (const traceId of [c, d]) {
+    const timeline = await fetch(`${server.url}/api/v1/traces/${traceId}`, {
+      headers: { authorization: `Bearer ${together.read}` },
+    });
+    const { items } = (await timeline.json()) as { items: { spanId: string; text: string | null }[] };
+    const which = traceId === c ? 'c' : 'd';
+    expect(items.find((item) => item.spanId === '0000000000000001')?.text).toBe(
+      `Access denied: text of trace ${which}`,
+    );
+  }
 });
