@@ -11,6 +11,7 @@ import {
   type CallContribution,
   type CallMeasure,
   type CallSums,
+  type Measures,
 } from './report-contributions';
 import { isoFromNs } from './report-order';
 import { RETRY_LABELS, type CallFact, type RetryLabel } from './retries';
@@ -72,7 +73,7 @@ export interface WastedRetry {
   readonly server: string | null;
   readonly tool: string | null;
   /** Its contribution's measures: the retry label is the one present. */
-  readonly measures: Readonly<Partial<Record<CallMeasure, number>>>;
+  readonly measures: Measures<CallMeasure>;
 }
 
 /** The dimensions of a retry-waste group: those of the calls retried that its key is made of (the others null). */

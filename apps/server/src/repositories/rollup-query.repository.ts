@@ -73,6 +73,11 @@ const nsOf = (time: Date): string => {
   return (ns < 0n ? 0n : ns > MAX_NS ? MAX_NS : ns).toString();
 };
 
+/** A span start (nanoseconds, `column`) within the filter's window. */
+const startedWithin = (column: RawBuilder<unknown>, filter: RollupFilter): RawBuilder<boolean> =>
+  sql<boolean>`${filter.from === null ? TRUE : sql`${column} >= ${nsOf(filter.from)}::bigint`}
+    AND ${filter.to === null ? TRUE : sql`${column} < ${nsOf(filter.to)}::bigint`}`;
+
 /**
  * Report reads: sums of the rollups over a window — whole days and hours from the rollups, the partial hours at
  * its edges from the contributions — and a finding's earliest and latest offences. Nothing here reads the event
@@ -157,8 +162,7 @@ export class RollupQueryRepository {
                 -- The partial indexes' predicate, as literals.
                 WHERE project_id = ${filter.projectId} AND kind = 'call' AND part = 'retry'
                   AND measures ? 'wasted_retries' AND ${ofGroup}
-                  AND ${filter.from === null ? TRUE : sql`start_ns >= ${nsOf(filter.from)}::bigint`}
-                  AND ${filter.to === null ? TRUE : sql`start_ns < ${nsOf(filter.to)}::bigint`}
+                  AND ${startedWithin(sql`start_ns`, filter)}
                   AND ${filterConditions(filter, CALL_ROLLUP)}
                 ORDER BY start_ns DESC, span_id DESC, trace_id DESC
                 LIMIT ${limit}) w`.execute(this.db);
@@ -189,8 +193,7 @@ export class RollupQueryRepository {
   ): Promise<Map<string, OffenceTimeline>> {
     const timelines = new Map<string, OffenceTimeline>();
     if (groups.length === 0) return timelines;
-    const nsRange = sql<boolean>`${filter.from === null ? TRUE : sql`c.start_ns >= ${nsOf(filter.from)}::bigint`}
-      AND ${filter.to === null ? TRUE : sql`c.start_ns < ${nsOf(filter.to)}::bigint`}`;
+    const nsRange = startedWithin(sql`c.start_ns`, filter);
     const offences = (order: RawBuilder<unknown>, limit: number) => sql`
       SELECT c.project_id, c.trace_id, c.span_id, c.start_ns, c.run_id, c.evidence, c.server_version, c.agent_name,
              c.agent_id

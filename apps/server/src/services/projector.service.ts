@@ -256,11 +256,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       return checkpoint.position;
     }
     if (checkpoint.version > READ_MODELS_VERSION) throw new NewerRulesVersion(checkpoint.version);
-    this.logger.log(
-      `rules version changed to ${READ_MODELS_VERSION}: rebuilding the read models from the log`,
-    );
-    await this.startOver(trx);
-    this.rulesRebuild = { startedAt: Date.now(), applied: 0, loggedAt: Date.now() };
+    await this.rebuildFromStart(trx, `rules version changed to ${READ_MODELS_VERSION}`);
     return LOG_START;
   }
 
@@ -283,10 +279,15 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       return false;
     }
     if (changes.length === 0) return false;
-    this.logger.log(`${changes.join(', ')}: rebuilding the read models from the log`);
+    await this.rebuildFromStart(trx, changes.join(', '));
+    return true;
+  }
+
+  /** Starts a rebuild this process reports in its log, from its start (`why`) to its end. */
+  private async rebuildFromStart(trx: Kysely<DB>, why: string): Promise<void> {
+    this.logger.log(`${why}: rebuilding the read models from the log`);
     await this.startOver(trx);
     this.rulesRebuild = { startedAt: Date.now(), applied: 0, loggedAt: Date.now() };
-    return true;
   }
 
   /**
