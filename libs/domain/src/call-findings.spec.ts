@@ -70,6 +70,38 @@ describe('detectCallFindings (DOMAIN.md §7)', () => {
       ['invisible-metadata'],
     ],
     [
+      'only a category in _meta, the text declaring only retryability: invisible-metadata',
+      errataToolSpan(
+        'lookup_order',
+        flatResult({ isError: true, isRetryable: true, message: 'Order service busy' }),
+        { attributes: { 'errata.error.category': 'transient', 'errata.error.retryable': true } },
+      ),
+      ['invisible-metadata'],
+    ],
+    [
+      'retryability and a code declared in the text alone, no category: nothing',
+      errataToolSpan(
+        'lookup_order',
+        flatResult({ isError: true, isRetryable: true, code: 'BUSY', description: 'Busy, try again' }),
+        { attributes: { 'errata.error.retryable': true, 'errata.error.code': 'BUSY' } },
+      ),
+      ['untyped-error'],
+    ],
+    [
+      'the seed envelope mirrored whole, a long description first, the stored text cut before the category: nothing',
+      errataToolSpan(
+        'lookup_order',
+        mirrored({
+          description: `Refund window closed. ${'The order was placed more than 30 days ago. '.repeat(70)}`,
+          code: 'OUT_OF_RANGE',
+          errorCategory: 'validation',
+          isRetryable: false,
+        }),
+        { attributes: { 'errata.error.category': 'validation', 'errata.error.retryable': false } },
+      ),
+      [],
+    ],
+    [
       'a business failure declared retryable: retryable-mismatch',
       errataToolSpan(
         'process_refund',

@@ -7,7 +7,8 @@
 import type { Classification } from './classify';
 import type { ToolCallData } from './events';
 import { integerCode } from './outcome';
-import { declaredCategories, toPayload } from './payload';
+import { declaredCategories, declaredRetryable, toPayload } from './payload';
+import { wasCut } from './redaction';
 import {
   FINDING_RULES,
   LEAK_RULES,
@@ -24,13 +25,24 @@ export interface CallFinding {
 
 const NON_RETRYABLE_CATEGORIES: ReadonlySet<string> = new Set(['business', 'permission']);
 
+/**
+ * Error metadata the model cannot see: structured content the text does not mirror, or a declared category or
+ * retryability the text does not carry (sent in `_meta`, which reaches no model). Each declared piece is looked for
+ * in the text, which may declare it alone. A text cut short before showing it is no evidence: the rest may be past
+ * the cut (a long description ahead of `errorCategory`, in a mirror the SDK checked whole).
+ */
 function invisibleMetadata(call: ToolCallData, classification: Classification): string | null {
   if (call.outcome !== 'tool_error') return null;
   if (call.result.structured !== null && call.result.textMirror === false) return 'structured:not_mirrored';
-  const declared = classification.declaredRaw !== null || call.declared.retryable !== null;
-  if (!declared || call.result.text === null) return null;
+  const declaresCategory = classification.declaredRaw !== null;
+  const declaresRetryable = classification.retryableSource === 'declared';
+  if ((!declaresCategory && !declaresRetryable) || call.result.text === null) return null;
   const text = toPayload(call.result.text);
-  return text === null || declaredCategories(text).length === 0 ? 'metadata:not_in_text' : null;
+  const shown =
+    text !== null &&
+    (!declaresCategory || declaredCategories(text).length > 0) &&
+    (!declaresRetryable || declaredRetryable(text) !== null);
+  return shown || wasCut(call.result.text) ? null : 'metadata:not_in_text';
 }
 
 function wrongChannel(call: ToolCallData): string | null {

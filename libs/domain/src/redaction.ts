@@ -337,6 +337,10 @@ function utf8Prefix(text: string, maxBytes: number): { readonly end: number; rea
 }
 
 const truncationMarker = (droppedBytes: number): string => `…[truncated ${droppedBytes} bytes]`;
+const ENDS_WITH_TRUNCATION_MARKER = /…\[truncated \d+ bytes\]$/;
+
+/** A stored text `truncateUtf8` cut short: what followed its marker's place is not known. */
+export const wasCut = (text: string): boolean => ENDS_WITH_TRUNCATION_MARKER.test(text);
 
 /**
  * Cuts a text to at most `maxBytes` UTF-8 bytes, never inside a code point. A cut text ends with
