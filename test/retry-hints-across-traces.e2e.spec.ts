@@ -149,3 +149,109 @@ describe('a chain of hinted retries longer than ERRATA_MAX_LINKED_TRACES', () =>
     expect(await totals()).toMatchObject(EXPECTED);
   });
 });
+
+/**
+ * DOMAIN.md §7 `retryable-mismatch` on evidence: a stock check its server declared not retryable that came back ok
+ * when the agent retried it with the same arguments, once in the same trace (inferred) and once in the next turn's
+ * trace (hinted). A retry with other arguments proves nothing. Through OTLP, the read models and the rollups.
+ */
+describe.each(['postgres', 'pglite'] as Store[])(
+  'a failure declared not retryable that a retry recovered, on %s',
+  (store) => {
+    let server: TestServer;
+    const STOCK = { tool: 'check_stock', server: 'inventory', durationMs: 30 } as const;
+    const DOWN = {
+      ...STOCK,
+      isError: true,
+      text: JSON.stringify({ errorCategory: 'transient', isRetryable: false, code: 'WAREHOUSE_DOWN' }),
+    } as const;
+    const first = new AgentTrace().run('stock', t0, [
+      { ...DOWN, startMs: t0, argsHash: 'sku-1' },
+      { ...STOCK, startMs: t0 + 200, argsHash: 'sku-1' }, // the same call again: ok
+      { ...DOWN, startMs: t0 + 400, argsHash: 'sku-2' },
+      { ...STOCK, startMs: t0 + 600, argsHash: 'sku-2-corrected' }, // other arguments: no evidence
+      { ...DOWN, startMs: t0 + 800, argsHash: 'sku-3' },
+    ]);
+    /** The span id of the failure with these arguments. */
+    const failureOf = (argsHash: string) =>
+      first
+        .find((span) => span.attributes['errata.args.hash'] === argsHash && span.attributes['error.type'])!
+        .spanContext().spanId;
+    const lastFailure = failureOf('sku-3');
+    const second = new AgentTrace().run('stock', t0 + 60_000, [
+      { ...STOCK, startMs: t0 + 60_000, argsHash: 'sku-3', extra: { 'errata.retry.of': lastFailure } },
+    ]);
+
+    async function get(path: string) {
+      const response = await fetch(`${server.url}/api/v1/${path}`, {
+        headers: { authorization: `Bearer ${server.readKey}` },
+      });
+      expect(response.status).toBe(200);
+      return response.json();
+    }
+
+    beforeAll(async () => {
+      server = await startTestServer(store);
+      await sendAndProject(server, first);
+      await sendAndProject(server, second);
+    }, 120_000);
+    afterAll(() => server?.close());
+
+    async function expectFinding() {
+      const { findings } = await get('findings');
+      expect(findings).toEqual([
+        expect.objectContaining({
+          server: 'inventory',
+          tool: 'check_stock',
+          rule: 'retryable-mismatch',
+          count: 2,
+          rate: 2 / 6,
+          evidence: { 'declared_not_retryable:retry_succeeded': 2 },
+          serverVersions: ['1.0.0'],
+          retriesCaused: 2,
+        }),
+      ]);
+      return findings[0].id as string;
+    }
+
+    it('lists the finding with its evidence, and samples the two failures the same call recovered', async () => {
+      const id = await expectFinding();
+      const detail = await get(`findings/${id}`);
+      expect(detail.samples.map((sample: { spanId: string }) => sample.spanId)).toEqual([
+        failureOf('sku-1'),
+        lastFailure,
+      ]);
+      expect(detail.suggestedContract.result.structuredContent).toMatchObject({
+        errorCategory: 'transient',
+        isRetryable: true,
+        code: 'WAREHOUSE_DOWN',
+      });
+      expect(detail.suggestedContract.summary).toBe(
+        'inventory/check_stock declares a failure not retryable that succeeded when retried with the same ' +
+          'arguments: set isRetryable true.',
+      );
+    });
+
+    it("grades the server on it: the offending calls are the tool's own", async () => {
+      const { servers } = await get('servers');
+      expect(servers).toEqual([
+        expect.objectContaining({
+          server: 'inventory',
+          tools: [
+            expect.objectContaining({
+              tool: 'check_stock',
+              calls: 6,
+              violatingCalls: 2,
+              rules: { 'retryable-mismatch': 2 },
+            }),
+          ],
+        }),
+      ]);
+    });
+
+    it('a rebuild from the log gives the same finding', async () => {
+      await server.app.get(ProjectorService).rebuild();
+      await expectFinding();
+    });
+  },
+);

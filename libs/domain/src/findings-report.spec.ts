@@ -104,3 +104,80 @@ describe('findingsReport', () => {
     expect(findingId('s', 't', 'leaky-error')).not.toBe(findingId('s', 't', 'raw-exception'));
   });
 });
+
+describe('findingsReport: retryable-mismatch on the evidence of the trace', () => {
+  const EVIDENCE = 'declared_not_retryable:retry_succeeded';
+  /** A transient failure its server declared not retryable, then a retry of it 200 ms later. */
+  const declaredNotRetryable = (retry: Partial<FindingCall> & { outcome?: Outcome } = {}) => [
+    call('a', 0, 'tool_error', 'transient', [], { declaredRetryable: false }),
+    call('b', 200, retry.outcome ?? 'ok', retry.outcome === 'tool_error' ? 'transient' : null, [], retry),
+  ];
+  const mismatches = (calls: FindingCall[]) =>
+    findingsReport(calls, [], []).findings.filter((finding) => finding.rule === 'retryable-mismatch');
+
+  it('given a failure declared not retryable whose retry with the same arguments came back ok, then the failure violates retryable-mismatch', () => {
+    const [finding, ...others] = mismatches(declaredNotRetryable());
+    expect(others).toEqual([]);
+    expect(finding).toMatchObject({
+      id: findingId('support-server', 'lookup_order', 'retryable-mismatch'),
+      count: 1,
+      rate: 0.5,
+      evidence: { [EVIDENCE]: 1 },
+      retriesCaused: 1,
+      wastedRetries: 0,
+      serverVersions: ['1.0.0'],
+      samples: [expect.objectContaining({ spanId: 'a', evidence: EVIDENCE, text: 'text of a' })],
+    });
+  });
+
+  it('given the same-arguments retry came back ok_empty, then the failure violates it too', () => {
+    expect(mismatches(declaredNotRetryable({ outcome: 'ok_empty' })).map((f) => f.evidence)).toEqual([
+      { [EVIDENCE]: 1 },
+    ]);
+  });
+
+  it('given the retry changed the arguments, or either arguments are unknown, then no finding: the change may be what worked', () => {
+    expect(mismatches(declaredNotRetryable({ argsHash: 'h2' }))).toEqual([]);
+    expect(mismatches(declaredNotRetryable({ argsHash: null }))).toEqual([]);
+  });
+
+  it("given the same-arguments retry failed and a later one recovered the chain, then no finding: the failure's own retry did not succeed", () => {
+    const calls = [...declaredNotRetryable({ outcome: 'tool_error' }), call('c', 400, 'ok', null, [])];
+    expect(mismatches(calls)).toEqual([]);
+  });
+
+  it('given the failure was declared retryable, or its retryability only implied, then a successful retry proves nothing wrong', () => {
+    const [a, b] = declaredNotRetryable();
+    expect(mismatches([{ ...a!, declaredRetryable: true }, b!])).toEqual([]);
+    expect(mismatches([{ ...a!, declaredRetryable: null }, b!])).toEqual([]);
+  });
+
+  it('given a retry in another trace that names the failure by an errata.retry.of hint, then the failure violates it', () => {
+    const calls = [
+      call('a', 0, 'tool_error', 'transient', [], {
+        declaredRetryable: false,
+        traceId: 'job-1',
+        runId: 'r1',
+      }),
+      call('b', 60_000, 'ok', null, [], { traceId: 'job-2', runId: 'r2', retryOf: 'a' }),
+    ];
+    expect(mismatches(calls).map((f) => [f.count, f.evidence, f.samples.map((s) => s.spanId)])).toEqual([
+      [1, { [EVIDENCE]: 1 }, ['a']],
+    ]);
+    // Without the hint, calls of two runs are no retry of each other.
+    expect(mismatches(calls.map((c) => ({ ...c, retryOf: null })))).toEqual([]);
+  });
+
+  it('given a business failure of the tool declared retryable too, then one finding counts both kinds of evidence', () => {
+    const declaredRetryable = [
+      { rule: 'retryable-mismatch' as const, evidence: 'declared_retryable:business' },
+    ];
+    const calls = [
+      call('x', 0, 'tool_error', 'business', declaredRetryable, { runId: 'run-0', declaredRetryable: true }),
+      ...declaredNotRetryable(),
+    ];
+    expect(mismatches(calls).map((f) => [f.count, f.evidence])).toEqual([
+      [2, { 'declared_retryable:business': 1, [EVIDENCE]: 1 }],
+    ]);
+  });
+});

@@ -35,6 +35,8 @@ export interface FindingCall extends MisclassificationCall {
   /** Recorded by the MCP server's own instrumentation (Sentry's), not the client's: it may be a second view. */
   readonly serverSide: boolean;
   readonly serverVersion: string | null;
+  /** The retryability the server declared for a failed call (`isRetryable`); null when it declared none. */
+  readonly declaredRetryable: boolean | null;
   readonly findings: readonly CallFinding[];
 }
 

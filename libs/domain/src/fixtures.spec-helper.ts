@@ -175,6 +175,7 @@ export function reportCall(
     evidence: null,
     sampleText: null,
     serverVersion: '1.0.0',
+    declaredRetryable: null,
     findings: [],
     ...extra,
   };

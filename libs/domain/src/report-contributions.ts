@@ -6,6 +6,7 @@
  * reads a few thousand rows; the pure reports sum in memory. Both shape with the same functions.
  */
 import { FAILED_OUTCOMES } from './events';
+import type { CallFinding } from './call-findings';
 import type { FindingCall } from './findings-report';
 import { RETRY_LABELS, type CallFact } from './retries';
 import type { FindingRule } from './rules';
@@ -17,7 +18,7 @@ import {
   type CoverageBucket,
   type PropagationElement,
 } from './subagent-report-elements';
-import { deriveTraceFacts, type TraceDerivation, type TraceFacts } from './trace-derivation';
+import { deriveTraceFacts, RETRY_SUCCEEDED, type TraceDerivation, type TraceFacts } from './trace-derivation';
 import { compareText, isoFromNs } from './report-order';
 
 /** Measures of calls, retries, chains and escalations; names are the rollup tables' column names. */
@@ -48,7 +49,10 @@ export type CallMeasure = (typeof CALL_MEASURES)[number];
 
 export const FINDING_MEASURES = [
   'offences',
-  /** Offences of a call's own findings (the hidden subagent failure and reports are not the tool's doing). */
+  /**
+   * Offences of a call's own findings, a declared retryability its retry proved wrong among them (the hidden subagent
+   * failure and reports are not the tool's doing).
+   */
   'call_offences',
   'retries_caused',
   'wasted_retries',
@@ -163,6 +167,11 @@ export function contributionsOf(
       agentName: agent.name,
       agentId: agent.id,
     };
+    // The tool's own doing (the scorecard's violations): the call's stored findings, and a declared retryability its
+    // retry proved wrong; not a hidden subagent failure, which is the subagent run's.
+    const own = (finding: CallFinding): boolean =>
+      (finding.rule === 'retryable-mismatch' && finding.evidence === RETRY_SUCCEEDED) ||
+      call.findings.some((f) => f.rule === finding.rule && f.evidence === finding.evidence);
     const failed = FAILED_OUTCOMES.includes(call.outcome);
     const misclassified = derived.misclassified !== null;
     const subagentTransient = derived.inSubagentRun && failed && call.category === 'transient';
@@ -176,7 +185,7 @@ export function contributionsOf(
         measures: {
           calls: 1,
           failures: flag(failed),
-          violating_calls: flag(call.findings.length > 0),
+          violating_calls: flag(derived.findings.some(own)),
           empty_as_error: flag(derived.misclassified === 'emptyAsError'),
           failure_as_empty: flag(derived.misclassified === 'failureAsEmpty'),
           misclassified_retries: misclassified ? derived.retriesCaused : 0,
@@ -218,7 +227,6 @@ export function contributionsOf(
       );
     }
     for (const finding of derived.findings) {
-      const own = call.findings.some((f) => f.rule === finding.rule && f.evidence === finding.evidence);
       findings.push(
         findingContribution(placed, {
           runId: call.runId,
@@ -230,7 +238,7 @@ export function contributionsOf(
           sampleText: call.sampleText,
           measures: {
             offences: 1,
-            call_offences: flag(own),
+            call_offences: flag(own(finding)),
             retries_caused: derived.retriesCaused,
             wasted_retries: derived.wastedRetriesCaused,
             wasted_ns: Number(derived.wastedNsCaused),
@@ -525,6 +533,7 @@ export function asFindingCall(call: CallFact & Partial<FindingCall>): FindingCal
     evidence: null,
     sampleText: null,
     serverVersion: null,
+    declaredRetryable: null,
     findings: [],
     ...call,
   };

@@ -61,4 +61,22 @@ describe('serverScorecard', () => {
     ]);
     expect(card.servers[1]!.versions).toEqual(['2.0.0']);
   });
+
+  it('given a failure declared not retryable that its same-arguments retry recovered, then it counts as the tool violating retryable-mismatch', () => {
+    const versioned = { server: 'orders', tool: 'lookup', serverVersion: '2.0.0' };
+    const card = serverScorecard([
+      reportCall('a', 0, 'tool_error', 'transient', { ...versioned, declaredRetryable: false }),
+      reportCall('b', 200, 'ok', null, versioned),
+    ]);
+    expect(card.servers[0]!.tools).toEqual([
+      {
+        tool: 'lookup',
+        calls: 2,
+        failures: 1,
+        violatingCalls: 1,
+        rules: { 'retryable-mismatch': 1 },
+        grade: 'F',
+      },
+    ]);
+  });
 });

@@ -39,8 +39,12 @@ const EVIDENCE: Record<FindingRule, Record<string, number>> = {
 };
 
 /** The suggested result, as the Errata SDK would report it, classified by Errata's own rules. */
-function classifiedFix(rule: FindingRule, dominantCategory: Category | null = null) {
-  const contract = suggestContract(finding(rule, EVIDENCE[rule]), { dominantCategory });
+function classifiedFix(
+  rule: FindingRule,
+  dominantCategory: Category | null = null,
+  evidence: Record<string, number> = EVIDENCE[rule],
+) {
+  const contract = suggestContract(finding(rule, evidence), { dominantCategory });
   const result = contract.result!;
   const call = toolCallOf(
     errataToolSpan(
@@ -110,6 +114,56 @@ describe('suggestContract', () => {
       customerExplanation: expect.any(String) as string,
     });
     expect(classification.customerExplanation).toBe(true);
+  });
+
+  it('given a failure declared not retryable that succeeded when retried unchanged, the fix declares it transient and retryable', () => {
+    // Whatever the tool's failures usually are: the same call succeeding shows this one was transient.
+    const { contract, classification, findings } = classifiedFix('retryable-mismatch', 'validation', {
+      'declared_not_retryable:retry_succeeded': 12,
+    });
+    expect(contract.result!.structuredContent).toMatchObject({
+      errorCategory: 'transient',
+      isRetryable: true,
+      code: 'UPSTREAM_UNAVAILABLE',
+    });
+    expect(contract.summary).toBe(
+      'orders/search_orders declares a failure not retryable that succeeded when retried with the same arguments: ' +
+        'set isRetryable true.',
+    );
+    expect(contract.markdown).toContain('set isRetryable true.');
+    expect(classification).toMatchObject({
+      category: 'transient',
+      retryable: true,
+      retryableSource: 'declared',
+    });
+    expect(findings).toEqual([]);
+  });
+
+  it('given a retryable-mismatch with both kinds of evidence, the business evidence decides the envelope and the summary says both', () => {
+    const contract = suggestContract(
+      finding('retryable-mismatch', {
+        'declared_not_retryable:retry_succeeded': 7,
+        'declared_retryable:business': 5,
+      }),
+      { dominantCategory: 'transient' },
+    );
+    expect(contract.result!.structuredContent).toMatchObject({
+      errorCategory: 'business',
+      isRetryable: false,
+    });
+    expect(contract.summary).toBe(
+      'orders/search_orders declares some failures retryable that can never succeed on retry, and others not ' +
+        'retryable that succeeded when retried with the same arguments: set isRetryable false on business and ' +
+        'permission failures, true on transient ones.',
+    );
+    // The category case alone keeps its summary.
+    expect(
+      suggestContract(finding('retryable-mismatch', EVIDENCE['retryable-mismatch']), {
+        dominantCategory: null,
+      }).summary,
+    ).toBe(
+      'orders/search_orders declares a failure retryable that can never succeed on retry: set isRetryable false.',
+    );
   });
 
   it('given empty-as-error, the fix is a successful empty result, and keeps the code the tool already used', () => {

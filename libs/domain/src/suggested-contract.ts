@@ -9,6 +9,7 @@ import { categoryOfTexts } from './classify';
 import type { Finding } from './findings-report';
 import { declaredErrorOf, type DeclaredError } from './result-signals';
 import type { Category } from './rules';
+import { RETRY_SUCCEEDED } from './trace-derivation';
 
 /** What a failing tool should put in `structuredContent` (and mirror as JSON text). */
 export interface ErrorEnvelope {
@@ -84,9 +85,10 @@ const DESCRIPTIONS: Record<ErrorEnvelope['errorCategory'], (tool: string) => str
 };
 
 /**
- * The category a fix should declare: the evidence's, else the tool's most frequent, else what the sampled texts say
- * (a failure reported as success has no category of its own: "ERROR: Permission denied" is a permission error, and a
- * fix must not tell agents to retry it), else transient.
+ * The category a fix should declare: the evidence's (a failure declared not retryable that succeeded when retried
+ * unchanged was transient, unless other evidence names a business or permission failure), else the tool's most
+ * frequent, else what the sampled texts say (a failure reported as success has no category of its own: "ERROR:
+ * Permission denied" is a permission error, and a fix must not tell agents to retry it), else transient.
  */
 function categoryFor(finding: Finding, context: ContractContext): ErrorEnvelope['errorCategory'] {
   for (const evidence of Object.keys(finding.evidence)) {
@@ -94,6 +96,7 @@ function categoryFor(finding: Finding, context: ContractContext): ErrorEnvelope[
     if (declared === 'business' || declared === 'permission') return declared;
     if (/^jsonrpc:-3260[02]$/.test(evidence)) return 'validation';
   }
+  if (Object.hasOwn(finding.evidence, RETRY_SUCCEEDED)) return 'transient';
   const dominant = context.dominantCategory;
   if (dominant !== null && dominant !== 'unknown') return dominant;
   const texts = finding.samples.flatMap((sample) => (sample.text === null ? [] : [sample.text]));
@@ -190,6 +193,28 @@ const SUMMARIES: Record<Finding['rule'], string> = {
     'hands failures back without what the coordinator needs: send the category, what was attempted, the partial results and alternatives',
 };
 
+/** `retryable-mismatch` on each kind of evidence: retryable declared wrongly, non-retryable declared wrongly, or both. */
+const RETRYABILITY_SUMMARIES = {
+  declaredRetryable: SUMMARIES['retryable-mismatch'],
+  declaredNotRetryable:
+    'declares a failure not retryable that succeeded when retried with the same arguments: set isRetryable true',
+  both:
+    'declares some failures retryable that can never succeed on retry, and others not retryable that succeeded when ' +
+    'retried with the same arguments: set isRetryable false on business and permission failures, true on transient ones',
+} as const;
+
+/** What is wrong and what to do, for the evidence seen. */
+function summaryOf(finding: Finding): string {
+  if (finding.rule !== 'retryable-mismatch') return SUMMARIES[finding.rule];
+  const provedRetryable = Object.hasOwn(finding.evidence, RETRY_SUCCEEDED);
+  const declaredRetryable = Object.keys(finding.evidence).some((evidence) => evidence !== RETRY_SUCCEEDED);
+  return provedRetryable
+    ? declaredRetryable
+      ? RETRYABILITY_SUMMARIES.both
+      : RETRYABILITY_SUMMARIES.declaredNotRetryable
+    : RETRYABILITY_SUMMARIES.declaredRetryable;
+}
+
 function handlerSnippet(tool: string, envelope: ErrorEnvelope | null, emptyOk: boolean): string {
   // The name is the server's, anything it chose: a JSON string is a JavaScript string literal whatever it holds.
   const name = JSON.stringify(tool);
@@ -254,7 +279,7 @@ export function suggestContract(finding: Finding, context: ContractContext): Sug
           2,
         )});`
       : handlerSnippet(finding.tool, envelope, finding.rule === 'empty-as-error');
-  const summary = `${subject} ${SUMMARIES[finding.rule]}.`;
+  const summary = `${subject} ${summaryOf(finding)}.`;
   return {
     findingId: finding.id,
     rule: finding.rule,
@@ -268,7 +293,7 @@ export function suggestContract(finding: Finding, context: ContractContext): Sug
     // The summary again, with the names as code: as text they could be read as HTML or Markdown.
     markdown: markdownOf(
       finding,
-      `${markdownCode(subject)} ${SUMMARIES[finding.rule]}.`,
+      `${markdownCode(subject)} ${summaryOf(finding)}.`,
       result ?? reportAttributes,
       handler,
       savings,

@@ -71,7 +71,10 @@ export interface DerivedCall {
   readonly wastedRetriesCaused: number;
   readonly wastedNsCaused: bigint;
   readonly escalationsCaused: number;
-  /** The call's own findings, plus the misclassification rules its flags or a hidden subagent failure imply. */
+  /**
+   * The call's own findings, plus the misclassification rules its flags or a hidden subagent failure imply, and a
+   * declared non-retryability its same-arguments retry proved wrong (`RETRY_SUCCEEDED`).
+   */
   readonly findings: readonly CallFinding[];
 }
 
@@ -100,6 +103,17 @@ export interface TraceDerivation {
 const isFailed = (call: FindingCall): boolean => FAILED_OUTCOMES.includes(call.outcome);
 
 export const HIDDEN_SUBAGENT_FAILURE = 'failure:subagent_unrecovered';
+
+/**
+ * `retryable-mismatch` on the evidence of the trace (DOMAIN.md §7: "contradicts category or evidence"): a failure
+ * its server declared not retryable whose retry, with the same arguments, came back ok or ok_empty. The same call
+ * succeeding proves the declaration wrong. The converse (declared retryable, never recovered) is no evidence: an
+ * outage can outlast any chain.
+ */
+export const RETRY_SUCCEEDED = 'declared_not_retryable:retry_succeeded';
+
+const isOkOrEmpty = (call: FindingCall | undefined): boolean =>
+  call?.outcome === 'ok' || call?.outcome === 'ok_empty';
 
 export function deriveTraceFacts(
   facts: TraceFacts,
@@ -141,6 +155,11 @@ export function deriveTraceFacts(
   }
   for (const { call } of attributions) if (call !== null) causedBy(call).escalations++;
   const callByKey = new Map(calls.map((call) => [call.key, call]));
+  const retriedUnchangedToSuccess = new Set(
+    retries
+      .filter((link) => link.sameArgs === true && isOkOrEmpty(callByKey.get(link.key)))
+      .map((link) => link.retryOf),
+  );
   const chainOf = new Map<
     string,
     { recovered: boolean; recoveringRun: string | null; head: boolean; category: RetryCategory }
@@ -185,7 +204,8 @@ export function deriveTraceFacts(
         ? 'failureAsEmpty'
         : null;
     const has = (rule: FindingRule) => call.findings.some((f) => f.rule === rule);
-    // The misclassification rules follow the flags (and the subagent case), whatever the stored findings say.
+    // The misclassification rules follow the flags (and the subagent case), whatever the stored findings say; a
+    // retryability the call's retry proved wrong needs the trace.
     const implied: CallFinding[] = [];
     if (misclassified === 'emptyAsError' && !has('empty-as-error'))
       implied.push({ rule: 'empty-as-error', evidence: call.evidence ?? 'empty' });
@@ -194,6 +214,13 @@ export function deriveTraceFacts(
         rule: 'failure-as-empty',
         evidence: call.failureAsEmpty ? (call.evidence ?? 'failure') : HIDDEN_SUBAGENT_FAILURE,
       });
+    if (
+      call.declaredRetryable === false &&
+      isFailed(call) &&
+      retriedUnchangedToSuccess.has(call.key) &&
+      !call.findings.some((f) => f.rule === 'retryable-mismatch' && f.evidence === RETRY_SUCCEEDED)
+    )
+      implied.push({ rule: 'retryable-mismatch', evidence: RETRY_SUCCEEDED });
     return {
       key: call.key,
       failureCategory: isFailed(call) ? (call.category ?? 'unknown') : null,

@@ -123,6 +123,8 @@ export interface ToolCallTable {
   findings: ColumnType<unknown, string | undefined, string>;
   /** 0015: recorded by the MCP server's own instrumentation (Sentry's). */
   server_side: Generated<boolean>;
+  /** 0018: `declared` or `implied`, where `retryable` is not null. */
+  retryable_source: string | null;
 }
 
 export interface EscalationTable {

@@ -82,6 +82,7 @@ function toolCallRow(projectId: number, call: ToolCallData): ToolCallRow {
     sampleText: call.result.text ?? call.result.structured ?? call.statusMessage,
     findings: detectCallFindings(call, classification),
     serverSide: call.source === 'sentry',
+    retryableSource: classification.retryableSource,
   };
 }
 

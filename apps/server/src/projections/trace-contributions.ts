@@ -171,6 +171,7 @@ export function traceFactsOf(items: TraceItems): {
     evidence: call.evidence,
     sampleText: call.sampleText,
     serverVersion: call.serverVersion,
+    declaredRetryable: declaredRetryableOf(call),
     findings: call.findings as CallFinding[],
   }));
   const escalations = items.escalations.map((row): EscalationFact => ({
@@ -204,6 +205,15 @@ export function traceFactsOf(items: TraceItems): {
   }
 
   return { facts: { calls, escalations, reports, subagentRuns, delegatedRuns, parentRuns }, runs, agents };
+}
+
+/** The retryability a stored call's server declared (`retryable` is stored as text); null when implied or none. */
+function declaredRetryableOf(call: {
+  readonly retryable: string | null;
+  readonly retryableSource: string | null;
+}): boolean | null {
+  if (call.retryableSource !== 'declared') return null;
+  return call.retryable === 'true' ? true : call.retryable === 'false' ? false : null;
 }
 
 function contributionRows(projectId: number, contributions: Contributions): ContributionRow[] {

@@ -34,6 +34,8 @@ export interface ToolCallRow {
   readonly sampleText: string | null;
   readonly findings: readonly CallFinding[];
   readonly serverSide: boolean;
+  /** Whether `retryable` was declared by the server or implied by the category; null with it. */
+  readonly retryableSource: string | null;
 }
 
 export interface EscalationRow {
@@ -114,6 +116,7 @@ export class ReadModelRepository {
         r.sampleText,
         r.findings,
         r.serverSide,
+        r.retryableSource,
       ]),
     );
     await sql`
@@ -121,12 +124,12 @@ export class ReadModelRepository {
                              server_version, tool, outcome, category, category_source, declared_category, retryable,
                              empty_as_error, failure_as_empty, args_hash, retry_of, retry_attempt, retry_after_ms,
                              tokens, rules_version, customer_explanation, evidence, sample_text, findings,
-                             server_side)
+                             server_side, retryable_source)
       SELECT (r->>0)::int, decode(r->>1, 'hex'), decode(r->>2, 'hex'), ${timestampFromMicros(sql`(r->>3)::bigint`)},
              decode(r->>4, 'hex'), (r->>5)::bigint, (r->>6)::bigint, r->>7, r->>8, r->>9, r->>10, r->>11, r->>12,
              r->>13, r->>14, (r->>15)::boolean, (r->>16)::boolean, r->>17, decode(r->>18, 'hex'), (r->>19)::int,
              (r->>20)::int, (r->>21)::int, (r->>22)::int, (r->>23)::boolean, r->>24, r->>25, r->26,
-             (r->>27)::boolean
+             (r->>27)::boolean, r->>28
         FROM jsonb_array_elements(${batch}::jsonb) AS r
       ON CONFLICT ON CONSTRAINT tool_call_pkey DO UPDATE SET
         parent_span_id = excluded.parent_span_id, start_ns = excluded.start_ns, end_ns = excluded.end_ns,
@@ -138,7 +141,7 @@ export class ReadModelRepository {
         retry_after_ms = excluded.retry_after_ms, tokens = excluded.tokens,
         rules_version = excluded.rules_version, customer_explanation = excluded.customer_explanation,
         evidence = excluded.evidence, sample_text = excluded.sample_text, findings = excluded.findings,
-        server_side = excluded.server_side`.execute(db);
+        server_side = excluded.server_side, retryable_source = excluded.retryable_source`.execute(db);
   }
 
   async upsertAgentRuns(db: Kysely<DB>, rows: readonly AgentRunRow[]): Promise<void> {

@@ -177,6 +177,8 @@ export class TraceItemsRepository {
         'sample_text as sampleText',
         'findings',
         'server_side as serverSide',
+        'retryable',
+        'retryable_source as retryableSource',
       ])
       .where(inTraces(traces))
       .execute();
