@@ -102,7 +102,7 @@ export interface RetryOptions {
   readonly windowMs?: number;
 }
 
-const isOkOrEmpty = (outcome: Outcome): boolean => outcome === 'ok' || outcome === 'ok_empty';
+export const isOkOrEmpty = (outcome: Outcome): boolean => outcome === 'ok' || outcome === 'ok_empty';
 
 /** Start time, then span id, then end time and outcome (only duplicated keys reach those). */
 export function compareCalls(a: CallFact, b: CallFact): number {

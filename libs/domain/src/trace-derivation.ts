@@ -15,7 +15,7 @@ import {
   unrecoveredRuns,
   type MisclassificationDirection,
 } from './misclassified-report';
-import { analyzeRetries, compareCalls, type RetryCategory, type RetryLabel } from './retries';
+import { analyzeRetries, compareCalls, isOkOrEmpty, type RetryCategory, type RetryLabel } from './retries';
 import type { FailureCategory, FindingRule } from './rules';
 
 /** Every call, escalation and subagent report of a set of whole traces, with their runs resolved. */
@@ -112,9 +112,6 @@ export const HIDDEN_SUBAGENT_FAILURE = 'failure:subagent_unrecovered';
  */
 export const RETRY_SUCCEEDED = 'declared_not_retryable:retry_succeeded';
 
-const isOkOrEmpty = (call: FindingCall | undefined): boolean =>
-  call?.outcome === 'ok' || call?.outcome === 'ok_empty';
-
 export function deriveTraceFacts(
   facts: TraceFacts,
   options: { readonly windowMs?: number } = {},
@@ -157,7 +154,10 @@ export function deriveTraceFacts(
   const callByKey = new Map(calls.map((call) => [call.key, call]));
   const retriedUnchangedToSuccess = new Set(
     retries
-      .filter((link) => link.sameArgs === true && isOkOrEmpty(callByKey.get(link.key)))
+      .filter((link) => {
+        const retry = callByKey.get(link.key);
+        return link.sameArgs === true && retry !== undefined && isOkOrEmpty(retry.outcome);
+      })
       .map((link) => link.retryOf),
   );
   const chainOf = new Map<
