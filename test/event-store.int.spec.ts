@@ -126,6 +126,36 @@ describe.each(['postgres', 'pglite'] as Store[])('event store on %s', (store) =>
     expect(await runs()).toBe(projected + 1);
   });
 
+  it('leaves the read models alone once a newer Errata migrated the database, under the same rules version too', async () => {
+    const projector = server.app.get(ProjectorService);
+    await projector.settle();
+    const runs = async () => (await server.db.selectFrom('agent_run').select('span_id').execute()).length;
+    const projected = await runs();
+    const warnings = vi.spyOn(Logger.prototype, 'warn');
+    try {
+      // Given a migration this release does not have, applied while it runs (an upgrade beside it), and a new event
+      await sql`INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_next_release', now()::text)`.execute(
+        server.db,
+      );
+      await events.append(projectId, [event('00000000000000bd')], [], counts);
+      // When this Errata catches up, twice
+      expect(await projector.catchUp()).toBe(0);
+      expect(await projector.catchUp()).toBe(0);
+      // Then it projected nothing, and said why once
+      expect(await runs()).toBe(projected);
+      expect(messagesOf(warnings).filter((line) => /9999_next_release/.test(line))).toEqual([
+        'a newer Errata migrated this database since this one started (migration 9999_next_release, which this ' +
+          'release does not have): it projects this database, so this one does not (upgrade it, or stop it)',
+      ]);
+    } finally {
+      warnings.mockRestore();
+      await sql`DELETE FROM kysely_migration WHERE name = '9999_next_release'`.execute(server.db);
+    }
+    // And without it (the upgrade rolled back) it goes on
+    await projector.settle();
+    expect(await runs()).toBe(projected + 1);
+  });
+
   it('rebuilds the read models when the rules version changed, and says when it is done', async () => {
     const projector = server.app.get(ProjectorService);
     await projector.settle();

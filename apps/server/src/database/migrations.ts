@@ -64,6 +64,34 @@ export async function migrateToLatest(db: Kysely<any>, dir = MIGRATIONS_DIR): Pr
   return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
 }
 
+/** This release's last migration, read from `dir` once. */
+const lastMigrations = new Map<string, Promise<string>>();
+function lastMigrationOf(dir: string): Promise<string> {
+  let last = lastMigrations.get(dir);
+  if (last === undefined) {
+    last = readdir(dir).then((files) =>
+      files
+        .filter((file) => file.endsWith('.sql'))
+        .map((file) => file.replace(/\.sql$/, ''))
+        .reduce((a, b) => (a > b ? a : b), ''),
+    );
+    lastMigrations.set(dir, last);
+  }
+  return last;
+}
+
+/**
+ * The first migration applied to the database that this release does not have (a newer Errata migrated it since
+ * this one started: a rolling upgrade, or this one left running), else null. Migrations apply in name order.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function newerAppliedMigration(db: Kysely<any>, dir = MIGRATIONS_DIR): Promise<string | null> {
+  const last = await lastMigrationOf(dir);
+  const { rows } = await sql<{ name: string }>`
+    SELECT name FROM kysely_migration WHERE name > ${last} ORDER BY name LIMIT 1`.execute(db);
+  return rows[0]?.name ?? null;
+}
+
 /** Names of migrations that exist in `dir` but are not applied to the database. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function pendingMigrations(db: Kysely<any>, dir = MIGRATIONS_DIR): Promise<string[]> {

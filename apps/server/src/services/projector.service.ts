@@ -10,6 +10,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DATABASE, type Database } from '../database/database';
 import { isDatabaseUnavailable } from '../database/database-unavailable';
+import { newerAppliedMigration } from '../database/migrations';
 import type { DB } from '../database/schema';
 import { projectEvents } from '../projections/read-model.projection';
 import { traceContributions } from '../projections/trace-contributions';
@@ -76,6 +77,19 @@ export class NewerRulesVersion extends ProjectedByAnother {
     super(
       `the read models are at rules version ${version}, newer than this Errata's ${READ_MODELS_VERSION}: a newer ` +
         'Errata projects this database, so this one does not (upgrade it, or stop it)',
+    );
+  }
+}
+
+/**
+ * Since this Errata started, a newer one migrated the database (a rolling upgrade, or this one left running): the read
+ * models may have columns this one does not fill, and rules it does not know, even under the same rules version.
+ */
+export class NewerMigrations extends ProjectedByAnother {
+  constructor(migration: string) {
+    super(
+      `a newer Errata migrated this database since this one started (migration ${migration}, which this release ` +
+        'does not have): it projects this database, so this one does not (upgrade it, or stop it)',
     );
   }
 }
@@ -241,9 +255,14 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
 
   /**
    * Where a projection stands; created at the log's start the first time. A checkpoint of another rules version
-   * means every read model is rebuilt from the log, so both projections start over.
+   * means every read model is rebuilt from the log, so both projections start over. A database a newer Errata
+   * migrated since this one started is that one's to project (NewerMigrations).
    */
   private async checkpointFor(trx: Kysely<DB>, name: string): Promise<LogPosition> {
+    if (name === READ_MODELS_PROJECTION) {
+      const newer = await newerAppliedMigration(trx);
+      if (newer !== null) throw new NewerMigrations(newer);
+    }
     const checkpoint = await this.checkpoints.get(trx, name);
     if (checkpoint === null) {
       await this.checkpoints.ensure(trx, name, READ_MODELS_VERSION, this.derivation);
