@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { utf8ByteLength } from '@errata/domain';
 import { instrumentMcpClient, recordEscalation, startErrata, type ErrataHandle } from '@errata/sdk';
+import { diag } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectSeedServer } from './support/seed-mcp-server';
+import { connectSeedServer, seedCall } from './support/seed-mcp-server';
 
 const LIMIT = 64;
 const TRUNCATED = /…\[truncated \d+ bytes\]$/;
@@ -97,6 +98,39 @@ describe('startErrata’s capture settings', () => {
     expect(laterSpans[0]!.attributes['errata.result.text']).toBeUndefined();
     expect(laterSpans[0]!.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
     expect(laterSpans[1]!.attributes['errata.escalation.reason']).toBe(LONG_REASON);
+  });
+
+  it('a client given a text limit under 1 byte (0.5), or a capture setting that is no boolean: one diag warning each, and a failure still sends its text', async () => {
+    const warnings: unknown[] = [];
+    const ignore = () => undefined;
+    diag.setLogger({
+      warn: (message) => warnings.push(message),
+      error: ignore,
+      info: ignore,
+      debug: ignore,
+      verbose: ignore,
+    });
+    try {
+      const exporter = new InMemorySpanExporter();
+      handle = startErrata({ exporter, instrumentMcpSdk: false, flushOnExit: false });
+      const server = await connectSeedServer();
+      const client = instrumentMcpClient(server.client, {
+        textLimitBytes: 0.5,
+        captureResults: 'yes' as never,
+      });
+      const spans = await spansOf(exporter, async () => {
+        await client.callTool(seedCall('hidden failure: isError false with "ERROR'));
+        await client.callTool(seedCall('hidden failure: isError false with "ERROR'));
+        await server.close();
+      });
+      for (const span of spans) expect(span.attributes['errata.result.text']).toMatch(/ERROR/);
+      expect(warnings).toEqual([
+        '@errata/sdk: captureResults must be true or false; got "yes"; false is used instead',
+        '@errata/sdk: textLimitBytes must be a number of at least 1; got 0.5; 2048 is used instead',
+      ]);
+    } finally {
+      diag.disable();
+    }
   });
 
   it('a client given settings of its own keeps them when its class is patched (instrumentMcpClient leaves it be)', async () => {

@@ -160,6 +160,23 @@ describe('escalations and subagent reports', () => {
     }
   });
 
+  it('a role Errata does not know is not sent: diag names it and what is used instead (none, or subagent in a run)', () => {
+    const { warnings } = captureDiag();
+    try {
+      withAgentRun({ name: 'boss', role: 'boss' as never }, () =>
+        withAgentRun({ name: 'helper', role: 'helper' as never }, () => undefined),
+      );
+      expect(byName('invoke_agent boss').attributes['errata.agent.role']).toBeUndefined();
+      expect(byName('invoke_agent helper').attributes['errata.agent.role']).toBe('subagent');
+      expect(warnings.map((w) => w[0])).toEqual([
+        '@errata/sdk: withAgentRun\'s role must be coordinator or subagent; got "boss"; it is left out',
+        '@errata/sdk: withAgentRun\'s role must be coordinator or subagent; got "helper"; "subagent" is used instead',
+      ]);
+    } finally {
+      diag.disable();
+    }
+  });
+
   it('a target or status written in capitals is read in lower case', () => {
     withAgentRun({ name: 'coordinator' }, () =>
       withAgentRun({ name: 'sub' }, () => {

@@ -39,8 +39,9 @@ import {
 } from './semconv';
 import { runningCaptureConfig, textLimitBytes } from './capture-config';
 import { nonNegativeInteger } from './non-negative-integer';
+import { oneOf, optionValue } from './option-value';
 import { errataTracer, warnIfNoTracerProvider } from './tracer';
-import type { AgentRun, AgentRunOptions, Escalation, SubagentReport } from './types';
+import type { AgentRole, AgentRun, AgentRunOptions, Escalation, SubagentReport } from './types';
 
 interface RunScope {
   readonly conversationId: string | undefined;
@@ -52,6 +53,7 @@ interface RunScope {
 const RUN_KEY = createContextKey('@errata/sdk agent run');
 const ESCALATION_TARGETS = new Set(['human', 'user', 'coordinator']);
 const SUBAGENT_STATUSES = new Set(['complete', 'partial', 'failed']);
+const AGENT_ROLE = oneOf<AgentRole>(['coordinator', 'subagent']);
 
 /** Texts of the agent API leave the process as tool-call texts do: redacted, cut to `textLimitBytes`. */
 const stored = (value: string | null): string | null =>
@@ -61,7 +63,9 @@ const text = (value: string): string => stored(value) ?? '';
 function startRun(options: AgentRunOptions): { span: Span; scope: RunScope } {
   const parent = context.active().getValue(RUN_KEY) as RunScope | undefined;
   const conversationId = options.conversationId ?? parent?.conversationId;
-  const role = options.role ?? (parent === undefined ? undefined : 'subagent');
+  const defaultRole = (): AgentRole | undefined => (parent === undefined ? undefined : 'subagent');
+  // A role Errata does not know is not sent: Errata would read the run as one of neither role.
+  const role = optionValue("withAgentRun's role", options.role, AGENT_ROLE, defaultRole);
   const name = typeof options?.name === 'string' && options.name !== '' ? options.name : undefined;
   if (name === undefined) {
     diag.warn(`@errata/sdk: withAgentRun needs a name (gen_ai.agent.name); got ${String(options?.name)}`);

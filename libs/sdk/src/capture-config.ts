@@ -3,6 +3,7 @@
  * that clients wrapped with `instrumentMcpClient` and the agent API follow them too.
  */
 import { DEFAULT_TEXT_LIMIT_BYTES } from '@errata/domain';
+import { BOOLEAN, optionValue, POSITIVE_INTEGER } from './option-value';
 import type { ToolCallCaptureConfig } from './types';
 
 let running: ToolCallCaptureConfig = {};
@@ -27,8 +28,35 @@ export function setClientCaptureConfig(client: object, config: ToolCallCaptureCo
 export const clientCaptureConfig = (client: object): ToolCallCaptureConfig | undefined =>
   clientConfigs.get(client);
 
-/** The UTF-8 byte limit of every text sent: the configured one when it is a positive number, else the server's default. */
+/**
+ * The settings as given, a wrong one replaced, with a `diag` warning, by its default: for `captureResults` and
+ * `captureArguments` what `fallback` says (startErrata's environment), else false.
+ */
+export function checkedCaptureConfig<C extends ToolCallCaptureConfig>(
+  config: C,
+  fallback: (option: 'captureResults' | 'captureArguments') => boolean = () => false,
+): C {
+  return {
+    ...config,
+    captureResults: optionValue('captureResults', config.captureResults, BOOLEAN, () =>
+      fallback('captureResults'),
+    ),
+    captureArguments: optionValue('captureArguments', config.captureArguments, BOOLEAN, () =>
+      fallback('captureArguments'),
+    ),
+    textLimitBytes: optionValue(
+      'textLimitBytes',
+      config.textLimitBytes,
+      POSITIVE_INTEGER,
+      () => DEFAULT_TEXT_LIMIT_BYTES,
+    ),
+  };
+}
+
+/**
+ * The UTF-8 byte limit of every text sent: the configured one when it is a positive number (rounded down, and
+ * positive still), else the server's default. Read at every call: `checkedCaptureConfig` warns of a wrong one.
+ */
 export function textLimitBytes(config: ToolCallCaptureConfig): number {
-  const limit = config.textLimitBytes;
-  return limit !== undefined && Number.isFinite(limit) && limit > 0 ? limit : DEFAULT_TEXT_LIMIT_BYTES;
+  return POSITIVE_INTEGER.read(config.textLimitBytes) ?? DEFAULT_TEXT_LIMIT_BYTES;
 }

@@ -8,7 +8,7 @@ import { BasicTracerProvider, InMemorySpanExporter } from '@opentelemetry/sdk-tr
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { withAgentRun } from './agent';
 import { ErrataSpanProcessor } from './errata-span-processor';
-import { registerTestTracing } from './tracing.spec-helper';
+import { captureDiag, registerTestTracing } from './tracing.spec-helper';
 
 const TOOL_CALL_ATTRIBUTES = {
   'mcp.method.name': 'tools/call',
@@ -572,3 +572,51 @@ function toolCallsInto(processor: ErrataSpanProcessor, count: number): void {
     tracer.startSpan(`tools/call t${i}`, { kind: SpanKind.CLIENT, attributes: TOOL_CALL_ATTRIBUTES }).end();
   }
 }
+
+describe('ErrataSpanProcessor: options a host got wrong', () => {
+  it('a batch size under 1 (0.5) is the default: no empty batch is ever sent, and the span goes out', async () => {
+    const { exporter, batches } = countingExporter(1);
+    const halves = new ErrataSpanProcessor({ exporter, maxExportBatchSize: 0.5, exportTimeoutMillis: 500 });
+    toolCallsInto(halves, 1);
+    await halves.forceFlush();
+    await halves.shutdown();
+    // Rounded down to 0, it sent empty batches in a loop until the flush timed out, and never the span.
+    expect(batches).toEqual([1]);
+    expect(halves.stats()).toMatchObject({ exported: 1, dropped: 0, failed: 0 });
+  });
+
+  it('a queue size or export timeout under 1 (0.5) is the default: spans are neither dropped nor timed out', async () => {
+    const { exporter, batches } = countingExporter(5);
+    const halves = new ErrataSpanProcessor({ exporter, maxQueueSize: 0.5, exportTimeoutMillis: 0.5 });
+    toolCallsInto(halves, 3);
+    await halves.forceFlush();
+    expect(batches).toEqual([3]);
+    expect(halves.stats()).toMatchObject({ exported: 3, dropped: 0, failed: 0 });
+    await halves.shutdown();
+  });
+
+  it('each wrong option is one diag warning naming it, the value and what is used instead, not one per span', async () => {
+    const { warnings } = captureDiag();
+    try {
+      const { exporter } = countingExporter(1);
+      const wrong = new ErrataSpanProcessor({
+        exporter,
+        maxQueueSize: -1,
+        maxExportBatchSize: 'abc' as never,
+        scheduledDelayMillis: 'x' as never,
+        exportTimeoutMillis: 0.5,
+      });
+      toolCallsInto(wrong, 5);
+      await wrong.forceFlush();
+      await wrong.shutdown();
+      expect(warnings.map((w) => w[0])).toEqual([
+        '@errata/sdk: maxQueueSize must be a number of at least 1; got -1; 2048 is used instead',
+        '@errata/sdk: maxExportBatchSize must be a number of at least 1; got "abc"; 512 is used instead',
+        '@errata/sdk: scheduledDelayMillis must be a number of at least 1; got "x"; 1000 is used instead',
+        '@errata/sdk: exportTimeoutMillis must be a number of at least 1; got 0.5; 30000 is used instead',
+      ]);
+    } finally {
+      diag.disable();
+    }
+  });
+});

@@ -26,6 +26,7 @@ import {
   type SpanRecord,
 } from '@errata/domain';
 import { agentRunSpanContext, endOpenRuns } from './agent';
+import { optionValue, POSITIVE_INTEGER } from './option-value';
 import { safeDiag } from './safe-diag';
 
 export interface ErrataSpanProcessorOptions {
@@ -155,9 +156,6 @@ function withParent(
   };
 }
 
-export const positive = (value: number | undefined, fallback: number): number =>
-  value !== undefined && Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback;
-
 export class ErrataSpanProcessor implements SpanProcessor {
   private readonly exporter: SpanExporter;
   private readonly maxQueueSize: number;
@@ -189,10 +187,15 @@ export class ErrataSpanProcessor implements SpanProcessor {
 
   constructor(options: ErrataSpanProcessorOptions) {
     this.exporter = options.exporter;
-    this.maxQueueSize = positive(options.maxQueueSize, 2048);
-    this.batchSize = Math.min(positive(options.maxExportBatchSize, 512), this.maxQueueSize);
-    this.delayMs = positive(options.scheduledDelayMillis, 1000);
-    this.timeoutMs = positive(options.exportTimeoutMillis, DEFAULT_EXPORT_TIMEOUT_MILLIS);
+    const count = (name: string, given: unknown, fallback: number): number =>
+      optionValue(name, given, POSITIVE_INTEGER, () => fallback);
+    this.maxQueueSize = count('maxQueueSize', options.maxQueueSize, 2048);
+    this.batchSize = Math.min(
+      count('maxExportBatchSize', options.maxExportBatchSize, 512),
+      this.maxQueueSize,
+    );
+    this.delayMs = count('scheduledDelayMillis', options.scheduledDelayMillis, 1000);
+    this.timeoutMs = count('exportTimeoutMillis', options.exportTimeoutMillis, DEFAULT_EXPORT_TIMEOUT_MILLIS);
     this.exportAll = options.exportAllSpans === true;
   }
 
@@ -290,7 +293,8 @@ export class ErrataSpanProcessor implements SpanProcessor {
     this.clearTimer();
     const deadline = Date.now() + this.timeoutMs;
     const drain = async () => {
-      while (this.queue.length > 0 && Date.now() < deadline) await this.exportBatch(deadline);
+      while (this.queue.length > 0 && Date.now() < deadline)
+        if ((await this.exportBatch(deadline)).spans === 0) break;
     };
     const drains = Array.from({ length: SHUTDOWN_PARALLEL_EXPORTS }, drain);
     await Promise.all([this.chain, ...drains]);
@@ -391,7 +395,8 @@ export class ErrataSpanProcessor implements SpanProcessor {
         (owed > 0 || this.queue.length >= this.batchSize)
       ) {
         const { spans, ok } = await this.exportBatch(deadline);
-        if (!ok) break;
+        // An empty batch would be sent again and again: none can be, but the loop must never spin on one.
+        if (!ok || spans === 0) break;
         owed -= spans;
       }
     });

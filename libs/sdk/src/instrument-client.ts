@@ -6,7 +6,7 @@
  * a `config` holds for the client whichever wrapper records its calls, the patched class's included.
  */
 import { diag } from '@opentelemetry/api';
-import { runningCaptureConfig, setClientCaptureConfig } from './capture-config';
+import { checkedCaptureConfig, runningCaptureConfig, setClientCaptureConfig } from './capture-config';
 import { errataTracer } from './tracer';
 import { isErrataWrapper, ToolCallTracer } from './tool-call-tracer';
 import type { ToolCallCaptureConfig } from './types';
@@ -35,7 +35,7 @@ export function instrumentMcpClient<C extends object>(client: C, config?: ToolCa
       );
       return client;
     }
-    if (config !== undefined) setClientCaptureConfig(client, config);
+    if (config !== undefined) setClientCaptureConfig(client, checkedCaptureConfig(config));
     if (wrappedAlongChain(client, 'callTool')) return client;
     const toolCalls = new ToolCallTracer(errataTracer, runningCaptureConfig);
     Object.defineProperty(client, 'callTool', {

@@ -21,6 +21,7 @@ import {
 import { realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Hook } from 'require-in-the-middle';
+import { checkedCaptureConfig } from './capture-config';
 import { ToolCallTracer } from './tool-call-tracer';
 import type { McpClientInstrumentationConfig } from './types';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version';
@@ -80,6 +81,11 @@ export class McpClientInstrumentation extends InstrumentationBase<McpClientInstr
 
   constructor(config: McpClientInstrumentationConfig = {}) {
     super(PACKAGE_NAME, PACKAGE_VERSION, config);
+  }
+
+  /** Capture settings of the wrong kind are replaced by their defaults, with a `diag` warning. */
+  override setConfig(config: McpClientInstrumentationConfig = {}): void {
+    super.setConfig(checkedCaptureConfig(config));
   }
 
   protected init() {

@@ -202,9 +202,75 @@ it('one export timeout for the processor and the exporter: the option, else the 
     expect(exportTimeoutMillis({ exportTimeoutMillis: 1_000 })).toBe(1_000);
     process.env['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT'] = 'soon';
     expect(exportTimeoutMillis({})).toBe(45_000);
+    process.env['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT'] = '0.5'; // rounded down: 0
+    expect(exportTimeoutMillis({})).toBe(45_000);
   } finally {
     process.env = saved;
   }
+});
+
+it('a wrong export timeout, given or in a variable, is one diag warning naming it, the value and the one used instead', () => {
+  const saved = { ...process.env };
+  const { warnings } = captureDiag();
+  try {
+    delete process.env['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT'];
+    process.env['OTEL_EXPORTER_OTLP_TIMEOUT'] = 'abc';
+    expect(exportTimeoutMillis({ exportTimeoutMillis: 'abc' as never })).toBe(30_000);
+    // A variable a valid option overrides is not read, so not complained of.
+    expect(exportTimeoutMillis({ exportTimeoutMillis: 2_000 })).toBe(2_000);
+    expect(warnings.map((w) => w[0])).toEqual([
+      '@errata/sdk: OTEL_EXPORTER_OTLP_TIMEOUT must be a number of at least 1; got "abc"; 30000 is used instead',
+      '@errata/sdk: exportTimeoutMillis must be a number of at least 1; got "abc"; 30000 is used instead',
+    ]);
+  } finally {
+    process.env = saved;
+    diag.disable();
+  }
+});
+
+it('wrong capture settings, given or in ERRATA_CAPTURE_*, are one diag warning each at start, naming what is used instead', async () => {
+  const { warnings } = captureDiag();
+  process.env['ERRATA_CAPTURE_RESULTS'] = '1';
+  const exporter = new InMemorySpanExporter();
+  try {
+    const handle = startErrata({
+      exporter,
+      instrumentMcpSdk: false,
+      flushOnExit: false,
+      textLimitBytes: '100' as never,
+      captureArguments: 'yes' as never,
+    });
+    expect(runningCaptureConfig()).toMatchObject({
+      captureResults: false,
+      captureArguments: false,
+      textLimitBytes: 2048,
+    });
+    for (let i = 0; i < 3; i++) recordEscalation({ target: 'human', reason: 'stuck' });
+    await handle.shutdown();
+    expect(warnings.map((w) => w[0])).toEqual([
+      '@errata/sdk: ERRATA_CAPTURE_RESULTS must be true or false; got "1"; false is used instead',
+      '@errata/sdk: captureArguments must be true or false; got "yes"; false is used instead',
+      '@errata/sdk: textLimitBytes must be a number of at least 1; got "100"; 2048 is used instead',
+    ]);
+  } finally {
+    delete process.env['ERRATA_CAPTURE_RESULTS'];
+    diag.disable();
+  }
+});
+
+it('a text limit under 1 byte (0.5) is the default: texts are sent, not cut to nothing', async () => {
+  const sent: ReadableSpan[] = [];
+  const exporter: SpanExporter = {
+    export: (spans, done) => {
+      sent.push(...spans);
+      done({ code: ExportResultCode.SUCCESS });
+    },
+    shutdown: () => Promise.resolve(),
+  };
+  const handle = startErrata({ exporter, instrumentMcpSdk: false, flushOnExit: false, textLimitBytes: 0.5 });
+  recordEscalation({ target: 'human', reason: 'the refund tool keeps failing' });
+  await handle.shutdown();
+  expect(sent[0]?.attributes['errata.escalation.reason']).toBe('the refund tool keeps failing');
 });
 
 it('an endpoint given as a URL object, or with /v1/traces already, is sent to once at /v1/traces', async () => {

@@ -20,13 +20,13 @@ import { ExportResultCode } from '@opentelemetry/core';
 import {
   DEFAULT_EXPORT_TIMEOUT_MILLIS,
   ErrataSpanProcessor,
-  positive,
   type ErrataExportStats,
   type ErrataSpanProcessorOptions,
 } from './errata-span-processor';
+import { BOOLEAN, environmentValue, optionValue, POSITIVE_INTEGER } from './option-value';
 import { safeDiag } from './safe-diag';
 import { McpClientInstrumentation } from './mcp-client.instrumentation';
-import { setRunningCaptureConfig } from './capture-config';
+import { checkedCaptureConfig, setRunningCaptureConfig } from './capture-config';
 import { ensureContextManager, serveApiTracers } from './api-globals';
 import { setErrataTracerProvider } from './tracer';
 import type { ToolCallCaptureConfig } from './types';
@@ -88,15 +88,9 @@ export interface ErrataHandle {
  * variables the exporter itself would read, else 30 s (the exporter's own default is 10 s).
  */
 export function exportTimeoutMillis(options: Pick<ErrataExportOptions, 'exportTimeoutMillis'>): number {
-  const fromEnv = (name: string): number | undefined => {
-    const raw = process.env[name]?.trim();
-    return raw ? Number(raw) : undefined;
-  };
-  return positive(
-    options.exportTimeoutMillis,
-    positive(
-      fromEnv('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT'),
-      positive(fromEnv('OTEL_EXPORTER_OTLP_TIMEOUT'), DEFAULT_EXPORT_TIMEOUT_MILLIS),
+  return optionValue('exportTimeoutMillis', options.exportTimeoutMillis, POSITIVE_INTEGER, () =>
+    environmentValue('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', POSITIVE_INTEGER, () =>
+      environmentValue('OTEL_EXPORTER_OTLP_TIMEOUT', POSITIVE_INTEGER, () => DEFAULT_EXPORT_TIMEOUT_MILLIS),
     ),
   );
 }
@@ -155,17 +149,21 @@ export function createErrataSpanProcessor(options: ErrataExportOptions = {}): Er
   });
 }
 
-const optedIn = (name: string): boolean => process.env[name]?.trim().toLowerCase() === 'true';
+/** A boolean environment variable, as OpenTelemetry reads one: `true` or `false` in any case, unset is false. */
+const flag = (name: string): boolean => environmentValue(name, BOOLEAN, () => false);
 
-/** The options, with what the environment says where they are silent (`ERRATA_ENDPOINT`, `ERRATA_API_KEY`, …). */
+/**
+ * The options, with what the environment says where they are silent (`ERRATA_ENDPOINT`, `ERRATA_API_KEY`, …); a
+ * wrong value, given or in the environment, is replaced by the next source's, and a `diag` warning says so.
+ */
 function withEnvironment(options: ErrataOptions): ErrataOptions {
   return {
-    ...options,
+    ...checkedCaptureConfig(options, (option) =>
+      flag(option === 'captureResults' ? 'ERRATA_CAPTURE_RESULTS' : 'ERRATA_CAPTURE_ARGUMENTS'),
+    ),
     // Errata's own variable first: a host that exports elsewhere through OTEL_EXPORTER_OTLP_* keeps them.
     endpoint: options.endpoint ?? (process.env['ERRATA_ENDPOINT']?.trim() || undefined),
     apiKey: options.apiKey ?? (process.env['ERRATA_API_KEY']?.trim() || undefined),
-    captureResults: options.captureResults ?? optedIn('ERRATA_CAPTURE_RESULTS'),
-    captureArguments: options.captureArguments ?? optedIn('ERRATA_CAPTURE_ARGUMENTS'),
   };
 }
 
@@ -213,7 +211,7 @@ export function startErrata(given: ErrataOptions = {}): ErrataHandle {
   }
   const options = withEnvironment(given);
   // Disabled: no exporter is made, so a wrong endpoint is not reported either.
-  if (optedIn('OTEL_SDK_DISABLED'))
+  if (flag('OTEL_SDK_DISABLED'))
     return disabledHandle(new ErrataSpanProcessor({ ...options, exporter: refusingExporter(DISABLED) }));
   const processor = createErrataSpanProcessor(options);
   let resource = defaultResource().merge(detectResources({ detectors: [envDetector] }));
