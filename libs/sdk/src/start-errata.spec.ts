@@ -67,20 +67,26 @@ it('shutdown restores the privacy defaults; shutting down an old handle again le
   await second.shutdown();
 });
 
-it('with OTEL_SDK_DISABLED=true, startErrata instruments, registers and sends nothing', async () => {
+it('with OTEL_SDK_DISABLED=true, startErrata instruments, registers and sends nothing, and the agent API does not warn of it', async () => {
   process.env['OTEL_SDK_DISABLED'] = 'true';
+  const { warnings } = captureDiag();
   try {
     const exporter = new InMemorySpanExporter();
     const disabled = startErrata({ exporter, flushOnExit: false });
     expect(disabled).toMatchObject({ instrumentation: null, servesApiTracers: false });
     expect((trace.getTracerProvider() as ProxyTracerProvider).getDelegateTracer('any')).toBeUndefined();
-    recordEscalation({ target: 'human', reason: 'nobody is listening' });
+    withAgentRun({ name: 'unrecorded' }, () =>
+      recordEscalation({ target: 'human', reason: 'nobody is listening' }),
+    );
     await disabled.forceFlush();
     expect(exporter.getFinishedSpans()).toEqual([]);
     expect(disabled.stats()).toMatchObject({ exported: 0, queued: 0 });
+    // The host disabled Errata on purpose: no "no tracer provider is set up yet, call startErrata()".
+    expect(warnings).toEqual([]);
     await disabled.shutdown();
   } finally {
     delete process.env['OTEL_SDK_DISABLED'];
+    diag.disable();
   }
 });
 
@@ -271,6 +277,63 @@ it('a text limit under 1 byte (0.5) is the default: texts are sent, not cut to n
   recordEscalation({ target: 'human', reason: 'the refund tool keeps failing' });
   await handle.shutdown();
   expect(sent[0]?.attributes['errata.escalation.reason']).toBe('the refund tool keeps failing');
+});
+
+it('startErrata(null) is startErrata(); a URL or anything else that is no options object is a diag warning, and the defaults hold', async () => {
+  const { warnings } = captureDiag();
+  try {
+    const options = { instrumentMcpSdk: false, flushOnExit: false, exporter: new InMemorySpanExporter() };
+    // Only what is no object is checked: the running handle would hide the options of a second call.
+    await startErrata(null as never).shutdown();
+    expect(warnings).toEqual([]);
+    await startErrata('http://127.0.0.1:4318' as never).shutdown();
+    await startErrata(42 as never).shutdown();
+    expect(warnings.map((w) => w[0])).toEqual([
+      '@errata/sdk: startErrata takes an options object; got string "http://127.0.0.1:4318" (for an endpoint: ' +
+        'startErrata({ endpoint: "http://127.0.0.1:4318" })); the defaults and the environment are used',
+      '@errata/sdk: startErrata takes an options object; got number 42; the defaults and the environment are used',
+    ]);
+    const running = startErrata(options);
+    expect(startErrata(null as never)).toBe(running);
+    await running.shutdown();
+  } finally {
+    diag.disable();
+  }
+});
+
+it('an API key is sent without the spaces and line ends around it, given as an option as in ERRATA_API_KEY', async () => {
+  const authorizations: (string | undefined)[] = [];
+  const receiver = createServer((req, res) => {
+    authorizations.push(req.headers.authorization);
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  process.env['ERRATA_API_KEY'] = ' from-env\r\n';
+  try {
+    for (const apiKey of ['key\r', undefined]) {
+      const handle = startErrata({ endpoint, apiKey, instrumentMcpSdk: false, flushOnExit: false });
+      recordEscalation({ target: 'human', reason: 'stuck' });
+      await handle.forceFlush();
+      expect(handle.stats()).toMatchObject({ exported: 1, failed: 0 });
+      await handle.shutdown();
+    }
+    const processor = createErrataSpanProcessor({
+      endpoint,
+      apiKey: '\tkey \n',
+      scheduledDelayMillis: 60_000,
+    });
+    new BasicTracerProvider({ spanProcessors: [processor] })
+      .getTracer('test')
+      .startSpan('errata.escalation', { attributes: { 'errata.escalation.target': 'human' } })
+      .end();
+    await processor.shutdown();
+    expect(authorizations).toEqual(['Bearer key', 'Bearer from-env', 'Bearer key']);
+  } finally {
+    delete process.env['ERRATA_API_KEY'];
+    await new Promise((resolve) => receiver.close(resolve));
+  }
 });
 
 it('an endpoint given as a URL object, or with /v1/traces already, is sent to once at /v1/traces', async () => {

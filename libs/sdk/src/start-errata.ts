@@ -23,12 +23,12 @@ import {
   type ErrataExportStats,
   type ErrataSpanProcessorOptions,
 } from './errata-span-processor';
-import { BOOLEAN, environmentValue, optionValue, POSITIVE_INTEGER } from './option-value';
+import { BOOLEAN, environmentValue, optionValue, POSITIVE_INTEGER, shown } from './option-value';
 import { safeDiag } from './safe-diag';
 import { McpClientInstrumentation } from './mcp-client.instrumentation';
 import { checkedCaptureConfig, setRunningCaptureConfig } from './capture-config';
 import { ensureContextManager, serveApiTracers } from './api-globals';
-import { setErrataTracerProvider } from './tracer';
+import { setErrataDisabled, setErrataTracerProvider } from './tracer';
 import type { ToolCallCaptureConfig } from './types';
 import { RecordEverythingSampler } from './errata-sampler';
 import { endOpenRuns } from './agent';
@@ -130,12 +130,21 @@ function tracesUrl(given: unknown): string | null {
   return null;
 }
 
+/**
+ * The key as sent: without the spaces or line ends around it that a key pasted or read from a file brings (a `\r`
+ * would make every export fail); an empty one is none. The option and `ERRATA_API_KEY` alike, and
+ * `createErrataSpanProcessor`'s.
+ */
+const ingestKey = (given: unknown): string | undefined =>
+  given === undefined || given === null ? undefined : String(given).trim() || undefined;
+
 function exporterFor(options: ErrataExportOptions, timeoutMillis: number): SpanExporter {
   if (options.exporter !== undefined) return options.exporter;
   const url = options.endpoint === undefined ? undefined : tracesUrl(options.endpoint);
   if (url === null)
     return refusingExporter(new Error(`endpoint "${String(options.endpoint)}" is not an http(s) URL`));
-  const headers = options.apiKey === undefined ? undefined : { Authorization: `Bearer ${options.apiKey}` };
+  const apiKey = ingestKey(options.apiKey);
+  const headers = apiKey === undefined ? undefined : { Authorization: `Bearer ${apiKey}` };
   return new OTLPTraceExporter({ url, headers, timeoutMillis });
 }
 
@@ -163,13 +172,17 @@ function withEnvironment(options: ErrataOptions): ErrataOptions {
     ),
     // Errata's own variable first: a host that exports elsewhere through OTEL_EXPORTER_OTLP_* keeps them.
     endpoint: options.endpoint ?? (process.env['ERRATA_ENDPOINT']?.trim() || undefined),
-    apiKey: options.apiKey ?? (process.env['ERRATA_API_KEY']?.trim() || undefined),
+    apiKey: options.apiKey ?? process.env['ERRATA_API_KEY'], // trimmed where the header is made
   };
 }
 
-/** OpenTelemetry's kill switch (`OTEL_SDK_DISABLED=true`): nothing is instrumented, registered or sent. */
+/**
+ * OpenTelemetry's kill switch (`OTEL_SDK_DISABLED=true`): nothing is instrumented, registered or sent, and the agent
+ * API does not warn that its runs are lost for want of a provider: the host chose it.
+ */
 function disabledHandle(processor: ErrataSpanProcessor): ErrataHandle {
-  diag.info('@errata/sdk: OTEL_SDK_DISABLED=true; Errata records nothing');
+  safeDiag(() => diag.info('@errata/sdk: OTEL_SDK_DISABLED=true; Errata records nothing'));
+  setErrataDisabled(true);
   return {
     tracerProvider: new NodeTracerProvider(),
     processor,
@@ -177,7 +190,10 @@ function disabledHandle(processor: ErrataSpanProcessor): ErrataHandle {
     servesApiTracers: false,
     stats: () => processor.stats(),
     forceFlush: () => processor.forceFlush(),
-    shutdown: () => processor.shutdown(),
+    shutdown: () => {
+      setErrataDisabled(false);
+      return processor.shutdown();
+    },
   };
 }
 
@@ -194,12 +210,31 @@ let running: ErrataHandle | undefined;
 /** Attributes a span of Errata's own provider keeps: OpenTelemetry's default, far above the ~30 a tool call has. */
 const ERRATA_SPAN_ATTRIBUTE_COUNT_LIMIT = 128;
 
+/**
+ * The options given: none for undefined or null; anything else that is no object (plain JavaScript:
+ * `startErrata('http://…')`) is said to diag, and the defaults and the environment hold.
+ */
+function optionsObject(given: unknown): ErrataOptions {
+  if (given === undefined || given === null) return {};
+  if (typeof given === 'object') return given as ErrataOptions;
+  const url = typeof given === 'string' && /^(https?:\/\/|[\w.-]+:\d+(\/|$))/i.test(given.trim());
+  const hint = url ? ` (for an endpoint: startErrata({ endpoint: ${JSON.stringify(given.trim())} }))` : '';
+  safeDiag(() =>
+    diag.warn(
+      `@errata/sdk: startErrata takes an options object; got ${typeof given} ${shown(given)}${hint}; ` +
+        'the defaults and the environment are used',
+    ),
+  );
+  return {};
+}
+
 /** Starts Errata's export (once per process: a second call returns the running handle and warns). */
-export function startErrata(given: ErrataOptions = {}): ErrataHandle {
+export function startErrata(passed: ErrataOptions = {}): ErrataHandle {
+  const given = optionsObject(passed);
   if (running !== undefined) {
     const message =
       '@errata/sdk: startErrata was called again; the running export is kept, the new options ignored';
-    diag.warn(message);
+    safeDiag(() => diag.warn(message));
     // Options lost this way (the quick start's startErrata under `--import @errata/sdk/register`) send the spans
     // elsewhere than the code says: a Node warning, which shows without a diag logger.
     if (Object.keys(given).length > 0) {

@@ -32,13 +32,20 @@ export function errataTracer(): Tracer {
 
 let warnedUnrecorded = false;
 
+/** Whether the host disabled Errata (`OTEL_SDK_DISABLED=true`): spans are then not recorded on purpose. */
+let disabled = false;
+
+export function setErrataDisabled(next: boolean): void {
+  disabled = next;
+}
+
 /**
  * Says once, at warning level, that spans are being lost because no tracer provider is set up yet: the API's no-op
  * tracer gives spans whose ids are all zeros (compared as a string: this runs on every tool call). Tracing the host
- * suppressed gives such spans too, and is no mistake.
+ * suppressed gives such spans too, and is no mistake; nor is Errata disabled by `OTEL_SDK_DISABLED`.
  */
 export function warnIfNoTracerProvider(span: Span, what: string): void {
-  if (warnedUnrecorded || span.spanContext().spanId !== INVALID_SPANID) return;
+  if (warnedUnrecorded || disabled || span.spanContext().spanId !== INVALID_SPANID) return;
   if (isTracingSuppressed(context.active())) return;
   warnedUnrecorded = true;
   safeDiag(() =>
