@@ -42,7 +42,7 @@ beforeAll(async () => {
   await run('npm', ['pack', './libs/domain', './libs/sdk', '--pack-destination', project], { cwd: ROOT });
   await writeFile(
     join(project, 'package.json'),
-    JSON.stringify({ name: 'quick-start-agent', private: true, type: 'module' }),
+    JSON.stringify({ name: 'quick-start-agent', private: true, type: 'module' }), // as the README says
   );
   const dependencies = await Promise.all(
     [
@@ -83,6 +83,12 @@ async function storedToolCalls(): Promise<{ tool: string | null; outcome: string
 it('in a project that installed the packed SDK, the README quick start compiles, runs, exits and reaches Errata', async () => {
   const quickStart = await readmeBlock('## Quick start (TypeScript agent)');
   expect(quickStart).toContain(README_ENDPOINT);
+  // The project is set up as the README tells users, above the quick start: an ES module (top-level await).
+  const readme = await readFile(join(ROOT, 'libs/sdk/README.md'), 'utf8');
+  const start = readme.indexOf('## Quick start (TypeScript agent)\n');
+  const intro = readme.slice(start, readme.indexOf('```ts', start));
+  for (const setting of ['"type": "module"', '"module": "nodenext"', '"types": ["node"]'])
+    expect(intro).toContain(setting);
   await writeFile(join(project, 'agent.ts'), quickStart.replace(README_ENDPOINT, `'${server.url}'`));
   // Compiled along: its catch variables (unknown) go to withToolCall and toolCallSpanId as they are.
   await writeFile(join(project, 'retries.ts'), await readmeBlock('### Retries'));
