@@ -6,6 +6,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { loadConfig, type AppConfig } from './config/app-config';
 import { jsonLogLine } from './config/json-log-line';
+import { listeningUrl } from './config/listening-url';
 import { DATABASE, openMigratedDatabase, type Database } from './database/database';
 import { ConnectionDrain } from './http/connection-drain';
 import { mountDashboard } from './http/dashboard';
@@ -66,7 +67,7 @@ export async function startServer(
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   new Logger('Errata').log(
-    `listening on http://${config.host}:${port} (dashboard: /, OTLP/HTTP traces: POST /v1/traces) — store: ${database.description}`,
+    `listening on ${listeningUrl(config.host, port)} (dashboard: /, OTLP/HTTP traces: POST /v1/traces) — store: ${database.description}`,
   );
   return app;
 }
