@@ -11,6 +11,7 @@ import type { DB } from '../apps/server/src/database/schema';
 import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint.repository';
 import { EventRepository } from '../apps/server/src/repositories/event.repository';
 import { HealthService } from '../apps/server/src/services/health.service';
+import { READ_MODELS_PROJECTION, READ_MODELS_VERSION } from '../apps/server/src/services/projector.service';
 import { adminDatabaseUrl, databaseUrlFor } from './support/postgres';
 
 const CLI = join(__dirname, '../apps/server/dist/cli/errata.js');
@@ -50,12 +51,19 @@ describe('migrations and readiness', () => {
       run(process.execPath, [CLI, 'migrate'], {
         env: { ...process.env, DATABASE_URL: databaseUrlFor(name) },
       });
+    // It says on stdout what it applied (an upgrade shows which), and that nothing was left to apply the next time
     const { stdout, stderr } = await migrate();
-    expect(stdout).toMatch(/migrations up to date \(PostgreSQL at postgres:\/\//);
-    // It says what it applied (an upgrade shows which), and nothing when there was nothing to apply
     const names = (await readdir(MIGRATIONS_DIR)).filter((file) => file.endsWith('.sql')).sort();
-    expect(stderr).toBe(`applied migrations ${names.map((file) => file.replace(/\.sql$/, '')).join(', ')}\n`);
-    expect((await migrate()).stderr).toBe('');
+    expect(stdout).toMatch(
+      new RegExp(
+        `^applied migrations ${names.map((file) => file.replace(/\.sql$/, '')).join(', ')} \\(PostgreSQL at postgres://`,
+      ),
+    );
+    expect(stderr).toBe('');
+    expect(await migrate()).toMatchObject({
+      stdout: expect.stringMatching(/^migrations up to date \(PostgreSQL at postgres:\/\//),
+      stderr: '',
+    });
 
     expect(await pendingMigrations(db, MIGRATIONS_DIR)).toEqual([]);
     expect(await health.readiness()).toMatchObject({
@@ -64,6 +72,29 @@ describe('migrations and readiness', () => {
       setAsideRecords: 0,
       projectionLagSeconds: 0,
     });
+  });
+
+  it('says, after migrating, that read models of older rules are rebuilt at the next start, and how to do it now', async () => {
+    // Given read models an older Errata projected
+    await new CheckpointRepository().ensure(db, READ_MODELS_PROJECTION, READ_MODELS_VERSION - 1, {
+      retryWindowMs: 600_000,
+      maxLinkedTraces: 2000,
+    });
+    try {
+      // When the database is migrated
+      const { stdout, stderr } = await run(process.execPath, [CLI, 'migrate'], {
+        env: { ...process.env, DATABASE_URL: databaseUrlFor(name) },
+      });
+      // Then stdout stays the migrations' news, and stderr says what the next start will do
+      expect(stdout).toMatch(/^migrations up to date /);
+      expect(stderr).toBe(
+        `the read models are at rules version ${READ_MODELS_VERSION - 1}, this Errata's is ${READ_MODELS_VERSION}: ` +
+          'the server rebuilds them from the log when it starts (its reports hold part of the history until then); ' +
+          '`errata projections rebuild` does it now, with progress\n',
+      );
+    } finally {
+      await db.deleteFrom('projection_checkpoint').execute();
+    }
   });
 
   it('refuses, in one line, a database a newer Errata migrated (the CLI, and so the server, which migrates alike)', async () => {

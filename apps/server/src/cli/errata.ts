@@ -20,7 +20,12 @@ import { StatisticsRepository } from '../repositories/statistics.repository';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
 import { ApiKeyService, hashKey, KEY_SCOPES } from '../services/api-key.service';
 import { IngestActivity } from '../services/ingest-activity';
-import { NewerRulesVersion, ProjectorService, READ_MODELS_PROJECTION } from '../services/projector.service';
+import {
+  NewerRulesVersion,
+  ProjectorService,
+  READ_MODELS_PROJECTION,
+  READ_MODELS_VERSION,
+} from '../services/projector.service';
 import { adoptRecordedDerivation } from '../projections/derivation-settings';
 import { FINDING_ID } from '../http/findings-page';
 import { FixRepository } from '../repositories/fix.repository';
@@ -125,12 +130,15 @@ async function main(argv: string[]): Promise<void> {
     if (given.has(token.name)) throw new UsageError(`--${token.name} must be given once`);
     given.add(token.name);
   }
-  // Every command migrates first; stdout stays the command's own (scripts read keys from it).
-  const database = await openMigratedDatabase(loadConfig(), (applied) =>
-    process.stderr.write(`applied migrations ${applied.join(', ')}\n`),
-  );
+  // Every command migrates first; stdout stays the command's own (scripts read keys from it): what was applied goes
+  // to stderr, except for `migrate`, whose own output it is.
+  let applied: readonly string[] = [];
+  const database = await openMigratedDatabase(loadConfig(), (names) => {
+    applied = names;
+    if (command !== 'migrate') process.stderr.write(`applied migrations ${names.join(', ')}\n`);
+  });
   try {
-    await run(command, positionals, values, database);
+    await run(command, positionals, values, database, applied);
   } finally {
     await database.destroy();
   }
@@ -141,15 +149,28 @@ async function run(
   positionals: string[],
   values: Record<string, string | boolean | undefined>,
   database: Database,
+  applied: readonly string[],
 ): Promise<void> {
   const projects = new ProjectRepository(database);
   const out = (line: string) => process.stdout.write(`${line}\n`);
   // Said on stderr, so that a script reading the list on stdout gets an empty one.
   const note = (line: string) => process.stderr.write(`${line}\n`);
   switch (command) {
-    case 'migrate':
-      out(`migrations up to date (${database.description})`);
+    case 'migrate': {
+      out(
+        applied.length === 0
+          ? `migrations up to date (${database.description})`
+          : `applied migrations ${applied.join(', ')} (${database.description})`,
+      );
+      const projected = await new CheckpointRepository().get(database.db, READ_MODELS_PROJECTION);
+      if (projected !== null && projected.version < READ_MODELS_VERSION)
+        note(
+          `the read models are at rules version ${projected.version}, this Errata's is ${READ_MODELS_VERSION}: the ` +
+            'server rebuilds them from the log when it starts (its reports hold part of the history until then); ' +
+            '`errata projections rebuild` does it now, with progress',
+        );
       return;
+    }
     case 'projections rebuild':
       await rebuildReadModels(database, out, await projectorFor(database), true);
       return;
