@@ -204,6 +204,15 @@ describe('classifyToolCall: code source', () => {
     expect(failed(`Request failed with status code ${status}`)).toMatchObject(expected);
   });
 
+  it.each([
+    [-32602, 'validation'],
+    [-32001, 'transient'],
+  ])('maps a JSON-RPC code %i a tool result declares as its own to %s', (code, category) => {
+    const expected = { category, source: 'code', evidence: `jsonrpc:${code}` };
+    expect(failed('Rejected', { 'errata.error.code': String(code) })).toMatchObject(expected);
+    expect(withStructured({ error: { code, message: 'Rejected' } })).toMatchObject(expected);
+  });
+
   describe('given an HTTP error status answered to an HTTP transport (a transport_error)', () => {
     const httpFailure = (status: number | null, message: string) =>
       classifyToolCall(

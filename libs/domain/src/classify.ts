@@ -213,7 +213,7 @@ function categorize(call: ToolCallData, payloads: readonly Payload[], declaredRa
  * status, numeric error.type); the HTTP status of the exchange (`http.response.status_code`: an HTTP transport's 401
  * is a permission failure, not the transient one its transport_error outcome implies); an authorization failure
  * named by `error.type`; the code a timeout / transport outcome implies (the SDK's -32001 / -32000); a 3-digit
- * declared `errata.error.code`; `statusCode`/`status` in the payload.
+ * declared `errata.error.code`; `statusCode`/`status` in the payload; a JSON-RPC code declared as the error's code.
  */
 function codeDecision(call: ToolCallData, payloads: readonly Payload[]): Decision | null {
   const byCarried = rpcCodeDecision(carriedRpcCode(call));
@@ -235,8 +235,16 @@ function codeDecision(call: ToolCallData, payloads: readonly Payload[]): Decisio
     const decision = httpStatusDecision(status);
     if (decision !== null) return decision;
   }
+  // A JSON-RPC code the result declares as its own (`"code": -32602` for arguments it refused), as a 3-digit one is read
+  // as an HTTP status.
+  for (const code of [declaredCode, ...payloads.flatMap(declaredCodes)]) {
+    const decision = JSONRPC_CODE.test(code) ? rpcCodeDecision(Number(code)) : null;
+    if (decision !== null) return decision;
+  }
   return null;
 }
+
+const JSONRPC_CODE = /^-32\d{3}$/;
 
 const carriedRpcCode = (call: ToolCallData): number | null =>
   integerCode(call.rpcStatusCode) ?? integerCode(call.errorType);
