@@ -2,6 +2,7 @@ import { context, diag, ProxyTracerProvider, trace } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordEscalation, recordSubagentReport, withAgentRun } from './agent';
+import { instrumentMcpClient } from './instrument-client';
 import { withToolCall } from './tool-call-hints';
 import { setErrataTracerProvider } from './tracer';
 import {
@@ -262,6 +263,30 @@ describe('never throws into the host', () => {
       diag.disable();
     }
     expect(trace.getTracerProvider()).toBeDefined();
+  });
+
+  it('a host diag logger that throws never reaches the caller, whatever the SDK had to say', async () => {
+    const down = () => {
+      throw new Error('logger down');
+    };
+    diag.setLogger({ error: down, warn: down, info: down, debug: down, verbose: down });
+    try {
+      // Misuse the API warns of, with a working tracer
+      expect(await withAgentRun({ name: '' }, async () => 1)).toBe(1);
+      expect(await withAgentRun({ name: 'x', role: 'boss' as never }, async () => 2)).toBe(2);
+      expect(() => recordEscalation({ target: 'manager' as never })).not.toThrow();
+      expect(() => recordSubagentReport({ status: 'done' as never })).not.toThrow();
+      expect(() => recordSubagentReport({ status: 'complete' })).not.toThrow();
+      expect(withToolCall({ retryOf: 'not a span id' }, () => 3)).toBe(3);
+      expect(instrumentMcpClient(42 as never)).toBe(42);
+      // And failures it reports, with a tracer that throws
+      setErrataTracerProvider(brokenTracerProvider());
+      expect(await withAgentRun({ name: 'x' }, async () => 4)).toBe(4);
+      expect(() => recordEscalation({ target: 'user' })).not.toThrow();
+    } finally {
+      setErrataTracerProvider(undefined);
+      diag.disable();
+    }
   });
 
   it('a run started before any tracer provider exists warns once that it is not recorded; suppressed tracing does not', () => {

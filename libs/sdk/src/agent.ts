@@ -42,6 +42,7 @@ import { nonNegativeInteger } from './non-negative-integer';
 import { oneOf, optionValue } from './option-value';
 import { errataTracer, warnIfNoTracerProvider } from './tracer';
 import type { AgentRole, AgentRun, AgentRunOptions, Escalation, SubagentReport } from './types';
+import { safeDiag } from './safe-diag';
 
 interface RunScope {
   readonly conversationId: string | undefined;
@@ -68,7 +69,9 @@ function startRun(options: AgentRunOptions): { span: Span; scope: RunScope } {
   const role = optionValue("withAgentRun's role", options.role, AGENT_ROLE, defaultRole);
   const name = typeof options?.name === 'string' && options.name !== '' ? options.name : undefined;
   if (name === undefined) {
-    diag.warn(`@errata/sdk: withAgentRun needs a name (gen_ai.agent.name); got ${String(options?.name)}`);
+    safeDiag(() =>
+      diag.warn(`@errata/sdk: withAgentRun needs a name (gen_ai.agent.name); got ${String(options?.name)}`),
+    );
   }
   const attributes: Attributes = { [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_INVOKE_AGENT };
   // Without a name the span is `invoke_agent`, as the GenAI conventions name it when the agent's is unknown.
@@ -131,7 +134,7 @@ function endRun(span: Span, error?: unknown): void {
     }
     span.end(hrTime());
   } catch (failure) {
-    diag.error('@errata/sdk: could not end an agent run span', failure);
+    safeDiag(() => diag.error('@errata/sdk: could not end an agent run span', failure));
   }
 }
 
@@ -146,7 +149,7 @@ export function withAgentRun<T>(options: AgentRunOptions, fn: (run: AgentRun) =>
   try {
     started = startRun(options);
   } catch (error) {
-    diag.error('@errata/sdk: could not start an agent run span', error);
+    safeDiag(() => diag.error('@errata/sdk: could not start an agent run span', error));
   }
   if (started === undefined) return fn({ traceId: '', spanId: '', name: String(options?.name ?? '') });
   const { span, scope } = started;
@@ -197,7 +200,7 @@ function recordInstant(name: string, attributesOf: () => Attributes | null): voi
       .startSpan(name, { kind: SpanKind.INTERNAL, attributes, startTime: now }, context.active())
       .end(now);
   } catch (error) {
-    diag.error(`@errata/sdk: could not record ${name}`, error);
+    safeDiag(() => diag.error(`@errata/sdk: could not record ${name}`, error));
   }
 }
 
@@ -206,8 +209,10 @@ export function recordEscalation(escalation: Escalation): void {
   recordInstant(ESCALATION_SPAN, () => {
     const target = lowerCase(escalation?.target);
     if (!ESCALATION_TARGETS.has(target)) {
-      diag.warn(
-        `@errata/sdk: escalation target must be human, user or coordinator; got ${String(escalation?.target)}`,
+      safeDiag(() =>
+        diag.warn(
+          `@errata/sdk: escalation target must be human, user or coordinator; got ${String(escalation?.target)}`,
+        ),
       );
       return null;
     }
@@ -244,8 +249,10 @@ function reportCount(field: string, value: unknown): number | undefined {
 }
 
 const ignoredField = (field: string, value: unknown, expected: string): void =>
-  diag.warn(
-    `@errata/sdk: subagent report ${field} must be ${expected}; got ${JSON.stringify(value) ?? String(value)}; left out`,
+  safeDiag(() =>
+    diag.warn(
+      `@errata/sdk: subagent report ${field} must be ${expected}; got ${JSON.stringify(value) ?? String(value)}; left out`,
+    ),
   );
 
 const lowerCase = (value: unknown): string =>
@@ -256,16 +263,20 @@ export function recordSubagentReport(report: SubagentReport): void {
   recordInstant(SUBAGENT_REPORT_SPAN, () => {
     const status = lowerCase(report?.status);
     if (!SUBAGENT_STATUSES.has(status)) {
-      diag.warn(
-        `@errata/sdk: subagent report status must be complete, partial or failed; got ${String(report?.status)}`,
+      safeDiag(() =>
+        diag.warn(
+          `@errata/sdk: subagent report status must be complete, partial or failed; got ${String(report?.status)}`,
+        ),
       );
       return null;
     }
     const run = context.active().getValue(RUN_KEY) as RunScope | undefined;
     if (run?.subagent !== true) {
-      diag.warn(
-        '@errata/sdk: recordSubagentReport outside a subagent run; Errata reads it as the report of the run it is ' +
-          "in. Call it inside the subagent's withAgentRun.",
+      safeDiag(() =>
+        diag.warn(
+          '@errata/sdk: recordSubagentReport outside a subagent run; Errata reads it as the report of the run it is ' +
+            "in. Call it inside the subagent's withAgentRun.",
+        ),
       );
     }
     return subagentReportAttributes(report, status);

@@ -6,6 +6,7 @@ import {
   type Sampler,
   type SamplingResult,
 } from '@opentelemetry/sdk-trace-base';
+import { safeDiag } from './safe-diag';
 
 /**
  * The sampler of Errata's own provider: every span Errata creates is recorded and exported, whatever is sampled.
@@ -48,7 +49,9 @@ function samplerFromEnvironment(): Sampler {
     };
     if (typeof config.buildSamplerFromEnv === 'function') return config.buildSamplerFromEnv();
   } catch (error) {
-    diag.debug('@errata/sdk: OTEL_TRACES_SAMPLER could not be read; parent-based, always on', error);
+    safeDiag(() =>
+      diag.debug('@errata/sdk: OTEL_TRACES_SAMPLER could not be read; parent-based, always on', error),
+    );
   }
   return new ParentBasedSampler({ root: new AlwaysOnSampler() });
 }

@@ -10,6 +10,7 @@ import { checkedCaptureConfig, runningCaptureConfig, setClientCaptureConfig } fr
 import { errataTracer } from './tracer';
 import { isErrataWrapper, ToolCallTracer } from './tool-call-tracer';
 import type { ToolCallCaptureConfig } from './types';
+import { safeDiag } from './safe-diag';
 
 type Method = (this: object, ...args: unknown[]) => unknown;
 
@@ -30,8 +31,10 @@ export function instrumentMcpClient<C extends object>(client: C, config?: ToolCa
     const callTool = target['callTool'];
     const request = target['request'];
     if (typeof callTool !== 'function' || typeof request !== 'function') {
-      diag.warn(
-        '@errata/sdk: instrumentMcpClient expects an @modelcontextprotocol/sdk Client; left as it is',
+      safeDiag(() =>
+        diag.warn(
+          '@errata/sdk: instrumentMcpClient expects an @modelcontextprotocol/sdk Client; left as it is',
+        ),
       );
       return client;
     }
@@ -60,7 +63,7 @@ export function instrumentMcpClient<C extends object>(client: C, config?: ToolCa
       });
     }
   } catch (error) {
-    diag.error('@errata/sdk: could not instrument the MCP client', error);
+    safeDiag(() => diag.error('@errata/sdk: could not instrument the MCP client', error));
   }
   return client;
 }

@@ -25,6 +25,7 @@ import { checkedCaptureConfig } from './capture-config';
 import { ToolCallTracer } from './tool-call-tracer';
 import type { McpClientInstrumentationConfig } from './types';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version';
+import { safeDiag } from './safe-diag';
 
 /** 1.2.0 split the package into dist/esm and dist/cjs, the files hooked here; 1.0 and 1.1 need instrumentMcpClient. */
 const SUPPORTED_VERSIONS = ['>=1.2.0 <2'];
@@ -146,7 +147,7 @@ export class McpClientInstrumentation extends InstrumentationBase<McpClientInstr
   private patch(exports: ClientModule): ClientModule {
     const prototype = exports?.Client?.prototype;
     if (prototype === undefined || typeof prototype['callTool'] !== 'function') {
-      diag.debug('@errata/sdk: @modelcontextprotocol/sdk Client has no callTool to patch');
+      safeDiag(() => diag.debug('@errata/sdk: @modelcontextprotocol/sdk Client has no callTool to patch'));
       return exports;
     }
     const toolCalls = this.tracerOfToolCalls();

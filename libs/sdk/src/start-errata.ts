@@ -268,7 +268,9 @@ export function startErrata(passed: ErrataOptions = {}): ErrataHandle {
   ensureContextManager();
   const stopServingApiTracers = serveApiTracers(provider);
   if (stopServingApiTracers === null) {
-    diag.info('@errata/sdk: a global tracer provider exists already; Errata exports its own spans only');
+    safeDiag(() =>
+      diag.info('@errata/sdk: a global tracer provider exists already; Errata exports its own spans only'),
+    );
   }
   setErrataTracerProvider(provider);
   const capture: ToolCallCaptureConfig = {

@@ -6,6 +6,7 @@
 import { context, createContextKey, diag } from '@opentelemetry/api';
 import { nonNegativeInteger } from './non-negative-integer';
 import type { ToolCallHints } from './types';
+import { safeDiag } from './safe-diag';
 
 interface PendingHints {
   readonly hints: ToolCallHints;
@@ -73,17 +74,26 @@ export function takeHints(): ResolvedHints {
   let retryOfId: string | null = null;
   if (typeof retryOf === 'string') {
     if (SPAN_ID.test(retryOf)) retryOfId = retryOf.toLowerCase();
-    else diag.warn(`@errata/sdk: retryOf "${retryOf}" is not a 16-hex-digit span id; hint ignored`);
+    else
+      safeDiag(() =>
+        diag.warn(`@errata/sdk: retryOf "${retryOf}" is not a 16-hex-digit span id; hint ignored`),
+      );
   } else if (typeof retryOf === 'object' && retryOf !== null) {
     const finished = finishedCalls.get(retryOf);
     if (finished === undefined)
-      diag.warn('@errata/sdk: retryOf is not a result or error of an instrumented call');
+      safeDiag(() => diag.warn('@errata/sdk: retryOf is not a result or error of an instrumented call'));
     else if (finished === null)
-      diag.warn('@errata/sdk: retryOf was the outcome of several calls (a closed connection); hint ignored');
+      safeDiag(() =>
+        diag.warn(
+          '@errata/sdk: retryOf was the outcome of several calls (a closed connection); hint ignored',
+        ),
+      );
     previous = finished ?? undefined;
     retryOfId = previous?.spanId ?? null;
   } else if (retryOf !== undefined && retryOf !== null) {
-    diag.warn(`@errata/sdk: retryOf is a ${typeof retryOf}, not a span id, result or error; hint ignored`);
+    safeDiag(() =>
+      diag.warn(`@errata/sdk: retryOf is a ${typeof retryOf}, not a span id, result or error; hint ignored`),
+    );
   }
   const explicitAttempt = Number.isInteger(attempt) && (attempt as number) >= 1 ? (attempt as number) : null;
   return {
