@@ -154,9 +154,11 @@ const isPassword = (keyName: string): boolean => /pass|pwd/i.test(keyName);
  */
 export function redact(text: string): string {
   const out = redactCredentials(text);
-  return DIGIT_GATE.test(out)
-    ? out.replace(CARD, PLACEHOLDER.number).replace(DIGIT_RUN, PLACEHOLDER.number)
-    : out;
+  if (!DIGIT_GATE.test(out)) return out;
+  const numbers = out.replace(CARD, PLACEHOLDER.number).replace(DIGIT_RUN, PLACEHOLDER.number);
+  // A number replaced may end a word a secret's pattern needs ended (`1234567890Bearer abc…`, `a@b.co12345678`): what
+  // the next redaction would then find, this one does (the placeholder joins no digits, so once is enough).
+  return numbers === out ? out : redactCredentials(numbers);
 }
 
 /**
@@ -191,8 +193,11 @@ function redactCredentials(text: string): string {
   if (SECRET_KEY_GATE.test(out)) {
     out = out.replace(
       KV_QUOTED,
-      (_m, q: string, key: string, sep: string, vq: string) =>
-        `${q}${key}${q}${sep}${vq}${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}${vq}`,
+      // (a value redacted already is kept: one a cut left unclosed stays so, not closed by a second redaction)
+      (match, q: string, key: string, sep: string, vq: string, value: string) =>
+        value.startsWith('[REDACTED:')
+          ? match
+          : `${q}${key}${q}${sep}${vq}${isPassword(key) ? PLACEHOLDER.password : PLACEHOLDER.secret}${vq}`,
     );
     // Quoted, as the JSON path writes it: the text stays valid JSON where it was.
     // A password whatever its length; under a token or secret key only a number long enough to be one, so that
