@@ -30,3 +30,4 @@ export * from './version-range';
 export * from './report-series';
 export * from './trace-timeline';
 export { parseIsoInstant } from './iso-instant';
+export * from './redact-stored-event';

@@ -342,10 +342,11 @@ function utf8Prefix(text: string, maxBytes: number): { readonly end: number; rea
 }
 
 const truncationMarker = (droppedBytes: number): string => `…[truncated ${droppedBytes} bytes]`;
-const ENDS_WITH_TRUNCATION_MARKER = /…\[truncated \d+ bytes\]$/;
+/** A cut text's end: the marker, with the count of bytes dropped. */
+const TRUNCATION_MARKER = /…\[truncated (\d+) bytes\]$/;
 
 /** A stored text `truncateUtf8` cut short: what followed its marker's place is not known. */
-export const wasCut = (text: string): boolean => ENDS_WITH_TRUNCATION_MARKER.test(text);
+export const wasCut = (text: string): boolean => TRUNCATION_MARKER.test(text);
 
 /**
  * Cuts a text to at most `maxBytes` UTF-8 bytes, never inside a code point. A cut text ends with
@@ -363,6 +364,60 @@ export function truncateUtf8(text: string, maxBytes: number): string {
   const kept = utf8Prefix(text, limit - markerBudget);
   return text.slice(0, kept.end) + truncationMarker(total - kept.bytes);
 }
+
+/**
+ * A stored text redacted again by today's patterns (an upgrade may catch more than the release that stored it):
+ * `redactor` is what stored it (`redactPayload` for most texts, `redact` for list items, `redactIdentifier` for ids).
+ * Idempotent, and the same text when nothing in it is caught. A cut text keeps its truncation marker: only what
+ * comes before it is redacted, and its count of dropped bytes grows by what a new cut drops. A text never grows past
+ * `maxBytes`, nor past its own stored length when that is larger (a limit lowered since): it is cut as `storedText`
+ * cuts, but never inside a placeholder, which a later run would otherwise take for a value and redact again.
+ */
+export function redactStoredText(
+  stored: string,
+  maxBytes: number,
+  redactor: (text: string) => string = redactPayload,
+): string {
+  // A cut may end the text in what reads as a secret only there (`a@b.co` of `a@b.coerrata…`): redacted again until
+  // nothing changes, so that the next run finds nothing to do.
+  const budget = Math.max(Math.floor(maxBytes), utf8ByteLength(stored));
+  let text = stored;
+  for (let round = 0; round < MAX_REDACTION_ROUNDS; round++) {
+    const again = redactStoredOnce(text, budget, redactor);
+    if (again === text) break;
+    text = again;
+  }
+  return text;
+}
+
+/** Each round but the first only follows a cut that left a secret at the text's end: a few are plenty. */
+const MAX_REDACTION_ROUNDS = 8;
+
+function redactStoredOnce(stored: string, budget: number, redactor: (text: string) => string): string {
+  const marker = TRUNCATION_MARKER.exec(stored);
+  const body = marker === null ? stored : stored.slice(0, marker.index);
+  const redacted = redactor(body);
+  if (redacted === body) return stored;
+  const dropped = marker === null ? 0 : Number(marker[1]);
+  const whole = dropped === 0 ? redacted : redacted + truncationMarker(dropped);
+  if (fitsUtf8Bytes(whole, budget)) return whole;
+  const redactedBytes = utf8ByteLength(redacted);
+  const markerBudget = utf8ByteLength(truncationMarker(redactedBytes + dropped));
+  if (markerBudget > budget) return redacted.slice(0, utf8Prefix(redacted, budget).end);
+  let { end, bytes } = utf8Prefix(redacted, budget - markerBudget);
+  const tail = redacted.slice(Math.max(0, end - 24), end);
+  const open = PLACEHOLDER_START_AT_END.exec(tail);
+  if (open !== null) {
+    end -= tail.length - open.index;
+    bytes = utf8ByteLength(redacted.slice(0, end));
+  }
+  // Cut back to what was stored (all the redaction added was past the cut): the stored text, its count as it was.
+  if (marker !== null && end === body.length && redacted.startsWith(body)) return stored;
+  return redacted.slice(0, end) + truncationMarker(dropped + redactedBytes - bytes);
+}
+
+/** The start of a placeholder at a text's end, cut before its `]`: `[REDACTED:sec`, `[RED`, `[`. */
+const PLACEHOLDER_START_AT_END = /\[(?:R(?:E(?:D(?:A(?:C(?:T(?:E(?:D(?::[a-z_]*)?)?)?)?)?)?)?)?)?$/;
 
 /** Redacts, then truncates: what every stored text goes through. Empty → null. */
 export function storedText(text: string | null, maxBytes: number): string | null {
