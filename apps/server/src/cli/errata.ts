@@ -31,6 +31,8 @@ import { FINDING_ID } from '../http/findings-page';
 import { FixRepository } from '../repositories/fix.repository';
 import { LogRetentionRepository } from '../repositories/log-retention.repository';
 import { LogRetentionService } from '../services/log-retention.service';
+import { LogRedactionRepository } from '../repositories/log-redaction.repository';
+import { LogRedactionService } from '../services/log-redaction.service';
 import { OwnerRepository } from '../repositories/owner.repository';
 import { OwnerService } from '../services/owner.service';
 import { ProgressBar } from './progress-bar';
@@ -43,6 +45,10 @@ const USAGE = `Usage: npm run errata -- <command>
                                                   delete the traces whose every span started before <date>
                                                   (ISO-8601, UTC), then rebuild the read models; without --yes,
                                                   only say what would go
+  events redact [--project <name>] [--yes]        redact every text of the event log again, as this Errata
+                                                  redacts (a newer release may catch more than the one that
+                                                  stored it), then rebuild the read models; without --yes,
+                                                  only say how many events and texts would change
   projects create <name>                          create a project
   projects list                                   list projects
   projects settings --project <name> [--store-arguments on|off]
@@ -65,6 +71,7 @@ const COMMANDS = [
   'migrate',
   'projections rebuild',
   'events prune',
+  'events redact',
   'projects create',
   'projects list',
   'projects settings',
@@ -213,6 +220,47 @@ async function run(
       );
       // The deletion began the rebuild: project it here (a running server shares the work).
       await rebuildReadModels(database, out, projector, false);
+      return;
+    }
+    case 'events redact': {
+      const project = values.project === undefined ? null : await existingProject(projects, values.project);
+      const projector = await projectorFor(database);
+      // Before anything is read or rewritten: the rebuild it ends with is a newer Errata's to run.
+      await projector.refuseNewerRules();
+      const redaction = new LogRedactionService(
+        loadConfig(),
+        database,
+        new LogRedactionRepository(database),
+        projector,
+      );
+      const projectId = project?.id ?? null;
+      const of = project === null ? 'all projects' : `project "${project.name}"`;
+      const reading = new ProgressBar('reading the event log', await redaction.count(projectId));
+      const survey = await redaction.survey(projectId, (scanned) => reading.update(scanned));
+      reading.finish(survey.scanned);
+      if (survey.events === 0 && survey.messages === 0) {
+        out(
+          `nothing to redact: every text in the event log (${of}; ${counted(survey.scanned, 'event')} read) is redacted as this Errata redacts`,
+        );
+        // An earlier run cut off in its rebuild left the read models to rebuild: finish it (with --yes only).
+        if (values.yes === true && (await projector.rebuilding()))
+          await rebuildReadModels(database, out, projector, false);
+        return;
+      }
+      const messages = (n: number) => (n === 0 ? '' : ` and the samples of ${counted(n, 'webhook message')}`);
+      const what = `${counted(survey.texts, 'text')} in ${counted(survey.events, 'event')} (${of}; ${survey.scanned} read)${messages(survey.messages)}`;
+      if (values.yes !== true) {
+        out(`would redact again ${what}; run again with --yes to rewrite them`);
+        return;
+      }
+      const progress = new ProgressBar('redacting events', survey.events);
+      const redacted = await redaction.redact(survey, projectId, (done) => progress.update(done));
+      progress.finish(redacted.events);
+      out(
+        `redacted again ${counted(redacted.texts, 'text')} in ${counted(redacted.events, 'event')} (${of})${messages(redacted.messages)}`,
+      );
+      // The last batch began the rebuild: project it here (a running server shares the work).
+      if (survey.events > 0) await rebuildReadModels(database, out, projector, false);
       return;
     }
     case 'projects create': {
