@@ -7,7 +7,8 @@ import type { Filters } from '../route';
 
 /**
  * One headline figure: the value formatted for reading (`format`, a count by default; `display` for a text such as a
- * date), the REST API's raw value on `data-value`.
+ * date), the REST API's raw value on `data-value`. Its label and value are a list of their own: the detail and the
+ * chart under them are no part of a `<dl>`, so the figures sit in a `<div class="stats">`.
  */
 export function Stat(props: {
   id: string;
@@ -22,13 +23,15 @@ export function Stat(props: {
 }) {
   return (
     <div class="stat" data-stat={props.id}>
-      <dt>{props.label}</dt>
-      <dd
-        class={props.text ? 'text' : undefined}
-        data-value={props.value === null ? '' : String(props.value)}
-      >
-        {props.display ?? (props.value === null ? '—' : (props.format ?? formatCount)(props.value))}
-      </dd>
+      <dl>
+        <dt>{props.label}</dt>
+        <dd
+          class={props.text ? 'text' : undefined}
+          data-value={props.value === null ? '' : String(props.value)}
+        >
+          {props.display ?? (props.value === null ? '—' : (props.format ?? formatCount)(props.value))}
+        </dd>
+      </dl>
       {props.detail && <p class="stat-detail">{props.detail}</p>}
       {props.children}
     </div>

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../api';
 import { retryFailedRequests, type Loaded } from '../use-api';
+import { useScrollsSideways } from './scroll-box';
 
 function Loading({ what }: { what: string }) {
   return (
@@ -70,6 +71,7 @@ export function Await<T>({
 
 export function CopyBlock({ label, text }: { label: string; text: string }) {
   const [copied, setCopied] = useState(false);
+  const [pre, scrolls] = useScrollsSideways<HTMLPreElement>();
   const copy = () =>
     navigator.clipboard?.writeText(text).then(
       () => {
@@ -86,7 +88,12 @@ export function CopyBlock({ label, text }: { label: string; text: string }) {
           {copied ? 'Copied' : 'Copy'}
         </button>
       </div>
-      <pre>
+      <pre
+        ref={pre}
+        tabIndex={scrolls ? 0 : undefined}
+        role={scrolls ? 'region' : undefined}
+        aria-label={scrolls ? label : undefined}
+      >
         <code>{text}</code>
       </pre>
     </div>

@@ -7,6 +7,7 @@ import { formatPercent, labelOf } from '../format';
 import { reportParams } from '../route';
 import { bucketsOf, seriesOf, type SeriesResponse } from '../series';
 import { all, useApi } from '../use-api';
+import { ScrollBox } from '../components/scroll-box';
 
 type Escalations = Omit<EscalationReport, 'attributions'>;
 
@@ -32,7 +33,7 @@ export function EscalationsPage({ filters }: PageProps) {
           const targets = Object.entries(report.byTarget);
           return (
             <>
-              <dl class="stats stats-compact">
+              <div class="stats stats-compact">
                 <Stat id="failures" label="Failed calls" value={totals.failures} />
                 <Stat id="escalations" label="Escalations" value={totals.escalations} />
                 <Stat
@@ -44,7 +45,7 @@ export function EscalationsPage({ filters }: PageProps) {
                 />
                 <Stat id="attributed" label="Attributed" value={totals.attributed} />
                 <Stat id="avoidable" label="Avoidable" value={totals.avoidable} />
-              </dl>
+              </div>
               <div class="charts-row">
                 <Chart
                   title="Escalations over time"
@@ -66,7 +67,7 @@ export function EscalationsPage({ filters }: PageProps) {
                 />
               </div>
               <h2 id="by-category">By failure category</h2>
-              <div class="table-scroll">
+              <ScrollBox label="Escalations by failure category">
                 <table aria-labelledby="by-category" data-table="escalations-by-category">
                   <thead>
                     <tr>
@@ -97,7 +98,7 @@ export function EscalationsPage({ filters }: PageProps) {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </ScrollBox>
             </>
           );
         }}

@@ -43,7 +43,7 @@ export function FindingPage({ id, filters, query }: PageProps & { id: string }) 
       <Await loaded={finding} what="the finding" retry={finding.retry}>
         {(finding) => (
           <>
-            <dl class="stats stats-compact">
+            <div class="stats stats-compact">
               <Stat
                 id="count"
                 label="Offences"
@@ -65,7 +65,7 @@ export function FindingPage({ id, filters, query }: PageProps & { id: string }) 
                 display={formatDateTime(finding.firstSeen)}
                 detail={`last ${formatDateTime(finding.lastSeen)}`}
               />
-            </dl>
+            </div>
             <FixStatus fix={finding.fix} deliveries={finding.deliveries} />
             <h2>Evidence</h2>
             <ul class="evidence" data-list="evidence">

@@ -7,6 +7,7 @@ import { Await, UrlNotice } from '../components/states';
 import { formatCount, formatDateTime, formatPercent, labelOf } from '../format';
 import { filterQuery, navigate, reportParams, withQuery } from '../route';
 import { useApi } from '../use-api';
+import { ScrollBox } from '../components/scroll-box';
 
 interface FindingsList {
   readonly total: number;
@@ -84,7 +85,7 @@ export function FindingsPage({ filters, query }: PageProps) {
           }
           return (
             <>
-              <div class="table-scroll">
+              <ScrollBox label="Table of findings">
                 <table aria-label="Findings" data-table="findings">
                   <thead>
                     <tr>
@@ -125,7 +126,7 @@ export function FindingsPage({ filters, query }: PageProps) {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </ScrollBox>
               <nav class="pager" aria-label="Pages of findings">
                 <span>
                   {formatCount(list.offset + 1)}–{formatCount(list.offset + list.findings.length)} of{' '}

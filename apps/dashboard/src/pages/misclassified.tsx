@@ -6,6 +6,7 @@ import { Await } from '../components/states';
 import { formatDateTime, labelOf } from '../format';
 import { reportParams } from '../route';
 import { useApi } from '../use-api';
+import { ScrollBox } from '../components/scroll-box';
 
 export function MisclassifiedPage({ filters, query }: PageProps) {
   const report = useApi<MisclassifiedReport>('/api/v1/reports/misclassified-results', reportParams(filters));
@@ -20,17 +21,17 @@ export function MisclassifiedPage({ filters, query }: PageProps) {
           if (report.totals.calls === 0) return <NoData what="tool calls" filters={filters} />;
           return (
             <>
-              <dl class="stats stats-compact">
+              <div class="stats stats-compact">
                 <Stat id="calls" label="Tool calls" value={report.totals.calls} />
                 <Stat id="empty-as-error" label="Empty as error" value={report.totals.emptyAsError} />
                 <Stat id="failure-as-empty" label="Failure as empty" value={report.totals.failureAsEmpty} />
-              </dl>
+              </div>
               {report.groups.length === 0 ? (
                 <p class="muted" data-empty>
                   No misclassified results in this window.
                 </p>
               ) : (
-                <div class="table-scroll">
+                <ScrollBox label="Misclassified results by server and tool">
                   <table aria-label="Misclassified results by server and tool" data-table="misclassified">
                     <thead>
                       <tr>
@@ -77,7 +78,7 @@ export function MisclassifiedPage({ filters, query }: PageProps) {
                       ))}
                     </tbody>
                   </table>
-                </div>
+                </ScrollBox>
               )}
             </>
           );

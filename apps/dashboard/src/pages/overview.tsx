@@ -37,7 +37,7 @@ export function OverviewPage({ filters }: PageProps) {
           const failureRate =
             retryWaste.totals.calls === 0 ? null : escalations.totals.failures / retryWaste.totals.calls;
           return (
-            <dl class="stats">
+            <div class="stats">
               <Stat id="calls" label="Tool calls" value={retryWaste.totals.calls}>
                 <Chart
                   title="Tool calls per bucket"
@@ -144,7 +144,7 @@ export function OverviewPage({ filters }: PageProps) {
                   height={120}
                 />
               </Stat>
-            </dl>
+            </div>
           );
         }}
       </Await>

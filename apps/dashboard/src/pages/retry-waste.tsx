@@ -8,6 +8,7 @@ import { TimelineLink } from '../components/timeline-link';
 import { navigate, reportParams, withQuery } from '../route';
 import { bucketsOf, stackedSeries, type SeriesResponse } from '../series';
 import { all, useApi } from '../use-api';
+import { ScrollBox } from '../components/scroll-box';
 
 const GROUPINGS = ['category', 'server', 'tool'] as const;
 type Grouping = (typeof GROUPINGS)[number];
@@ -50,7 +51,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
           const reasonNames = [...reasons].filter(([, n]) => n > 0).map(([reason]) => reason);
           return (
             <>
-              <dl class="stats stats-compact">
+              <div class="stats stats-compact">
                 <Stat id="calls" label="Tool calls" value={report.totals.calls} />
                 <Stat id="retries" label="Retries" value={report.totals.retries} />
                 <Stat id="wasted-retries" label="Wasted retries" value={report.totals.wastedRetries} />
@@ -65,7 +66,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
                   label="Unrecovered chains"
                   value={report.totals.unrecoveredChains}
                 />
-              </dl>
+              </div>
               <div class="charts-row">
                 <Chart
                   title={`Wasted retries by ${GROUPING_TITLES[groupBy]}`}
@@ -108,7 +109,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
               {report.groups.length === 0 ? (
                 <p class="muted">No retries in this window.</p>
               ) : (
-                <div class="table-scroll">
+                <ScrollBox label={`Retries by ${groupBy}`}>
                   <table aria-labelledby="groups-title" data-table="retry-groups">
                     <thead>
                       <tr>
@@ -156,7 +157,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
                       ))}
                     </tbody>
                   </table>
-                </div>
+                </ScrollBox>
               )}
             </>
           );

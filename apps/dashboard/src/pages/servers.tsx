@@ -6,6 +6,7 @@ import { Link } from '../components/link';
 import { Await } from '../components/states';
 import { filterQuery, reportParams, withQuery } from '../route';
 import { useApi } from '../use-api';
+import { ScrollBox } from '../components/scroll-box';
 
 const Grade = ({ grade }: { grade: string }) => (
   <span class={`grade grade-${grade}`} data-grade={grade} aria-label={`grade ${grade}`}>
@@ -25,7 +26,7 @@ export function ServersPage({ filters, query }: PageProps) {
         {({ servers }) => {
           if (servers.length === 0) return <NoData what="MCP servers" filters={filters} />;
           return (
-            <div class="table-scroll">
+            <ScrollBox label="Scorecard per server and tool">
               <table aria-label="Scorecard per server and tool" data-table="scorecard">
                 <thead>
                   <tr>
@@ -86,7 +87,7 @@ export function ServersPage({ filters, query }: PageProps) {
                   );
                 })}
               </table>
-            </div>
+            </ScrollBox>
           );
         }}
       </Await>

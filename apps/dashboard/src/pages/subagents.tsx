@@ -30,7 +30,7 @@ export function SubagentsPage({ filters }: PageProps) {
           const missing = Object.entries(report.missingElements);
           return (
             <>
-              <dl class="stats stats-compact">
+              <div class="stats stats-compact">
                 <Stat
                   id="reports"
                   label="Reports"
@@ -63,7 +63,7 @@ export function SubagentsPage({ filters }: PageProps) {
                   value={report.silentPartials}
                   detail="reports or results that claimed success over an unrecovered failure"
                 />
-              </dl>
+              </div>
               <div class="charts-row">
                 <Chart
                   title="Coverage distribution (reports by share of the task covered)"
