@@ -1213,6 +1213,100 @@ describe('dashboard (chromium)', () => {
     expect(failures, `serious or critical axe violations:\n${failures.join('\n')}`).toEqual([]);
   }, 300_000);
 
+  it('accessibility by hand: each chart has its figures as a table, focus stays on the control a view was redrawn by, the focus ring shows, the overview reflows at 320 px', async () => {
+    // Each chart's figures, as a table a screen reader reads and anyone can open, equal what it plots
+    await visit('/', 'Overview');
+    for (const figure of await page.locator('figure.chart').all()) {
+      const plotted = JSON.parse((await figure.getAttribute('data-series'))!) as Record<
+        string,
+        (number | null)[]
+      >;
+      const x = JSON.parse((await figure.getAttribute('data-x'))!) as string[];
+      await figure.locator('summary').click();
+      const table = figure.locator('.chart-figures table');
+      await table.waitFor();
+      expect(await table.locator('thead th').allTextContents()).toEqual([
+        expect.any(String),
+        ...Object.keys(plotted),
+      ]);
+      const cells = await table
+        .locator('tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((row) =>
+            Array.from(row.querySelectorAll('td')).map((td) => td.getAttribute('data-value')),
+          ),
+        );
+      expect(cells.length).toBe(x.length);
+      const columns = Object.values(plotted);
+      expect(cells).toEqual(x.map((_, i) => columns.map((values) => String(values[i] ?? ''))));
+    }
+
+    // A filter changed from the keyboard, or a grouping: the view is drawn anew, and focus stays on that control
+    await visit('/retry-waste', 'Retry waste');
+    await page.getByRole('heading', { name: 'By category' }).waitFor();
+    const active = () =>
+      page.evaluate(() => {
+        const element = document.activeElement;
+        return element === null
+          ? 'none'
+          : `${element.tagName.toLowerCase()}#${element.id} ${element.textContent}`;
+      });
+    await page.getByLabel('Time range', { exact: true }).focus();
+    await page.keyboard.press('ArrowDown');
+    await page.waitForURL(/range=7d/);
+    await page.getByRole('heading', { name: 'By category' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(await active()).toMatch(/^select#filter-range /);
+    await page
+      .getByRole('group', { name: 'Group retries by' })
+      .getByRole('button', { name: 'server' })
+      .focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'By server' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(await active()).toBe('button# server');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-pressed'))).toBe('true');
+
+    // The focus ring: 3:1 at least against the page and the cards, in each theme
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const ratios = await page.evaluate(() => {
+        const luminance = (colour: string) => {
+          const channels = colour
+            .match(/\d+/g)!
+            .slice(0, 3)
+            .map((c) => {
+              const x = Number(c) / 255;
+              return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+            });
+          return 0.2126 * channels[0]! + 0.7152 * channels[1]! + 0.0722 * channels[2]!;
+        };
+        const contrast = (a: string, b: string) => {
+          const la = luminance(a);
+          const lb = luminance(b);
+          return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+        };
+        const ring = getComputedStyle(document.activeElement!).outlineColor;
+        return [
+          contrast(ring, getComputedStyle(document.body).backgroundColor),
+          contrast(ring, getComputedStyle(document.querySelector('.stat')!).backgroundColor),
+        ];
+      });
+      for (const ratio of ratios) expect(ratio, scheme).toBeGreaterThanOrEqual(3);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // 320 CSS px (a 1280 px window at 400%): the overview's cards fit, nothing scrolls sideways
+    await page.setViewportSize({ width: 320, height: 700 });
+    try {
+      await visit('/', 'Overview');
+      await page.locator('[data-stat="calls"]').waitFor();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 900 });
+    }
+  });
+
   it('a key that stops working sends the user back to sign in, with a note', async () => {
     await page.evaluate(() => sessionStorage.setItem('errata.readKey', 'revoked-key'));
     await page.goto(`${server.url}/servers`);

@@ -4,6 +4,7 @@
  */
 import { parseIsoInstant } from '@errata/domain/iso-instant';
 import { useEffect, useState } from 'preact/hooks';
+import { keepFocus } from './focus';
 
 export type Route =
   | { readonly page: 'overview' }
@@ -48,6 +49,8 @@ const depth = (): number => {
 };
 
 export function navigate(href: string, options: { replace?: boolean } = {}): void {
+  // Another page puts focus on its content (app.tsx); the same page keeps it on the control that was used.
+  if (new URL(href, location.href).pathname === location.pathname) keepFocus();
   if (options.replace) history.replaceState({ errataDepth: depth() }, '', href);
   else history.pushState({ errataDepth: depth() + 1 }, '', href);
   window.dispatchEvent(new Event(NAVIGATED));

@@ -1,13 +1,15 @@
 /**
  * Charts drawn by Apache ECharts (only the parts used are bundled). Colours come from the page's CSS variables,
  * so the charts follow the light or dark theme. The plotted values are also on the figure (`data-series`), the
- * way a screen reader's table or a test reads them.
+ * way a test reads them, and in a table under it (`ChartFigures`), the way a person who cannot see the canvas or tell
+ * its colours apart reads them. Each series of a line chart has its own symbol too.
  */
 import { BarChart, LineChart } from 'echarts/charts';
 import { AriaComponent, GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef } from 'preact/hooks';
+import { ChartFigures } from './chart-figures';
 
 echarts.use([
   BarChart,
@@ -35,6 +37,9 @@ export interface ChartProps {
   readonly height?: number;
   readonly testId?: string;
 }
+
+/** Told apart by shape as well as colour. */
+const SYMBOLS = ['circle', 'rect', 'triangle', 'diamond', 'pin', 'arrow', 'emptyCircle', 'emptyRect'];
 
 const css = (name: string): string =>
   getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -95,8 +100,9 @@ function optionOf(props: ChartProps): echarts.EChartsCoreOption {
       },
       splitLine: { lineStyle: { color: grid } },
     },
-    series: props.series.map((series) => ({
+    series: props.series.map((series, i) => ({
       name: series.name,
+      symbol: SYMBOLS[i % SYMBOLS.length],
       type: props.kind === 'line' ? 'line' : 'bar',
       stack: props.kind === 'stacked-bar' ? 'total' : undefined,
       data: [...series.values],
@@ -150,6 +156,7 @@ export function Chart(props: ChartProps) {
         role="img"
         aria-label={props.title}
       />
+      <ChartFigures {...props} />
     </figure>
   );
 }
