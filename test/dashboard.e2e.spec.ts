@@ -969,31 +969,24 @@ describe('dashboard (chromium)', () => {
     await page.getByRole('navigation', { name: 'Views' }).waitFor();
 
     await visit('/servers?range=7d', 'Servers');
-    // Written without destructuring: the test's transpiler would call helpers the page does not have.
-    const contrasts = await page.evaluate(() => {
-      const luminance = (colour: string) => {
-        const channels = colour
-          .match(/\d+/g)!
-          .slice(0, 3)
-          .map((c) => {
-            const x = Number(c) / 255;
-            return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
-          });
-        return 0.2126 * channels[0]! + 0.7152 * channels[1]! + 0.0722 * channels[2]!;
-      };
-      const grades: Record<string, number> = {};
+    const gradeColours = await page.evaluate(() => {
+      const colours: Record<string, [string, string]> = {};
       for (const grade of ['A', 'B', 'C', 'D', 'F']) {
         const probe = document.createElement('span');
         probe.className = `grade grade-${grade}`;
         document.body.append(probe);
         const style = getComputedStyle(probe);
-        const text = luminance(style.color);
-        const background = luminance(style.backgroundColor);
-        grades[grade] = (Math.max(text, background) + 0.05) / (Math.min(text, background) + 0.05);
+        colours[grade] = [style.color, style.backgroundColor];
         probe.remove();
       }
-      return grades;
+      return colours;
     });
+    const contrasts = Object.fromEntries(
+      Object.entries(gradeColours).map(([grade, [text, background]]) => [
+        grade,
+        contrastRatio(text, background),
+      ]),
+    );
     for (const [grade, ratio] of Object.entries(contrasts)) expect(ratio, grade).toBeGreaterThanOrEqual(4.5);
 
     await page.setViewportSize({ width: 390, height: 844 });
@@ -1270,28 +1263,12 @@ describe('dashboard (chromium)', () => {
     // The focus ring: 3:1 at least against the page and the cards, in each theme
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
-      const ratios = await page.evaluate(() => {
-        const luminance = (colour: string) => {
-          const channels = colour
-            .match(/\d+/g)!
-            .slice(0, 3)
-            .map((c) => {
-              const x = Number(c) / 255;
-              return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
-            });
-          return 0.2126 * channels[0]! + 0.7152 * channels[1]! + 0.0722 * channels[2]!;
-        };
-        const contrast = (a: string, b: string) => {
-          const la = luminance(a);
-          const lb = luminance(b);
-          return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
-        };
-        const ring = getComputedStyle(document.activeElement!).outlineColor;
-        return [
-          contrast(ring, getComputedStyle(document.body).backgroundColor),
-          contrast(ring, getComputedStyle(document.querySelector('.stat')!).backgroundColor),
-        ];
-      });
+      const [ring, pageBackground, cardBackground] = await page.evaluate(() => [
+        getComputedStyle(document.activeElement!).outlineColor,
+        getComputedStyle(document.body).backgroundColor,
+        getComputedStyle(document.querySelector('.stat')!).backgroundColor,
+      ]);
+      const ratios = [contrastRatio(ring!, pageBackground!), contrastRatio(ring!, cardBackground!)];
       for (const ratio of ratios) expect(ratio, scheme).toBeGreaterThanOrEqual(3);
     }
     await page.emulateMedia({ colorScheme: 'light' });
@@ -1315,3 +1292,19 @@ describe('dashboard (chromium)', () => {
     expect(await page.evaluate(() => sessionStorage.getItem('errata.readKey'))).toBeNull();
   });
 });
+
+/** WCAG 2's contrast ratio of two computed CSS colours (`rgb(…)` / `rgba(…)`). */
+function contrastRatio(a: string, b: string): number {
+  const luminance = (colour: string) => {
+    const [r, g, bl] = colour
+      .match(/\d+/g)!
+      .slice(0, 3)
+      .map((c) => {
+        const x = Number(c) / 255;
+        return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+      });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [la, lb] = [luminance(a), luminance(b)];
+  return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+}

@@ -112,15 +112,7 @@ it("records its spans under a parent the host did not sample, and keeps the host
 });
 
 it('ends the agent runs still open at shutdown, so that they are sent with what happened in them', async () => {
-  // InMemorySpanExporter forgets its spans when shut down: this one keeps them.
-  const sent: ReadableSpan[] = [];
-  const exporter: SpanExporter = {
-    export: (spans, done) => {
-      sent.push(...spans);
-      done({ code: ExportResultCode.SUCCESS });
-    },
-    shutdown: () => Promise.resolve(),
-  };
+  const { sent, exporter } = keepingExporter();
   const handle = startErrata({ exporter, instrumentMcpSdk: false, flushOnExit: false });
   let finish: () => void = () => undefined;
   const session = withAgentRun({ name: 'chat', role: 'coordinator' }, async () => {
@@ -265,14 +257,7 @@ it('wrong capture settings, given or in ERRATA_CAPTURE_*, are one diag warning e
 });
 
 it('a text limit under 1 byte (0.5) is the default: texts are sent, not cut to nothing', async () => {
-  const sent: ReadableSpan[] = [];
-  const exporter: SpanExporter = {
-    export: (spans, done) => {
-      sent.push(...spans);
-      done({ code: ExportResultCode.SUCCESS });
-    },
-    shutdown: () => Promise.resolve(),
-  };
+  const { sent, exporter } = keepingExporter();
   const handle = startErrata({ exporter, instrumentMcpSdk: false, flushOnExit: false, textLimitBytes: 0.5 });
   recordEscalation({ target: 'human', reason: 'the refund tool keeps failing' });
   await handle.shutdown();
@@ -407,3 +392,16 @@ it("the host's OTEL_*ATTRIBUTE*_LIMIT variables do not cut Errata's spans (they 
     await handle.shutdown();
   }
 });
+
+/** An exporter that keeps what it is sent (InMemorySpanExporter forgets its spans when shut down). */
+function keepingExporter(): { sent: ReadableSpan[]; exporter: SpanExporter } {
+  const sent: ReadableSpan[] = [];
+  const exporter: SpanExporter = {
+    export: (spans, done) => {
+      sent.push(...spans);
+      done({ code: ExportResultCode.SUCCESS });
+    },
+    shutdown: () => Promise.resolve(),
+  };
+  return { sent, exporter };
+}
