@@ -57,13 +57,16 @@ export function compareLogPositions(a: LogPosition, b: LogPosition): number {
 
 const UNIQUE_VIOLATION = '23505';
 
+/** Rows after `after` in (transaction id, position) order: every committed one, whatever may still commit below. */
+export const pastPosition = (after: LogPosition) =>
+  sql<boolean>`(transaction_id, global_position) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)`;
+
 /**
  * Rows after `after` in (transaction id, position) order, never past a transaction that may still commit below
  * them: only from transactions older than every one still running (one statement, one snapshot).
  */
 const afterInLogOrder = (after: LogPosition) =>
-  sql<boolean>`(transaction_id, global_position) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)
-               AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
+  sql<boolean>`${pastPosition(after)} AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
 
 /** The edges of a request, as a data-modifying CTE body. */
 function insertEdges(projectId: number, edges: readonly NewSpanEdge[]) {
@@ -267,9 +270,7 @@ export class EventRepository {
     const row = await db
       .selectFrom('event')
       .select(sql<number>`extract(epoch FROM now() - received_at)::float8`.as('seconds'))
-      .where(
-        sql<boolean>`(transaction_id, global_position) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)`,
-      )
+      .where(pastPosition(after))
       .orderBy('transaction_id')
       .orderBy('global_position')
       .limit(1)

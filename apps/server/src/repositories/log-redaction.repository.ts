@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
 import { jsonForPostgres } from '../database/postgres-text';
 import type { DB } from '../database/schema';
-import type { LogPosition } from './event.repository';
+import { pastPosition, type LogPosition } from './event.repository';
 
 /** An event whose data is replaced by its redacted form, by its place in the log. */
 export interface RedactedEvent extends LogPosition {
@@ -46,9 +46,7 @@ export class LogRedactionRepository {
         'type',
         'data',
       ])
-      .where(
-        sql<boolean>`(transaction_id, global_position) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)`,
-      )
+      .where(pastPosition(after))
       .$if(projectId !== null, (qb) => qb.where('project_id', '=', projectId!))
       .orderBy('transaction_id')
       .orderBy('global_position')
