@@ -42,26 +42,22 @@ export class LogRedactionService {
 
   /** What `redact` would change, batch by batch; changes nothing. */
   async survey(projectId: number | null, onProgress: (scanned: number) => void): Promise<RedactionSurvey> {
-    let survey: RedactionSurvey = { scanned: 0, events: 0, texts: 0, last: null, messages: 0 };
+    const survey = { scanned: 0, events: 0, texts: 0, last: null as LogPosition | null, messages: 0 };
     await this.eachBatch(
       projectId,
       null,
       async (changed) => {
-        survey = {
-          ...survey,
-          events: survey.events + changed.length,
-          texts: survey.texts + changed.reduce((sum, event) => sum + event.texts, 0),
-          last: changed.at(-1) ?? survey.last,
-        };
+        survey.events += changed.length;
+        survey.texts += changed.reduce((sum, event) => sum + event.texts, 0);
+        survey.last = changed.at(-1) ?? survey.last;
       },
       (read) => {
-        survey = { ...survey, scanned: survey.scanned + read };
+        survey.scanned += read;
         onProgress(survey.scanned);
       },
     );
-    await this.eachMessageBatch(projectId, (changed) => {
-      survey = { ...survey, messages: survey.messages + changed.length };
-      return Promise.resolve();
+    await this.eachMessageBatch(projectId, async (changed) => {
+      survey.messages += changed.length;
     });
     return survey;
   }
