@@ -49,10 +49,22 @@ describe('loadConfig', () => {
       'ERRATA_WEBHOOK_RETRY_BASE_MS',
       'ERRATA_DELIVERY_POLL_MS',
       'ERRATA_FIX_INTERVAL_MS',
+      'ERRATA_PG_QUERY_TIMEOUT_MS',
     ];
     for (const name of timers) {
       expect(() => loadConfig({ [name]: '2147483647' }), name).not.toThrow();
       expect(() => loadConfig({ [name]: '2592000000' }), name).toThrow(`${name} must be an integer between`);
     }
+  });
+
+  it('bounds how long a statement waits for PostgreSQL by ERRATA_PG_QUERY_TIMEOUT_MS: 30 s, 0 for no bound', () => {
+    expect(loadConfig({}).queryTimeoutMs).toBe(30_000);
+    expect(loadConfig({ ERRATA_PG_QUERY_TIMEOUT_MS: '0' }).queryTimeoutMs).toBe(0);
+    expect(() => loadConfig({ ERRATA_PG_QUERY_TIMEOUT_MS: '-1' })).toThrow(
+      'ERRATA_PG_QUERY_TIMEOUT_MS must be an integer between 0',
+    );
+    expect(() => loadConfig({ ERRATA_PG_QUERY_TIMEOUT_MS: '5s' })).toThrow(
+      'ERRATA_PG_QUERY_TIMEOUT_MS must be',
+    );
   });
 });

@@ -23,6 +23,12 @@ export interface AppConfig {
    */
   readonly maxDecodingBytes: number;
   readonly poolSize: number;
+  /**
+   * How long a statement of the server's waits at most for PostgreSQL's answer (0: no bound). The network path can
+   * stall without closing (a partition, a failover, a firewall dropping packets): without a bound, a request or the
+   * projector would wait on it for ever instead of answering 503 and trying again.
+   */
+  readonly queryTimeoutMs: number;
   readonly textLimitBytes: number;
   readonly retryWindowMs: number;
   /** Traces hinted retries may add to one projection (a chain of retries across traces); beyond, read-only context. */
@@ -60,6 +66,7 @@ export const CONFIG_VARIABLES = [
   'ERRATA_MAX_CONCURRENT_INGESTS',
   'ERRATA_MAX_DECODING_BYTES',
   'ERRATA_PG_POOL_SIZE',
+  'ERRATA_PG_QUERY_TIMEOUT_MS',
   'ERRATA_TEXT_LIMIT_BYTES',
   'ERRATA_RETRY_WINDOW_MS',
   'ERRATA_MAX_LINKED_TRACES',
@@ -106,6 +113,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
     maxConcurrentIngests: integer(env, 'ERRATA_MAX_CONCURRENT_INGESTS', 16, 1),
     maxDecodingBytes: integer(env, 'ERRATA_MAX_DECODING_BYTES', 128 * 1024 * 1024, 1024),
     poolSize: integer(env, 'ERRATA_PG_POOL_SIZE', 10, 2),
+    queryTimeoutMs: integer(env, 'ERRATA_PG_QUERY_TIMEOUT_MS', 30_000, 0, MAX_TIMER_MS),
     textLimitBytes: integer(env, 'ERRATA_TEXT_LIMIT_BYTES', 2048, 64),
     retryWindowMs: integer(env, 'ERRATA_RETRY_WINDOW_MS', 10 * 60 * 1000, 1),
     maxLinkedTraces: integer(env, 'ERRATA_MAX_LINKED_TRACES', 2000, 0),

@@ -17,6 +17,11 @@ describe('isDatabaseUnavailable', () => {
     ).toBe(false);
   });
 
+  it("is true of pg's own timeouts: no answer within query_timeout (a stalled network path), none to a connect", () => {
+    expect(isDatabaseUnavailable(new Error('Query read timeout'))).toBe(true);
+    expect(isDatabaseUnavailable(new Error('Connection terminated due to connection timeout'))).toBe(true);
+  });
+
   it('is false of a statement cut off by statement_timeout: the same request can meet it every time', () => {
     expect(isDatabaseUnavailable(failure('canceling statement due to statement timeout', '57014'))).toBe(
       false,

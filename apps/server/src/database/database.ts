@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Logger } from '@nestjs/common';
 import { Kysely, PostgresDialect } from 'kysely';
-import { Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import { describeDatabaseUrl, type AppConfig } from '../config/app-config';
 import { DatabaseUnreachableError, migrateToLatest } from './migrations';
 import { PGliteDialect } from './pglite-dialect';
@@ -25,13 +25,27 @@ export interface Database {
   destroy(): Promise<void>;
 }
 
-export function openDatabase(config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'poolSize'>): Database {
+type DatabaseConfig = Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'poolSize' | 'queryTimeoutMs'>;
+
+/**
+ * The database of `config`. On PostgreSQL, a statement whose answer has not come within `queryTimeoutMs` (unless 0)
+ * fails with pg's 'Query read timeout', which is answered 503 + Retry-After like a database out of reach, and its
+ * connection is closed (`StallSafeClient`).
+ */
+export function openDatabase(config: DatabaseConfig): Database {
   if (config.databaseUrl) {
     const pool = new Pool({
       connectionString: config.databaseUrl,
       max: config.poolSize,
       // A request that cannot get a connection soon is answered 503 + Retry-After, not queued forever.
       connectionTimeoutMillis: 10_000,
+      // A network path that stalls without closing (a partition, a failover, a firewall dropping packets) sends no
+      // error: without a bound, a request or the projector waits on it for ever.
+      query_timeout: config.queryTimeoutMs > 0 ? config.queryTimeoutMs : undefined,
+      Client: StallSafeClient,
+      // An idle pooled connection whose peer is gone is found out by the system's probes, not only when used.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       // A forgotten open transaction would hold back pg_snapshot_xmin and stall every projection.
       options: '-c idle_in_transaction_session_timeout=60000',
     });
@@ -69,6 +83,32 @@ export function openDatabase(config: Pick<AppConfig, 'databaseUrl' | 'dataDir' |
     opened: pglite.waitReady,
     destroy: () => db.destroy().finally(unlock),
   };
+}
+
+/** pg's error for a statement whose answer did not come within `query_timeout`. */
+const QUERY_READ_TIMEOUT = 'Query read timeout';
+
+/**
+ * pg's client, closing its connection when a statement's answer does not come within `query_timeout`. pg answers
+ * the caller with an error but keeps the connection, the statement still in progress on it, and Kysely hands it
+ * back to the pool as sound: every later statement on it would queue behind an answer that may never come (a
+ * stalled network path) and time out in turn, after the path is back too. Closed, it is dropped by the pool when
+ * released (it is no longer queryable), the statements queued on it fail with 'Connection terminated', and the next
+ * request opens a fresh connection.
+ */
+class StallSafeClient extends Client {
+  override query(...args: unknown[]): never {
+    const result: unknown = (Client.prototype.query as (...args: unknown[]) => unknown).apply(this, args);
+    if (isPromise(result))
+      result.then(undefined, (error: unknown) => {
+        if (error instanceof Error && error.message === QUERY_READ_TIMEOUT) this.connection.stream.destroy();
+      });
+    return result as never;
+  }
+}
+
+function isPromise(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
 export class DatabaseInUseError extends Error {}
@@ -138,10 +178,13 @@ export function processIdentity(pid: number): string | null {
  * that fails. A database that does not answer is said to be so, with where it was looked for.
  */
 export async function openMigratedDatabase(
-  config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'poolSize'>,
+  config: DatabaseConfig,
   onApplied: (names: readonly string[]) => void,
 ): Promise<Database> {
-  const database = openDatabase(config);
+  // Migrations are not bound by ERRATA_PG_QUERY_TIMEOUT_MS: one may build an index over the whole event log for
+  // minutes. They have a pool of their own, closed once they are done, and what follows runs with the bound.
+  const bounded = config.databaseUrl !== null && config.queryTimeoutMs > 0;
+  const database = openDatabase(bounded ? { ...config, queryTimeoutMs: 0 } : config);
   try {
     await database.opened.catch((error: unknown) => {
       throw new EmbeddedStoreDamagedError(
@@ -152,7 +195,6 @@ export async function openMigratedDatabase(
     });
     const applied = await migrateToLatest(database.db);
     if (applied.length > 0) onApplied(applied);
-    return database;
   } catch (error) {
     await database.destroy().catch(() => undefined); // a store that never opened may not close either
     if (!(error instanceof DatabaseUnreachableError)) throw error;
@@ -160,6 +202,9 @@ export async function openMigratedDatabase(
       `cannot reach ${database.description}: ${error.message} (is it running, and is DATABASE_URL right?)`,
     );
   }
+  if (!bounded) return database;
+  await database.destroy();
+  return openDatabase(config);
 }
 
 /** The embedded store's directory holds files PGlite cannot open. */
