@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../database/schema';
-import { recordedDerivation, type DerivationSettings } from '../projections/derivation-settings';
+import {
+  derivationChanges,
+  recordedDerivation,
+  type DerivationSettings,
+} from '../projections/derivation-settings';
 import { LOG_START, type LogPosition } from './event.repository';
 
 /** The tables projections read, in log order. */
@@ -116,19 +120,23 @@ export class CheckpointRepository {
 
   /**
    * Whether any of `projections` (each with the table it reads) is rebuilding for rules `version`: its checkpoint is
-   * of an older version (the rebuild is due, not begun yet), or a record that was in the log when its rebuild began is
-   * not projected yet. Records written since are not waited for: they are the usual lag. One index probe per
-   * projection, from its checkpoint on (the log's order), never a scan of the log.
+   * of an older version, or was derived with other settings than `derivation` (given by a projector that has yet to
+   * look: the rebuild is due, not begun yet), or a record that was in the log when its rebuild began is not projected
+   * yet. Records written since are not waited for: they are the usual lag. One index probe per projection, from its
+   * checkpoint on (the log's order), never a scan of the log.
    */
   async rebuilding(
     db: Kysely<DB>,
     projections: readonly (readonly [string, ProjectedTable])[],
     version: number,
+    derivation: DerivationSettings | null = null,
   ): Promise<boolean> {
     for (const [name, logTable] of projections) {
       const checkpoint = await this.get(db, name);
       if (checkpoint === null) continue;
       if (checkpoint.version < version) return true;
+      if (derivation !== null && checkpoint.derivation !== null)
+        if (derivationChanges(checkpoint.derivation, derivation).length > 0) return true;
       if (checkpoint.rebuildUntil === null) continue;
       const { rows } = await sql<{ pending: number }>`
         SELECT 1 AS pending

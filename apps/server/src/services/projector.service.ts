@@ -325,11 +325,15 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /**
-   * Whether a rebuild (a rules version change, or `projections rebuild`) has not yet projected the whole log it began
-   * with, in any Errata process on this database: the read models hold part of the history.
+   * Whether a rebuild (a rules version change, other derivation settings, or `projections rebuild`) has not yet
+   * projected the whole log it began with, in any Errata process on this database: the read models hold part of the
+   * history. Settings of this process's that differ from the read models' count until its first look, which begins
+   * that rebuild (`derivedOtherwise`): until then the read models are about to be emptied. After it, a difference is
+   * another Errata's, started since, whose own rebuild counts once it has begun.
    */
   rebuilding(): Promise<boolean> {
-    return this.checkpoints.rebuilding(this.database.db, PROJECTIONS, READ_MODELS_VERSION);
+    const due = this.derivationChecked ? null : this.derivation;
+    return this.checkpoints.rebuilding(this.database.db, PROJECTIONS, READ_MODELS_VERSION, due);
   }
 
   /** Empties every read model and moves both projections back to the log's start. */
