@@ -1,4 +1,7 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { once } from 'node:events';
 import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
@@ -16,7 +19,7 @@ import { ProjectorService } from '../apps/server/src/services/projector.service'
 import { agentRunEvent } from './support/agent-run-event';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
 import { defaultProjectId, listEvents, startTestServer, type TestServer } from './support/server';
-import { spawnServer } from './support/server-process';
+import { freePort, SERVER_ENTRY, spawnServer } from './support/server-process';
 import { until } from './support/until';
 
 const run = promisify(execFile);
@@ -324,6 +327,58 @@ describe('graceful shutdown on SIGTERM', () => {
     // A request cut off at the deadline may be stored unacknowledged; none acknowledged is missing.
     expect((await countEvents()) - earlier).toBeGreaterThanOrEqual(acknowledged);
   }, 60_000);
+});
+
+describe('SIGTERM during startup', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'errata-startup-stop-'));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  /** The built server on embedded PGlite in `dataDir`, sent SIGTERM once `ready(output)` says; its output and end. */
+  async function stopWhile(ready: (output: string) => boolean) {
+    const { DATABASE_URL: _postgres, ...env } = process.env; // the embedded store
+    const child = spawn(process.execPath, [SERVER_ENTRY], {
+      env: { ...env, ERRATA_DATA_DIR: dataDir, PORT: String(await freePort()), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = once(child, 'exit');
+    await until('the moment to stop it', async () => ready(output) || child.exitCode !== null, 60_000);
+    child.kill('SIGTERM');
+    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    return { output, code, signal };
+  }
+
+  it('says it stops and stopped, listens nowhere and makes no keys; the next start makes them', async () => {
+    // Given a first start, told to stop while it opens and migrates its new embedded store (seconds)
+    const pgdata = join(dataDir, 'pgdata');
+    const first = await stopWhile(() => existsSync(pgdata));
+    // Then it says so at once, closes the store and ends as Nest's shutdown ends (the signal's exit status)
+    expect(first.output).toMatch(/SIGTERM: stopping[\s\S]*\[Errata\] stopped\n$/);
+    expect(first.output).not.toContain('listening on');
+    expect(first.output).not.toContain('Created project');
+    expect([first.code, first.signal]).toEqual([null, 'SIGTERM']);
+
+    // Given a start told to stop once Nest starts (after the store is open)
+    const second = await stopWhile((output) => output.includes('Starting Nest application'));
+    // Then it does not go on to listen, nor make and print the keys, once stopping began
+    expect(second.output).toMatch(/SIGTERM: stopping[\s\S]*\[Errata\] stopped\n$/);
+    expect(second.output.match(/SIGTERM: stopping/g)).toHaveLength(1);
+    expect(second.output).not.toContain('listening on');
+    expect(second.output).not.toContain('Created project');
+    expect([second.code, second.signal]).toEqual([null, 'SIGTERM']);
+
+    // And the next start, left to start, makes project "default" and prints its keys
+    const third = await stopWhile((output) => output.includes('listening on'));
+    expect(third.output).toContain('Created project "default"');
+    expect(third.output).toMatch(/admin {2}errata_admin_/);
+    expect(third.output).toMatch(/listening on[\s\S]*SIGTERM: stopping[\s\S]*\[Errata\] stopped\n$/);
+    expect(third.signal).toBe('SIGTERM');
+  }, 240_000);
 });
 
 /** Starts an upload of `payload` and sends only its first bytes: the rest is sent by `finish()`. */

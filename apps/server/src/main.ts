@@ -13,6 +13,7 @@ import { mountDashboard } from './http/dashboard';
 import { countEmbeddedStoreRequests } from './http/embedded-store-requests';
 import { mountOpenApi } from './http/openapi';
 import { PRIVATE_PATHS, privateAnswers } from './http/private-answers';
+import { STOP_SIGNALS, StartupSignals, StoppedDuringStartup } from './http/startup-signals';
 import { IngestActivity } from './services/ingest-activity';
 import { IngestService } from './services/ingest.service';
 import { KeyBootstrapService } from './services/key-bootstrap.service';
@@ -31,7 +32,10 @@ function refuseFullIngestBeforeContinue(app: NestExpressApplication): void {
   });
 }
 
-/** Starts Errata; resolves once it listens. SIGTERM/SIGINT drain in-flight requests, then close the pool. */
+/**
+ * Starts Errata; resolves once it listens. SIGTERM/SIGINT drain in-flight requests, then close the pool; one during
+ * startup stops it there (StoppedDuringStartup), once what was opened is closed.
+ */
 export async function startServer(
   config: AppConfig = loadConfig(),
   logLevels: LogLevel[] = ['log', 'warn', 'error'],
@@ -41,10 +45,31 @@ export async function startServer(
     json: config.logFormat === 'json',
     colors: config.logFormat === 'text' && process.stdout.isTTY === true,
   });
+  // Before the store opens: a first start on PGlite spends seconds there, and a stop meanwhile is said and done.
+  const signals = new StartupSignals(logger);
+  try {
+    return await start(config, logger, signals);
+  } finally {
+    signals.remove();
+  }
+}
+
+async function start(
+  config: AppConfig,
+  logger: ConsoleLogger,
+  signals: StartupSignals,
+): Promise<NestExpressApplication> {
   // Opened before Nest: a database that cannot be reached or migrated is said in one line, without Nest's trace.
   const opened = await openMigratedDatabase(config, (applied) =>
     logger.log(`applied ${applied.join(', ')}`, 'Migrations'),
   );
+  const stopBeforeNest = async (signal: NodeJS.Signals): Promise<never> => {
+    await opened.destroy();
+    logger.log('stopped', 'Errata');
+    throw new StoppedDuringStartup(signal);
+  };
+  const beforeNest = await signals.received();
+  if (beforeNest !== null) return stopBeforeNest(beforeNest);
   // Nest's body parsers are off: the OTLP route reads its own body (gzip, a post-decompression limit).
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, opened), {
     bodyParser: false,
@@ -53,27 +78,46 @@ export async function startServer(
     await opened.destroy();
     throw error;
   });
+  // Nothing of the app runs before init: closing the store is all there is to stop.
+  const duringCreate = await signals.received();
+  if (duringCreate !== null) return stopBeforeNest(duringCreate);
+  /** From init on, the app's shutdown hooks stop what runs (the pollers, the listening server) and say `stopped`. */
+  const stopIfAsked = async (): Promise<void> => {
+    const signal = await signals.received();
+    if (signal === null) return;
+    app.get(ConnectionDrain).stopAlreadySaid();
+    await app.close();
+    throw new StoppedDuringStartup(signal);
+  };
   app.disable('x-powered-by');
   app.use(app.get(ConnectionDrain).middleware);
   app.use(PRIVATE_PATHS, privateAnswers);
   if (opened.kind === 'pglite') app.use(countEmbeddedStoreRequests(app.get(IngestActivity)));
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   mountOpenApi(app);
   mountDashboard(app);
   refuseFullIngestBeforeContinue(app);
+  await app.init();
+  await stopIfAsked();
   await app.listen(config.port, config.host);
+  // Not once stopping began: keys printed by a start that then stops would be easy to miss, and are made next time.
+  await stopIfAsked();
   await app.get(KeyBootstrapService).createFirstKeys();
+  await stopIfAsked();
   const database = app.get<Database>(DATABASE);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   new Logger('Errata').log(
     `listening on ${listeningUrl(config.host, port)} (dashboard: /, OTLP/HTTP traces: POST /v1/traces) — store: ${database.description}`,
   );
+  // Nest's hooks take over from StartupSignals (removed as this returns, with no event in between).
+  app.enableShutdownHooks([...STOP_SIGNALS]);
   return app;
 }
 
 if (require.main === module) {
   startServer().catch((error: unknown) => {
+    // As Nest's shutdown hooks end a stop: the signal again, to Node's default action now (the exit status says it).
+    if (error instanceof StoppedDuringStartup) return void process.kill(process.pid, error.signal);
     const message = `Errata failed to start: ${error instanceof Error ? error.message : String(error)}`;
     // Read here, not from the config: the failure may be the config's.
     const json = process.env['ERRATA_LOG_FORMAT']?.trim().toLowerCase() === 'json';

@@ -16,6 +16,8 @@ export const SHUTDOWN_DEADLINE_MS = 10_000;
 @Injectable()
 export class ConnectionDrain implements BeforeApplicationShutdown {
   private draining = false;
+  /** The stop was said already (a signal during startup, `StartupSignals`). */
+  private stopSaid = false;
 
   constructor(private readonly adapter: HttpAdapterHost) {}
 
@@ -25,11 +27,17 @@ export class ConnectionDrain implements BeforeApplicationShutdown {
     next();
   };
 
+  /** The stop was said in the log already: shutting down does not say it twice. */
+  stopAlreadySaid(): void {
+    this.stopSaid = true;
+  }
+
   beforeApplicationShutdown(signal?: string): void {
     this.draining = true;
-    new Logger('Errata').log(
-      `${signal ?? 'shutdown'}: stopping (requests in flight get up to ${SHUTDOWN_DEADLINE_MS / 1000} s)`,
-    );
+    if (!this.stopSaid)
+      new Logger('Errata').log(
+        `${signal ?? 'shutdown'}: stopping (requests in flight get up to ${SHUTDOWN_DEADLINE_MS / 1000} s)`,
+      );
     const server = this.adapter.httpAdapter?.getHttpServer() as Server | undefined;
     if (server === undefined) return;
     server.closeIdleConnections();
