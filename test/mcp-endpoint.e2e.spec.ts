@@ -116,7 +116,7 @@ describe('the Errata MCP endpoint', () => {
         errorCategory: 'validation',
         isRetryable: true,
         code: 'INVALID_ARGUMENTS',
-        description: expect.stringContaining('"from" must be an ISO-8601 date-time') as string,
+        description: expect.stringContaining('"from" must be an ISO-8601 date or date-time') as string,
       },
     });
     expect((await call('get_fix_suggestion', { findingId: 'ffffffffffffffffffff' })).error).toMatchObject({

@@ -62,12 +62,16 @@ describe('parseReportFilter dates', () => {
     for (const from of [
       '2026-11-31T02:44:00Z',
       '2026-02-29',
+      '2026-11-31',
       '2026-13-01T00:00:00Z',
       '2026-01-01T25:00:00Z',
       '2026-01-01T23:60:00Z',
       '2026-01-01T24:30:00Z',
     ]) {
-      expect(filterMessage({ from })).toContain(`"from" must be an ISO-8601 date-time`);
+      // A plain date is one of the forms taken, and the answer says so
+      expect(filterMessage({ from })).toBe(
+        `"from" must be an ISO-8601 date or date-time such as 2026-11-30 or 2026-11-30T00:00:00Z; got "${from}"`,
+      );
     }
   });
 

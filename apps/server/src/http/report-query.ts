@@ -64,7 +64,7 @@ function date(raw: RawQuery, name: string): Date | null {
   const parsed = parseIsoInstant(value);
   if (parsed === null) {
     throw new BadRequestException(
-      `"${name}" must be an ISO-8601 date-time such as 2026-11-30T00:00:00Z; got "${value}"`,
+      `"${name}" must be an ISO-8601 date or date-time such as 2026-11-30 or 2026-11-30T00:00:00Z; got "${value}"`,
     );
   }
   // A window bound is kept to the millisecond: finer digits would be cut off, and a call started within that
