@@ -53,4 +53,21 @@ describe('README matches the code', () => {
     expect(ci).toMatch(/^npm ci\b/m);
     expect(ci).toMatch(/^npm test$/m);
   });
+
+  it('gives the owners CLI example the fields of the curl example it says it is the same as', () => {
+    const body = /-d '(\{"server":[^']*\})'/.exec(readme);
+    const cli = /npm run errata -- owners add ((?:[^\n]|\\\n)*?)# the same/.exec(readme);
+    expect(body, 'the curl example').not.toBeNull();
+    expect(cli, 'the CLI example').not.toBeNull();
+    const flags: Record<string, string> = {
+      server: 'server',
+      versionRange: 'version-range',
+      webhookUrl: 'url',
+      contact: 'contact',
+    };
+    for (const [field, value] of Object.entries(JSON.parse(body![1]!) as Record<string, string>)) {
+      const quoted = value.includes(' ') ? `'${value}'` : value;
+      expect(cli![1], field).toContain(`--${flags[field]} ${quoted}`);
+    }
+  });
 });
