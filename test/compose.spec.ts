@@ -141,6 +141,10 @@ describe('docker-compose.yml', () => {
     expect(targets).toContainEqual({ host: DEFAULT_PORT, container: DEFAULT_PORT });
   });
 
+  it('pins PORT to the port it publishes and health-checks, whatever .env says (environment wins over env_file)', () => {
+    expect(environment(errata!, KEYS).PORT).toBe(String(DEFAULT_PORT));
+  });
+
   it("keeps Postgres's data in the declared named volume", () => {
     const volumeName = 'errata-pgdata';
     expect(Object.keys(compose.volumes ?? {})).toContain(volumeName);
