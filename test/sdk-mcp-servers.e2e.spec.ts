@@ -275,6 +275,42 @@ describe('server-memory over stdio', () => {
     expect(toolCallOf(found).outcome).toBe('ok');
   });
 
+  it('captureResults: a graph whose data says "Login error: code N", over 2 KiB, is no hidden failure on either side', async () => {
+    // Its text mirror, cut at 2 KiB, no longer parses: read as a message, its data said the call failed.
+    const capturing = await connectStdio(
+      'memory',
+      [],
+      { MEMORY_FILE_PATH: join(dir, 'memory-capture.jsonl') },
+      (client) => void instrumentMcpClient(client, { captureResults: true }),
+    );
+    try {
+      await capturing.client.callTool({
+        name: 'create_entities',
+        arguments: {
+          entities: Array.from({ length: 30 }, (_, i) => ({
+            name: `ticket-${i}`,
+            entityType: 'ticket',
+            observations: [`Customer reported: Login error: code ${i}`],
+          })),
+        },
+      });
+      tracing.reset();
+      await capturing.client.callTool({ name: 'read_graph', arguments: {} });
+      const span = onlySpan();
+      expect(span.attributes).toMatchObject({
+        'errata.result.is_error': false,
+        'errata.result.text_mirror': true,
+      });
+      expect(span.attributes['error.type']).toBeUndefined();
+      expect(span.attributes['errata.result.text']).toMatch(/…\[truncated \d+ bytes\]$/);
+      const call = toolCallOf(span);
+      expect(call.outcome).toBe('ok');
+      expect(classifyToolCall(call)).toMatchObject({ failed: false, failureAsEmpty: false, evidence: null });
+    } finally {
+      await capturing.close();
+    }
+  });
+
   it('protocol-level failure inside a result: an unknown tool (SDK 1.x servers answer isError)', async () => {
     await memory.client.callTool({ name: 'no_such_tool', arguments: {} });
     const span = onlySpan();

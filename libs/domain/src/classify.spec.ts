@@ -4,6 +4,8 @@ import { classifyToolCall, isEmptyListPayload, listPayloadArrays } from './class
 import { errataToolSpan, makeSpan, protocolErrorSpan, toolCallOf } from './fixtures.spec-helper';
 import { CATEGORY_SYNONYMS, RULES_VERSION } from './rules';
 import { declaredErrorOf } from './result-signals';
+import { fitJson } from './json-fit';
+import { truncateUtf8 } from './redaction';
 import { StatusCode } from './span';
 import { isSearchLikeTool, toolNameWords } from './tool-names';
 
@@ -548,6 +550,46 @@ describe('classifyToolCall: failure-as-empty', () => {
     ],
   ])('given %s, then no finding', (_case, result) => {
     expect(ok(result)).toMatchObject({ failed: false, failureAsEmpty: false, evidence: null });
+  });
+});
+
+describe('classifyToolCall: a text mirroring the structured payload, cut short', () => {
+  // server-memory's read_graph as Errata's SDK sends it with captureResults: the graph as structured content, shrunk
+  // to JSON that still parses, and its text mirror (indented JSON) cut at 2 KiB, which no longer parses.
+  const graph = {
+    entities: Array.from({ length: 30 }, (_, i) => ({
+      type: 'entity',
+      name: `ticket-${i}`,
+      entityType: 'ticket',
+      observations: [`Customer reported: Login error: code ${i}`],
+    })),
+    relations: [],
+  };
+  const cutText = truncateUtf8(JSON.stringify(graph, null, 2), 2048);
+  const readGraph = (attributes: Record<string, string | boolean>) =>
+    classifyToolCall(
+      toolCallOf(
+        errataToolSpan(
+          'read_graph',
+          { isError: false },
+          { attributes: { 'errata.result.text': cutText, ...attributes } },
+        ),
+      ),
+    );
+
+  it('given text_mirror, then the data in the cut text is no hidden failure (the SDK found none)', () => {
+    const structured = fitJson(graph, 2048)?.text ?? '';
+    expect(
+      readGraph({ 'errata.result.structured': structured, 'errata.result.text_mirror': true }),
+    ).toMatchObject({
+      failed: false,
+      failureAsEmpty: false,
+      evidence: null,
+    });
+  });
+
+  it('given only the text (a plain exporter), then the text rules still read it', () => {
+    expect(readGraph({})).toMatchObject({ failed: false, failureAsEmpty: true });
   });
 });
 

@@ -42,7 +42,7 @@ import {
   type FailureCategory,
 } from './rules';
 import { isSearchLikeTool } from './tool-names';
-import { truncateUtf8 } from './redaction';
+import { truncateUtf8, wasCut } from './redaction';
 
 /**
  * Whether retrying can help: true / false, or `after_change` — only with changed arguments (validation).
@@ -79,6 +79,21 @@ interface Decision {
   readonly evidence: string;
 }
 
+/**
+ * A text the span says mirrors the structured payload (`errata.result.text_mirror`), cut short at the size limit: no
+ * longer JSON, its data would be read as a message (an observation "Login error: code 7" in a graph, a sample's
+ * "Input validation error" as a hidden failure). The structured payload says all it said, and Errata's SDK leaves the
+ * mirror out of its own verdict: read without it, the call is judged as the SDK judged it. A text that is not cut is
+ * still read (it parses as the same JSON, or holds more than the mirror); a span without `text_mirror` (a plain
+ * exporter's) is read as before.
+ */
+function isCutMirror(result: ToolCallData['result']): boolean {
+  const { text, structured, textMirror } = result;
+  if (textMirror !== true || structured === null || text === null || !wasCut(text)) return false;
+  const first = text.trimStart()[0];
+  return first === '{' || first === '[';
+}
+
 /** Normalized declared value: lowercased, `-` and spaces as `_`. */
 const normalizeValue = (value: string): string =>
   value
@@ -97,7 +112,7 @@ export const isKnownDeclaredCategory = (value: string): boolean => {
 };
 
 export function classifyToolCall(call: ToolCallData): Classification {
-  const payloads = resultPayloads(call.result.structured, call.result.text);
+  const payloads = resultPayloads(call.result.structured, isCutMirror(call.result) ? null : call.result.text);
   const rawCategories = [
     ...(call.declared.category === null ? [] : [call.declared.category]),
     ...payloads.flatMap(declaredCategories),
