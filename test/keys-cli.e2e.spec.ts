@@ -394,7 +394,9 @@ describe('projects and keys', () => {
       'ffffffffffffffffffff',
     );
     expect(noFix.code).toBe(2);
-    expect(noFix.stderr).toMatch(/no fix for finding ffffffffffffffffffff/);
+    expect(noFix.stderr).toMatch(
+      /no finding ffffffffffffffffffff in project "default" \(GET \/api\/v1\/findings/,
+    );
   });
 
   it('the CLI explains bad input and exits non-zero', async () => {

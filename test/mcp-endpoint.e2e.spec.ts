@@ -146,10 +146,24 @@ describe('the Errata MCP endpoint', () => {
       code: 'FIX_NOT_FOUND',
       description: expect.stringContaining('owner registered') as string,
     });
+    // An id that names no finding at all: the caller's mistake, as for get_fix_suggestion (not a missing owner).
+    const unknown = await call('acknowledge_fix', { findingId: 'ffffffffffffffffffff' }, admin);
+    expect(unknown.error).toMatchObject({
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'FINDING_NOT_FOUND',
+      description: expect.stringContaining('Call list_findings') as string,
+    });
+    const overRest = await fetch(`${server.url}/api/v1/findings/ffffffffffffffffffff/acknowledge`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(overRest.status).toBe(404);
+    expect(await overRest.json()).toMatchObject({ message: 'no finding ffffffffffffffffffff' });
     await admin.close();
   });
 
-  it('answers arguments its input schemas refuse, and unknown tools, with the same envelope', async () => {
+  it('answers arguments its input schemas refuse with the same envelope', async () => {
     for (const [name, args] of [
       ['get_retry_waste', { groupBy: 'agent' }],
       ['list_findings', { rule: 'no-such-rule' }],

@@ -28,7 +28,10 @@ import {
 } from '../services/projector.service';
 import { adoptRecordedDerivation } from '../projections/derivation-settings';
 import { FINDING_ID } from '../http/findings-page';
+import { DeliveryRepository } from '../repositories/delivery.repository';
 import { FixRepository } from '../repositories/fix.repository';
+import { RollupQueryRepository } from '../repositories/rollup-query.repository';
+import { FindingsService } from '../services/findings.service';
 import { LogRetentionRepository } from '../repositories/log-retention.repository';
 import { LogRetentionService } from '../services/log-retention.service';
 import { LogRedactionRepository } from '../repositories/log-redaction.repository';
@@ -373,8 +376,23 @@ async function run(
       const project = await existingProject(projects, values.project);
       const findingId = required(values.finding, '--finding <id>') as string;
       if (!FINDING_ID.test(findingId)) throw new UsageError('--finding must be a finding id (20 hex digits)');
-      const fix = await new FixRepository(database).acknowledge(project.id, findingId, 'cli');
-      if (fix === null) throw new UsageError(`no fix for finding ${findingId} in project "${project.name}"`);
+      const fixes = new FixRepository(database);
+      const fix = await fixes.acknowledge(project.id, findingId, 'cli');
+      if (fix === null) {
+        const findings = new FindingsService(
+          new RollupQueryRepository(database),
+          fixes,
+          new DeliveryRepository(database),
+          new EventRepository(database),
+        );
+        // An id that names no finding is a typo or another project's, not a fix still to be suggested.
+        throw new UsageError(
+          (await findings.exists(project.id, findingId))
+            ? `no fix for finding ${findingId} in project "${project.name}" (Errata suggests one only to an ` +
+                `owner registered for its server: errata owners add)`
+            : `no finding ${findingId} in project "${project.name}" (GET /api/v1/findings lists the ids there are)`,
+        );
+      }
       out(`acknowledged the fix for ${findingId} (${fix.rule} on ${fix.server ?? '(subagent)'}/${fix.tool})`);
       return;
     }

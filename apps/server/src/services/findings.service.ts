@@ -91,6 +91,16 @@ export class FindingsService {
     };
   }
 
+  /** Whether the project has a finding with this id in all of its history (one an acknowledgement may name). */
+  async exists(projectId: number, id: string): Promise<boolean> {
+    const { report } = await this.findings(
+      { projectId, from: null, to: null, server: null, tool: null, agent: null },
+      (row) => findingId(row.server, row.tool, row.rule) === id,
+      1,
+    );
+    return report.findings.some((finding) => finding.id === id);
+  }
+
   /** DOMAIN.md §8 `GET /servers`: a scorecard per server and tool, graded from the calls' findings. */
   async servers(projectId: number, filter: ReportFilter) {
     const rollup = { projectId, ...filter };

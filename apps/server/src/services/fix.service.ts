@@ -21,7 +21,7 @@ import type { DB } from '../database/schema';
 import { DeliveryRepository } from '../repositories/delivery.repository';
 import { FixRepository } from '../repositories/fix.repository';
 import { OwnerRepository, type Owner } from '../repositories/owner.repository';
-import { FixNotFound } from './finding-not-found';
+import { FindingNotFound, FixNotFound } from './finding-not-found';
 import { FindingsService } from './findings.service';
 import { dedupeKeyOf, webhookTypeOf } from './fix-news';
 import { Poller } from './poller';
@@ -92,8 +92,10 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
 
   async acknowledge(projectId: number, findingId: string, by: string): Promise<Fix> {
     const fix = await this.fixes.acknowledge(projectId, findingId, by);
-    if (fix === null) throw new FixNotFound(findingId);
-    return fix;
+    if (fix !== null) return fix;
+    // An id that names no finding at all is the caller's mistake (list the findings), not a missing owner.
+    if (!(await this.findings.exists(projectId, findingId))) throw new FindingNotFound(findingId);
+    throw new FixNotFound(findingId);
   }
 
   async list(projectId: number) {
