@@ -5,7 +5,7 @@
  * results that are not errors.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
@@ -179,10 +179,17 @@ describe('the Errata MCP endpoint', () => {
         ) as string,
       });
     }
-    expect((await call('get_retry_wastes')).error).toMatchObject({
-      errorCategory: 'validation',
-      code: 'UNKNOWN_TOOL',
-      description: expect.stringContaining('Call tools/list') as string,
+  });
+
+  it('answers a tools/call for a tool it does not have with JSON-RPC -32602, not a tool result (MCP 2025-11-25)', async () => {
+    const refused = await client.callTool({ name: 'get_retry_wastes', arguments: {} }).then(
+      (result) => ({ result }),
+      (error: unknown) => error as McpError,
+    );
+    expect(refused).toBeInstanceOf(McpError);
+    expect(refused).toMatchObject({
+      code: ErrorCode.InvalidParams,
+      message: 'MCP error -32602: Unknown tool: get_retry_wastes. Call tools/list for the tools Errata has.',
     });
   });
 

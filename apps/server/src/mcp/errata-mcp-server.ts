@@ -11,7 +11,14 @@ import type { FindingsService } from '../services/findings.service';
 import type { FixService } from '../services/fix.service';
 import { RETRY_WASTE_GROUPINGS, type RetryWasteService } from '../services/retry-waste.service';
 import { SERVER_VERSION } from '../version';
-import { AdminKeyRequired, answerInvalidParams, sdkToolError, toolError, ToolError } from './tool-errors';
+import {
+  AdminKeyRequired,
+  answerInvalidParams,
+  refuseUnknownTools,
+  sdkToolError,
+  toolError,
+  ToolError,
+} from './tool-errors';
 
 export interface ErrataMcpServices {
   readonly retryWaste: RetryWasteService;
@@ -218,6 +225,7 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
         return services.fixes.acknowledge(projectId, findingId, 'mcp');
       }),
   );
+  refuseUnknownTools(server);
   answerInvalidParams(server);
   return server;
 }

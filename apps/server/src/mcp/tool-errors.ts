@@ -87,8 +87,9 @@ export function toolError(error: unknown): ToolError {
 const MCP_ERROR_PREFIX = /^MCP error -?\d+:\s*/;
 
 /**
- * The failures the MCP SDK answers itself, before a tool body runs: arguments the tool's input schema refuses, a tool
- * that does not exist. As text alone they would break the contract every other failure keeps.
+ * The failures the MCP SDK answers itself as tool results, before a tool body runs: arguments the tool's input schema
+ * refuses (a tool that does not exist is a protocol error, `refuseUnknownTools`). As text alone they would break the
+ * contract every other failure keeps.
  */
 export function sdkToolError(message: string): ToolError {
   const reason = message.replace(MCP_ERROR_PREFIX, '');
@@ -100,15 +101,46 @@ export function sdkToolError(message: string): ToolError {
       description: `${reason}. Correct the argument and retry.`,
     };
   }
-  if (/^Tool .* (not found|disabled)$/.test(reason)) {
-    return {
-      errorCategory: 'validation',
-      isRetryable: true,
-      code: 'UNKNOWN_TOOL',
-      description: `${reason}. Call tools/list for the tools Errata has, then retry.`,
-    };
-  }
   return toolError(new Error(reason));
+}
+
+/**
+ * A JSON-RPC error as the client should read it: the SDK's McpError writes "MCP error <code>: " into its message,
+ * which the client's McpError writes again ("MCP error -32602: MCP error -32602: …"). The SDK answers any thrown
+ * error with its `code` and `message`.
+ */
+class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * tools/call for a tool Errata does not have is a protocol error, JSON-RPC -32602 (MCP 2025-11-25, "Error Handling":
+ * unknown tools are protocol errors). The SDK answers it as a tool result with isError, which tells the model the tool
+ * ran and failed.
+ */
+export function refuseUnknownTools(server: McpServer): void {
+  // Private in the SDK's types: the registered tools by name, and the handlers by method.
+  const internals = server as unknown as {
+    _registeredTools: Record<string, unknown>;
+    server: { _requestHandlers: Map<string, RequestHandler> };
+  };
+  const handlers = internals.server._requestHandlers;
+  const callTool = handlers.get('tools/call');
+  if (callTool === undefined) throw new Error('no tools/call handler: register the tools first');
+  handlers.set('tools/call', async (request, extra) => {
+    const name = (request as { params?: { name?: unknown } }).params?.name;
+    if (typeof name === 'string' && !Object.hasOwn(internals._registeredTools, name))
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: ${name}. Call tools/list for the tools Errata has.`,
+      );
+    return callTool(request, extra);
+  });
 }
 
 type RequestHandler = (request: { method: string }, extra: unknown) => Promise<unknown>;
