@@ -83,6 +83,10 @@ describe('the Errata MCP endpoint', () => {
     });
   });
 
+  it('does not promise tools/list_changed notifications, which a stateless endpoint never sends', () => {
+    expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
+  });
+
   it('answers with the same reports as the REST API', async () => {
     const pairs: [string, Record<string, unknown>, string][] = [
       ['get_retry_waste', { groupBy: 'tool' }, 'reports/retry-waste?groupBy=tool'],

@@ -225,6 +225,9 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
         return services.fixes.acknowledge(projectId, findingId, 'mcp');
       }),
   );
+  // Stateless, one server per request with no stream to send on (GET /mcp is 405): it can never send
+  // notifications/tools/list_changed, which the SDK advertises for every server with tools.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   refuseUnknownTools(server);
   answerInvalidParams(server);
   return server;
