@@ -185,6 +185,14 @@ describe('the Errata MCP endpoint', () => {
     }
   });
 
+  it('tells each reason an argument is refused once (an offset past the safe integers broke two checks alike)', async () => {
+    const { description } = (await call('list_findings', { offset: 1e20 })).error as { description: string };
+    expect(description).toMatch(
+      /^Input validation error: .*Too big: expected int to be <=9007199254740991 at offset/s,
+    );
+    expect(description.match(/Too big/g)).toHaveLength(1);
+  });
+
   it('answers a tools/call for a tool it does not have with JSON-RPC -32602, not a tool result (MCP 2025-11-25)', async () => {
     const refused = await client.callTool({ name: 'get_retry_wastes', arguments: {} }).then(
       (result) => ({ result }),

@@ -195,7 +195,8 @@ describe('MCP: a request whose params are malformed', () => {
     };
     const noName = await post({ arguments: {} });
     expect(noName.error?.code).toBe(-32602);
-    expect(noName.error?.message).toMatch(/Invalid params for tools\/call: params\.name: /);
+    // Said once: the client's McpError writes "MCP error -32602: " before it again.
+    expect(noName.error?.message).toMatch(/^Invalid params for tools\/call: params\.name: /);
     const textArguments = await post({ name: 'list_findings', arguments: 'limit=1' });
     expect(textArguments.error?.code).toBe(-32602);
     expect(textArguments.error?.message).toMatch(/params\.arguments: /);

@@ -161,7 +161,9 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
         ...FILTERS,
         rule: z.enum(FINDING_RULES as unknown as [string, ...string[]]).optional(),
         limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`1–${MAX_LIMIT}, default 50`),
-        offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+        // int() keeps it within the safe integers (and says so in the JSON Schema): a max() beside it told a too
+        // large offset twice.
+        offset: z.number().int().min(0).optional(),
       }),
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,

@@ -42,6 +42,17 @@ describe('the error an MCP tool of Errata answers with', () => {
     });
   });
 
+  it('tells a reason the SDK repeats once', () => {
+    const line = 'Invalid input: expected string, received number at from';
+    expect(
+      sdkToolError(
+        `MCP error -32602: Input validation error: Invalid arguments for tool get_retry_waste: ${line}\n${line}`,
+      ).description,
+    ).toBe(
+      `Input validation error: Invalid arguments for tool get_retry_waste: ${line}. Correct the argument and retry.`,
+    );
+  });
+
   it("reads the MCP SDK's own answer to arguments the input schema refuses", () => {
     expect(
       sdkToolError(

@@ -4,7 +4,7 @@
  */
 import { BadRequestException, Logger } from '@nestjs/common';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { FindingNotFound, FixNotFound } from '../services/finding-not-found';
@@ -83,6 +83,11 @@ export function toolError(error: unknown): ToolError {
   };
 }
 
+/** What the SDK writes before the zod issues of refused arguments, one issue a line. */
+const ISSUES_HEADER = /^Input validation error: Invalid arguments for tool [^:]*: /;
+
+const distinct = (lines: readonly string[]): string[] => [...new Set(lines)];
+
 /** The MCP SDK's prefix of an McpError's message ("MCP error -32602: "). */
 const MCP_ERROR_PREFIX = /^MCP error -?\d+:\s*/;
 
@@ -92,7 +97,11 @@ const MCP_ERROR_PREFIX = /^MCP error -?\d+:\s*/;
  * contract every other failure keeps.
  */
 export function sdkToolError(message: string): ToolError {
-  const reason = message.replace(MCP_ERROR_PREFIX, '');
+  // One line per zod issue: a value that breaks two checks alike (an integer past the safe range and past the
+  // bound) would otherwise be told twice.
+  const said = message.replace(MCP_ERROR_PREFIX, '');
+  const header = ISSUES_HEADER.exec(said)?.[0] ?? '';
+  const reason = header + distinct(said.slice(header.length).split('\n')).join('\n');
   if (/^(Input validation error|Invalid arguments for tool)/.test(reason)) {
     return {
       errorCategory: 'validation',
@@ -166,7 +175,10 @@ export function answerInvalidParams(server: McpServer): void {
         const said = (issues as { path: PropertyKey[]; message: string }[]).map(
           (issue) => `${['params', ...issue.path.slice(1).map(String)].join('.')}: ${issue.message}`,
         );
-        throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${said.join('; ')}`);
+        throw new ProtocolError(
+          ErrorCode.InvalidParams,
+          `Invalid params for ${method}: ${distinct(said).join('; ')}`,
+        );
       }
     });
   }
