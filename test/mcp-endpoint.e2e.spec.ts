@@ -81,6 +81,17 @@ describe('the Errata MCP endpoint', () => {
       limit: { minimum: 1, maximum: 500 },
       offset: { minimum: 0 },
     });
+    // A finding id's pattern is in the schema, and every argument says what it is.
+    for (const name of ['get_fix_suggestion', 'acknowledge_fix'])
+      expect(byName.get(name)?.inputSchema.properties?.['findingId'], name).toMatchObject({
+        type: 'string',
+        pattern: '^[0-9a-f]{20}$',
+      });
+    for (const tool of tools)
+      for (const [argument, schema] of Object.entries(tool.inputSchema.properties ?? {}))
+        expect((schema as { description?: string }).description, `${tool.name}.${argument}`).toEqual(
+          expect.any(String),
+        );
   });
 
   it('does not promise tools/list_changed notifications, which a stateless endpoint never sends', () => {
@@ -173,6 +184,8 @@ describe('the Errata MCP endpoint', () => {
       ['list_findings', { rule: 'no-such-rule' }],
       ['list_findings', { limit: '10' }],
       ['get_escalation_rates', { from: 5 }],
+      ['get_fix_suggestion', { findingId: 'SUP-1042' }],
+      ['acknowledge_fix', { findingId: 'FFFFFFFFFFFFFFFFFFFF' }],
     ] as const) {
       expect((await call(name, args)).error, `${name} ${JSON.stringify(args)}`).toEqual({
         errorCategory: 'validation',

@@ -1,4 +1,3 @@
-import { BadRequestException } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FINDING_RULES } from '@errata/domain';
@@ -60,6 +59,12 @@ const strict = <Shape extends z.ZodRawShape>(shape: Shape) => z.object(shape).st
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 
+/** A finding's id, with the pattern in the schema: a client can check it before calling. */
+const FINDING_ID_ARGUMENT = z
+  .string()
+  .regex(FINDING_ID, 'a finding id is 20 hex digits (list_findings gives them)')
+  .describe('an id from list_findings (20 hex digits)');
+
 function mirrored(payload: { ok: boolean; data: unknown; error: ToolError | null }): CallToolResult {
   return {
     ...(payload.ok ? {} : { isError: true }),
@@ -96,7 +101,15 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
         'Retries agents spent on MCP tools, grouped by the category, server or tool of the call they retried: ' +
         'wasted retries, milliseconds and tokens, the reason of every retry, chains that never recovered, and ' +
         "each group's latest wasted retries (trace and span ids, reason, agent).",
-      inputSchema: strict({ ...FILTERS, groupBy: z.enum(['category', 'server', 'tool']).optional() }),
+      inputSchema: strict({
+        ...FILTERS,
+        groupBy: z
+          .enum(['category', 'server', 'tool'])
+          .optional()
+          .describe(
+            'what the groups are: the category, server or tool of the retried call; default category',
+          ),
+      }),
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
@@ -159,11 +172,14 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
         'seen, server versions, evidence, and the retries, wasted time and escalations they caused.',
       inputSchema: strict({
         ...FILTERS,
-        rule: z.enum(FINDING_RULES as unknown as [string, ...string[]]).optional(),
+        rule: z
+          .enum(FINDING_RULES as unknown as [string, ...string[]])
+          .optional()
+          .describe('only the findings of this rule'),
         limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`1–${MAX_LIMIT}, default 50`),
         // int() keeps it within the safe integers (and says so in the JSON Schema): a max() beside it told a too
         // large offset twice.
-        offset: z.number().int().min(0).optional(),
+        offset: z.number().int().min(0).optional().describe('findings to skip, default 0'),
       }),
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
@@ -185,7 +201,7 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
         'The fix Errata suggests for one finding: the exact result the tool should return instead, a TypeScript ' +
         'handler for the MCP SDK, what the fix would have saved in the window, and Markdown for a tracker.',
       inputSchema: strict({
-        findingId: z.string().describe('an id from list_findings (20 hex digits)'),
+        findingId: FINDING_ID_ARGUMENT,
         ...FILTERS,
       }),
       outputSchema: ENVELOPE,
@@ -193,8 +209,6 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
     },
     ({ findingId, ...filters }: Filters & { findingId: string }) =>
       envelope(async () => {
-        if (!FINDING_ID.test(findingId))
-          throw new BadRequestException(`"${findingId}" is not a finding id (20 hex digits)`);
         const { suggestedContract, samples, ...finding } = await services.findings.get(
           projectId,
           findingId,
@@ -209,7 +223,7 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       description:
         "Record that the MCP server's owner acknowledged the fix Errata suggested for a finding (admin key). " +
         'Errata then verifies it from later traffic: a newer server version that stops violating the rule.',
-      inputSchema: strict({ findingId: z.string().describe('an id from list_findings (20 hex digits)') }),
+      inputSchema: strict({ findingId: FINDING_ID_ARGUMENT }),
       outputSchema: ENVELOPE,
       // It records an acknowledgement (an event): nothing is deleted or overwritten, which MCP assumes unless told.
       annotations: {
@@ -222,8 +236,6 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
     ({ findingId }: { findingId: string }) =>
       envelope(async () => {
         if (principal.scope !== 'admin') throw new AdminKeyRequired('acknowledge_fix needs an admin key');
-        if (!FINDING_ID.test(findingId))
-          throw new BadRequestException(`"${findingId}" is not a finding id (20 hex digits)`);
         return services.fixes.acknowledge(projectId, findingId, 'mcp');
       }),
   );
