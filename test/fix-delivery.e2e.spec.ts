@@ -328,10 +328,19 @@ describe('fix delivery', () => {
     await server.app.get(FixService).runOnce();
     const [dead] = await until('a dead letter', async () => {
       const answer = await api('GET', 'deliveries?status=dead');
-      return (answer.body as unknown[]).length > 0 && (answer.body as { id: string; attempts: number }[]);
+      return (answer.body as unknown[]).length > 0 && (answer.body as Json[]);
     });
     expect(dead).toMatchObject({ attempts: 3, lastStatus: 500 });
     expect(receiver.received).toHaveLength(3);
+    // No attempt follows a dead letter: it shows none due, nor does the finding's latest message (read key)
+    expect(dead!.nextAttemptAt).toBeNull();
+    const finding = await fetch(`${server.url}/api/v1/findings/${dead!.findingId}`, {
+      headers: { authorization: `Bearer ${server.readKey}` },
+    });
+    expect(((await finding.json()) as Json).deliveries.latest).toMatchObject({
+      status: 'dead',
+      nextAttemptAt: null,
+    });
 
     expect((await api('POST', `deliveries/${dead!.id}/redeliver`)).status).toBe(201);
     await until('the redelivery', async () => receiver.received.length === 4);

@@ -581,6 +581,23 @@ describe('answers match the schemas the document declares', () => {
       201,
     );
     await server.app.get(DeliveryService).sendDue();
+    // The disabled endpoint's message redelivered waits, pending, its next attempt due (none is made to a disabled
+    // endpoint): the finding's latest message, as a read key sees it
+    const [disabled] = (await call('get', deliveries, { path: `${deliveries}?status=disabled` })).body as {
+      id: string;
+      findingId: string;
+    }[];
+    expect(
+      (await call('post', redeliver, { path: `/api/v1/deliveries/${disabled!.id}/redeliver` })).body,
+    ).toMatchObject({ status: 'pending', nextAttemptAt: expect.any(String) });
+    const waiting = await call('get', '/api/v1/findings/{id}', {
+      key: server.readKey,
+      path: `/api/v1/findings/${disabled!.findingId}`,
+    });
+    expect(waiting.body.deliveries.latest).toMatchObject({
+      status: 'pending',
+      nextAttemptAt: expect.any(String),
+    });
     const ownerPath = (id: string, action = '') => ({ path: `${owners}/${id}${action}` });
     const rotate = '/api/v1/owners/{id}/rotate-secret';
     expect(

@@ -79,6 +79,11 @@ const serverName = nullable(
 );
 const rate = (what: string) => number(`${what} (0–1).`);
 const nullableRate = (what: string, when: string) => nullable(number(`${what} (0–1); null ${when}.`));
+const NEXT_ATTEMPT_AT = nullable(
+  dateTime(
+    'When the next attempt is due; null when none will be made (delivered, dead-lettered or disabled, until redelivered).',
+  ),
+);
 const wastedMs = integer('Duration of the wasted retries, in milliseconds.');
 
 const findingProperties = {
@@ -473,7 +478,7 @@ export const OPENAPI_SCHEMAS = {
           attempts: integer(),
           lastStatus: nullable(integer('HTTP status of the last attempt; null before one answered.')),
           createdAt: dateTime(),
-          nextAttemptAt: dateTime(),
+          nextAttemptAt: NEXT_ATTEMPT_AT,
           deliveredAt: nullable(dateTime()),
         }),
       ],
@@ -602,7 +607,7 @@ export const OPENAPI_SCHEMAS = {
     eventType: oneOf(WEBHOOK_TYPES),
     status: oneOf(DELIVERY_STATUSES),
     attempts: integer(),
-    nextAttemptAt: dateTime(),
+    nextAttemptAt: NEXT_ATTEMPT_AT,
     lastStatus: nullable(integer('HTTP status of the last attempt; null before one answered.')),
     lastError: nullable(string()),
     createdAt: dateTime(),

@@ -19,6 +19,15 @@ export interface NewDelivery {
 const iso = (column: string) =>
   sql<string | null>`to_char(${sql.ref(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/**
+ * When the next attempt is due, null when none will be made: the column keeps when the last one was due, and a
+ * dead letter showing a time to come would claim a retry that never happens. Only pending messages are attempted
+ * (a redelivery makes one pending again).
+ */
+const nextAttemptAt = sql<
+  string | null
+>`CASE WHEN ${sql.ref('status')} = 'pending' THEN ${iso('next_attempt_at')} END`;
+
 const LISTED = [
   'id',
   'owner_id as ownerId',
@@ -27,7 +36,7 @@ const LISTED = [
   'event_type as eventType',
   'status',
   'attempts',
-  iso('next_attempt_at').as('nextAttemptAt'),
+  nextAttemptAt.as('nextAttemptAt'),
   'last_status as lastStatus',
   'last_error as lastError',
   iso('created_at').as('createdAt'),
@@ -65,7 +74,7 @@ export class DeliveryRepository {
         'attempts',
         'last_status as lastStatus',
         iso('created_at').as('createdAt'),
-        iso('next_attempt_at').as('nextAttemptAt'),
+        nextAttemptAt.as('nextAttemptAt'),
         iso('delivered_at').as('deliveredAt'),
       ])
       .where('project_id', '=', projectId)
@@ -150,7 +159,7 @@ export class DeliveryRepository {
       .execute();
   }
 
-  /** Another attempt after `delayMs`, or dead-lettered when `dead`. */
+  /** Another attempt after `delayMs`, or dead-lettered when `dead` (no attempt follows: none is scheduled). */
   async failed(
     id: string,
     outcome: { status: number | null; error: string; delayMs: number; dead: boolean },
@@ -162,7 +171,9 @@ export class DeliveryRepository {
         last_status: outcome.status,
         last_error: outcome.error.slice(0, 500),
         lease_until: null,
-        next_attempt_at: sql`now() + ${outcome.delayMs} * interval '1 millisecond'`,
+        ...(outcome.dead
+          ? {}
+          : { next_attempt_at: sql`now() + ${outcome.delayMs} * interval '1 millisecond'` }),
       })
       .where('id', '=', id)
       .execute();
