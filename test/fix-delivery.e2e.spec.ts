@@ -349,6 +349,41 @@ describe('fix delivery', () => {
     await receiver.close();
   });
 
+  it('given a delivered message redelivered that then dies, does not claim it was delivered', async () => {
+    const receiver = new Receiver();
+    await registerOwner('orders-k', receiver);
+    await traffic('orders-k', '1.0.0', 3);
+    const findingId = suggestionFor('orders-k', await server.app.get(FixService).runOnce());
+    const ofFinding = async (status: string) =>
+      ((await api('GET', `deliveries?status=${status}`)).body as Json[]).filter(
+        (delivery) => delivery.findingId === findingId,
+      );
+    const [delivered] = await until('the delivery', async () => {
+      const found = await ofFinding('delivered');
+      return found.length === 1 && found;
+    });
+    expect(delivered).toMatchObject({ lastStatus: 200, deliveredAt: expect.any(String) });
+
+    // When it is redelivered, and every attempt of the new cycle fails
+    receiver.answers = [500, 500, 500];
+    const redelivered = await api('POST', `deliveries/${delivered!.id as string}/redeliver`);
+    // Then the redelivery starts afresh, and the dead letter it ends as says nothing of the earlier delivery
+    expect(redelivered.body).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      deliveredAt: null,
+      lastStatus: null,
+      lastError: null,
+    });
+    const [dead] = await until('the dead letter', async () => {
+      const found = await ofFinding('dead');
+      return found.length === 1 && found;
+    });
+    expect(dead).toMatchObject({ id: delivered!.id, attempts: 3, lastStatus: 500, deliveredAt: null });
+    expect(receiver.received).toHaveLength(4);
+    await receiver.close();
+  });
+
   it('given 429 with Retry-After, waits at least that long before the next attempt', async () => {
     const receiver = new Receiver();
     receiver.answers = [429];

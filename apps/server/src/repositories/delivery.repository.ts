@@ -208,11 +208,22 @@ export class DeliveryRepository {
       .execute();
   }
 
-  /** A dead-lettered or disabled delivery goes out again now, with the same webhook-id. */
+  /**
+   * A dead-lettered, disabled or delivered message goes out again now, with the same webhook-id. A new cycle of
+   * attempts: what the previous one ended with goes, or a redelivery that then dies would claim it was delivered.
+   */
   async redeliver(projectId: number, id: string) {
     return this.db
       .updateTable('webhook_delivery')
-      .set({ status: 'pending', attempts: 0, next_attempt_at: sql`now()`, lease_until: null })
+      .set({
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: sql`now()`,
+        lease_until: null,
+        delivered_at: null,
+        last_status: null,
+        last_error: null,
+      })
       .where('project_id', '=', projectId)
       .where('id', '=', id)
       .where('status', 'in', ['dead', 'disabled', 'delivered'])
