@@ -126,6 +126,29 @@ describe('REST: a body field the endpoint does not take', () => {
     );
     expect((await get('owners')).body).toEqual([]);
   });
+
+  it.each([
+    [`findings/${FINDING}/acknowledge`, { by: 'alice' }, 'by'],
+    ['owners/00000000-0000-4000-8000-000000000000/rotate-secret', { secret: 'whsec_x' }, 'secret'],
+    ['owners/00000000-0000-4000-8000-000000000000/enable', { enabled: true }, 'enabled'],
+    ['deliveries/00000000-0000-4000-8000-000000000000/redeliver', { at: 'now' }, 'at'],
+  ])('POST /api/v1/%s, which takes no body, answers 400 naming a field given', async (path, body, name) => {
+    const post = (sent?: string) =>
+      fetch(`${server.url}/api/v1/${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: sent,
+      });
+    // The acknowledgement would otherwise be recorded as by "api", not by alice, without a word
+    const refused = await post(JSON.stringify(body));
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { message: string }).message).toBe(
+      `unknown field "${name}": the body takes no fields`,
+    );
+    // No body, or an empty object, is what it takes: on to the id (none such here)
+    expect((await post()).status).toBe(404);
+    expect((await post('{}')).status).toBe(404);
+  });
 });
 
 describe('REST: keys', () => {

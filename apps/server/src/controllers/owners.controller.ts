@@ -112,7 +112,12 @@ export class OwnersController {
   })
   @ApiOk('OwnerWithSecret', { status: 201, description: 'Rotated; the answer holds the new secret, once.' })
   @ApiErrors(400, 401, 403, 404)
-  rotateSecret(@CurrentPrincipal() principal: Principal, @Param('id', UUID_ID) id: string) {
+  async rotateSecret(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', UUID_ID) id: string,
+    @Req() request: Request,
+  ) {
+    await readJsonObject(request, []);
     return this.owners.rotateSecret(principal.projectId, id);
   }
 
@@ -120,7 +125,12 @@ export class OwnersController {
   @ApiOperation({ summary: 'Re-enable an endpoint that answered 410 Gone' })
   @ApiOk('Owner', { status: 201, description: 'Enabled.' })
   @ApiErrors(400, 401, 403, 404)
-  enableOwner(@CurrentPrincipal() principal: Principal, @Param('id', UUID_ID) id: string) {
+  async enableOwner(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', UUID_ID) id: string,
+    @Req() request: Request,
+  ) {
+    await readJsonObject(request, []);
     return this.owners.enable(principal.projectId, id);
   }
 
@@ -146,8 +156,15 @@ export class OwnersController {
   @ApiOperation({ summary: "Record that the server's owner acknowledged the fix" })
   @ApiOk('Fix', { status: 201, description: 'Acknowledged.' })
   @ApiErrors(400, 401, 403, 404)
-  acknowledge(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    return this.fixes.acknowledge(principal.projectId, findingIdOf(id), 'api');
+  async acknowledge(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Req() request: Request,
+  ) {
+    const findingId = findingIdOf(id);
+    // Who acknowledged is the channel (api, cli, mcp): a body naming someone would be recorded as "api" without a word.
+    await readJsonObject(request, []);
+    return this.fixes.acknowledge(principal.projectId, findingId, 'api');
   }
 
   @Get('deliveries')
@@ -187,7 +204,12 @@ export class OwnersController {
   })
   @ApiOk('Delivery', { status: 201, description: 'Queued again.' })
   @ApiErrors(400, 401, 403, 404)
-  redeliver(@CurrentPrincipal() principal: Principal, @Param('id', UUID_ID) id: string) {
+  async redeliver(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', UUID_ID) id: string,
+    @Req() request: Request,
+  ) {
+    await readJsonObject(request, []);
     return this.deliveries.redeliver(principal.projectId, id);
   }
 }

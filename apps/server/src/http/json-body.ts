@@ -6,7 +6,8 @@ import { refuseNul } from './text-parameter';
 /**
  * A JSON object body (Nest's own body parsers are off) holding only `fields`, or 400 saying what is wrong with it. A
  * field the route does not know is refused, as a query parameter is: `version_range` for `versionRange` would
- * otherwise register an owner for every version without a word.
+ * otherwise register an owner for every version without a word. No body is an empty object; a route that takes no
+ * fields (`[]`) refuses any, so that `{"by":"alice"}` is not recorded as someone else's acknowledgement.
  */
 export async function readJsonObject(
   request: Request,
@@ -31,9 +32,8 @@ export async function readJsonObject(
   }
   const unknown = Object.keys(parsed).find((name) => !fields.includes(name));
   if (unknown !== undefined) {
-    throw new BadRequestException(
-      `unknown field ${JSON.stringify(unknown)}: the body takes ${fields.map((name) => `"${name}"`).join(', ')}`,
-    );
+    const taken = fields.length === 0 ? 'no fields' : fields.map((name) => `"${name}"`).join(', ');
+    throw new BadRequestException(`unknown field ${JSON.stringify(unknown)}: the body takes ${taken}`);
   }
   return parsed as Record<string, unknown>;
 }
