@@ -192,6 +192,21 @@ describe('owners of version ranges', () => {
     await receiver.close();
   });
 
+  it('refuses an empty range, which is not "every version": that is leaving it out', async () => {
+    const receiver = new Receiver();
+    const webhookUrl = await receiver.start();
+    for (const versionRange of ['', '   ']) {
+      const refused = await api('POST', 'owners', { server: 'orders-empty', versionRange, webhookUrl });
+      expect(refused.status, JSON.stringify(versionRange)).toBe(400);
+      expect(refused.body.message).toBe('"versionRange" is empty: leave it out for every version');
+    }
+    expect((await api('GET', 'owners')).body.some((o: Json) => o.serverName === 'orders-empty')).toBe(false);
+    const everyVersion = await api('POST', 'owners', { server: 'orders-empty', webhookUrl });
+    expect(everyVersion).toMatchObject({ status: 201, body: { versionRange: null } });
+    expect((await api('DELETE', `owners/${everyVersion.body.id as string}`)).status).toBe(204);
+    await receiver.close();
+  });
+
   it('given an owner of "2.x", sends it the fixes of 2.1.0 (an x-range once matched no version)', async () => {
     const receiver = new Receiver();
     const registered = await api('POST', 'owners', {

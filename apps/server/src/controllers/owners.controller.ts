@@ -18,7 +18,7 @@ import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.gua
 import { FINDING_ID, MAX_LIMIT, parseLimitOffset } from '../http/findings-page';
 import { ApiAdminKey, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
-import { optionalText, readJsonObject, requiredText } from '../http/json-body';
+import { givenText, optionalText, readJsonObject, requiredText } from '../http/json-body';
 import { refuseRepeated } from '../http/text-parameter';
 import { BadRequestException } from '@nestjs/common';
 import type { Principal } from '../services/api-key.service';
@@ -64,7 +64,7 @@ export class OwnersController {
         versionRange: {
           type: 'string',
           description:
-            'comparators such as ">=1.2.0 <2" or an x-range such as "2.x", stored canonical (">=1.2.0 <2.0.0"); all versions when absent',
+            'comparators such as ">=1.2.0 <2" or an x-range such as "2.x", stored canonical (">=1.2.0 <2.0.0"); all versions when absent (an empty range is refused)',
         },
         webhookUrl: {
           type: 'string',
@@ -83,7 +83,8 @@ export class OwnersController {
     const body = await readJsonObject(request, ['server', 'versionRange', 'webhookUrl', 'contact']);
     return this.owners.register(principal.projectId, {
       serverName: requiredText(body, 'server'),
-      versionRange: optionalText(body, 'versionRange'),
+      // "" is not "every version" (that is leaving it out): the service refuses it
+      versionRange: givenText(body, 'versionRange'),
       webhookUrl: requiredText(body, 'webhookUrl'),
       contact: optionalText(body, 'contact'),
     });

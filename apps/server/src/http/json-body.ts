@@ -45,6 +45,17 @@ export function optionalText(body: Record<string, unknown>, name: string): strin
   return refuseNul(value.trim(), name);
 }
 
+/**
+ * A string field as given, empty included (null when absent or null): for a field whose empty value means something
+ * other than its absence, so that the service can refuse it.
+ */
+export function givenText(body: Record<string, unknown>, name: string): string | null {
+  const value = body[name];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw new BadRequestException(`"${name}" must be a string`);
+  return refuseNul(value, name);
+}
+
 export function requiredText(body: Record<string, unknown>, name: string): string {
   const value = optionalText(body, name);
   if (value === null) throw new BadRequestException(`"${name}" is required`);

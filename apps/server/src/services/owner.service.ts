@@ -57,6 +57,11 @@ export class OwnerService {
   /** The range as stored: canonical (`>=2.0 <3` is `>=2.0.0 <3.0.0`), or a 400 saying what forms it may take. */
   private canonicalRange(range: string | null): string | null {
     if (range === null) return null;
+    // Given empty, it is a mistake (a blank form field, an unset variable), not a wish for every version: that is
+    // leaving it out, which an owner of a narrower range would not want said for it.
+    if (range.trim() === '') {
+      throw new BadRequestException('"versionRange" is empty: leave it out for every version');
+    }
     const parsed = parseVersionRange(range);
     if (parsed.refusal !== undefined) {
       throw new BadRequestException(`${VERSION_RANGE_FORMS}; got "${range}": ${parsed.refusal}`);
