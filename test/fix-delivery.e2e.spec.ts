@@ -569,6 +569,35 @@ describe('fix lifecycle from traffic', () => {
     await replacement.close();
   });
 
+  it('given an owner replaced after the suggestion reached the first, sends the new one the fix as the suggestion left it', async () => {
+    const first = new Receiver();
+    const owner = await registerOwner('orders-l', first);
+    await traffic('orders-l', '1.0.0', 3);
+    const fixes = server.app.get(FixService);
+    const findingId = suggestionFor('orders-l', await fixes.runOnce());
+    await until('the suggestion to be recorded as delivered', async () => {
+      return (await api('GET', `fixes/${findingId}`)).body.state === 'delivered';
+    });
+    expect((await api('POST', `findings/${findingId}/acknowledge`)).status).toBe(201);
+    const sent = JSON.parse(first.received[0]!.body) as { data: Json };
+    expect((await api('DELETE', `owners/${owner.id}`)).status).toBe(204);
+    await first.close();
+
+    // When a new owner is registered and the round sends it the suggestion
+    const replacement = new Receiver();
+    await registerOwner('orders-l', replacement);
+    expect((await fixes.runOnce()).filter((e) => e.data.findingId === findingId)).toEqual([]);
+    await until('the suggestion at the new owner', async () => replacement.received.length === 1);
+
+    // Then it says what the first said: suggested, not delivered to (nor acknowledged by) an owner since deleted
+    const resent = JSON.parse(replacement.received[0]!.body) as { type: string; data: Json };
+    expect(resent.type).toBe('errata.fix.suggested');
+    expect(resent.data.fix).toEqual(sent.data.fix);
+    expect(resent.data.fix).toMatchObject({ state: 'suggested', deliveredAt: null, acknowledgedAt: null });
+    expect(resent.data.finding.fix).toEqual(resent.data.fix);
+    await replacement.close();
+  });
+
   it('given a regression whose message has not reached the owner, redelivering the older suggestion leaves the fix regressed', async () => {
     const receiver = new Receiver();
     await registerOwner('orders-i', receiver);

@@ -4,6 +4,7 @@ import {
   decideFromTraffic,
   decideOnDelivery,
   evolveFix,
+  latestNews,
   type Fix,
   type FixEvent,
   type FixNews,
@@ -25,6 +26,25 @@ const given = (...events: FixEvent[]): Fix => events.reduce<Fix | null>(evolveFi
 const options = { minCalls: 20, now: AT };
 
 describe('fix lifecycle', () => {
+  it('given news then a delivery and an acknowledgement, the latest news is told with the fix as it left it', () => {
+    const regressed: FixNews = {
+      type: 'FixRegressed',
+      data: { findingId: 'f1', version: '1.3.0', offences: 1, at: AT },
+    };
+    const history: FixEvent[] = [
+      suggested,
+      { type: 'FixDelivered', data: { findingId: 'f1', ownerId: 'o1', at: AT } },
+      { type: 'FixVerified', data: { findingId: 'f1', version: '1.3.0', calls: 20, at: AT } },
+      regressed,
+      { type: 'FixDelivered', data: { findingId: 'f1', ownerId: 'o1', at: AT } },
+      { type: 'FixAcknowledged', data: { findingId: 'f1', by: 'api', at: AT } },
+    ];
+    expect(latestNews(history)).toEqual({ news: regressed, fix: given(...history.slice(0, 4)) });
+    expect(latestNews(history)!.fix).toMatchObject({ state: 'regressed', acknowledgedAt: null });
+    expect(latestNews(history.slice(0, 2))).toEqual({ news: suggested, fix: given(suggested) });
+    expect(latestNews([])).toBeNull();
+  });
+
   it('given suggested, delivered and acknowledged, the fix is acknowledged with who and when', () => {
     const fix = given(
       suggested,

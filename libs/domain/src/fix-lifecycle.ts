@@ -126,6 +126,23 @@ export function evolveFix(fix: Fix | null, event: FixEvent): Fix {
   }
 }
 
+/** The fix a finding's events, oldest first, fold into; null before its suggestion. */
+export function foldFix(events: readonly FixEvent[]): Fix | null {
+  return events.reduce<Fix | null>((fix, event) => evolveFix(fix, event), null);
+}
+
+/**
+ * The fix's latest news (its suggestion, verification or regression) and the fix as that event left it: what the
+ * message telling it said, whatever happened since. Null before any.
+ */
+export function latestNews(history: readonly FixEvent[]): { news: FixNews; fix: Fix } | null {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const event = history[i]!;
+    if (isFixNews(event)) return { news: event, fix: foldFix(history.slice(0, i + 1))! };
+  }
+  return null;
+}
+
 /**
  * What the owner's endpoint taking a message with `delivered` means for the fix, given its events so far: FixDelivered
  * when the message told the fix as it was last opened (its suggestion, or the regression that re-opened it), else

@@ -8,7 +8,7 @@ import {
 import {
   decideFromTraffic,
   inVersionRange,
-  isFixNews,
+  latestNews,
   type Finding,
   type Fix,
   type FixEvent,
@@ -150,7 +150,7 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     const before = await this.fixes.current(projectId, finding.id);
     const news =
       before === null
-        ? { event: suggestion(finding), isNew: true, owners: owned }
+        ? ({ event: suggestion(finding), isNew: true, owners: owned } as const)
         : await this.newsOf(projectId, finding, before, owned);
     if (news === null) return [];
     // The finding's samples and contract, for the webhook: a query of their own, made only when there is one to send.
@@ -160,7 +160,7 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
       const fix = await this.fixes.get(trx, projectId, finding.id);
       if (JSON.stringify(fix) !== JSON.stringify(before)) return [];
       if (!news.isNew) {
-        await this.notify(trx, projectId, news.owners, detail, fix!, news.event);
+        await this.notify(trx, projectId, news.owners, detail, news.fix, news.event);
         return [];
       }
       const after = await this.fixes.append(trx, projectId, [news.event]);
@@ -179,7 +179,11 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     finding: Finding,
     fix: Fix,
     owned: readonly Owner[],
-  ): Promise<{ event: FixEvent; isNew: boolean; owners: readonly Owner[] } | null> {
+  ): Promise<
+    | { event: FixEvent; isNew: true; owners: readonly Owner[] }
+    | { event: FixEvent; isNew: false; owners: readonly Owner[]; fix: Fix }
+    | null
+  > {
     // Only traffic after the suggestion tells whether the fix landed: what came before is what it was suggested for
     // (the versions violating then are the fix's bad versions).
     const traffic = await this.findings.versionTraffic(projectId, finding, new Date(fix.suggestedAt));
@@ -187,11 +191,17 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     const decided = decideFromTraffic(fix, traffic, { minCalls: this.config.fixMinCalls, now });
     if (decided !== null) return { event: decided, isNew: true, owners: owned };
     const db = this.database.db;
-    const latest = (await this.fixes.history(db, projectId, finding.id)).filter(isFixNews).at(-1);
-    if (latest === undefined) return null;
-    const served = new Set(await this.deliveries.ownersSent(db, finding.id, dedupeKeyOf(finding.id, latest)));
+    const latest = latestNews(await this.fixes.history(db, projectId, finding.id));
+    if (latest === null) return null;
+    const served = new Set(
+      await this.deliveries.ownersSent(db, finding.id, dedupeKeyOf(finding.id, latest.news)),
+    );
     const unserved = owned.filter((owner) => !served.has(owner.id));
-    return unserved.length === 0 ? null : { event: latest, isNew: false, owners: unserved };
+    // The message says what the first one said: the fix as its event left it, not delivered (to an owner since
+    // deleted) nor acknowledged since. The fix is checked unchanged when the message is enqueued.
+    return unserved.length === 0
+      ? null
+      : { event: latest.news, isNew: false, owners: unserved, fix: latest.fix };
   }
 
   /**
