@@ -18,6 +18,7 @@ import { DeliveryService } from '../apps/server/src/services/delivery.service';
 import { FixService } from '../apps/server/src/services/fix.service';
 import { ProjectorService } from '../apps/server/src/services/projector.service';
 import { withLogHorizonHeld } from './support/postgres';
+import { importReadmeBlock } from './support/readme-code';
 import { until } from './support/until';
 import { Receiver } from './support/webhook-receiver';
 import { connectErrataMcp, sendSpans, startTestServer, type TestServer } from './support/server';
@@ -429,6 +430,14 @@ describe('fix delivery', () => {
         receiver.received[0]!.headers as Record<string, string>,
       ),
     ).toBeTruthy();
+    // And the README's recipe, run as written, takes the message as it arrived, with either secret
+    const { verifyErrataWebhook } = await importReadmeBlock<{
+      verifyErrataWebhook: (secret: string, headers: Record<string, string>, body: string) => boolean;
+    }>('verifyErrataWebhook');
+    const { headers, body } = receiver.received[0]!;
+    for (const secret of [previous, rotated.body.secret as string])
+      expect(verifyErrataWebhook(secret, headers as Record<string, string>, body)).toBe(true);
+    expect(verifyErrataWebhook(previous, headers as Record<string, string>, `${body} `)).toBe(false);
     await receiver.close();
   });
 });

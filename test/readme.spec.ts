@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES, loadConfig, type AppConfig } from '../apps/server/src/config/app-config';
+import { newSecret, webhookHeaders } from '../apps/server/src/webhooks/standard-webhooks';
+import { importReadmeBlock } from './support/readme-code';
 
 const root = join(__dirname, '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -69,5 +71,49 @@ describe('README matches the code', () => {
       const quoted = value.includes(' ') ? `'${value}'` : value;
       expect(cli![1], field).toContain(`--${flags[field]} ${quoted}`);
     }
+  });
+});
+
+type Verify = (secret: string, headers: Record<string, string>, body: string, now?: number) => boolean;
+type VerifyWithPackage = (secret: string, headers: Record<string, string>, body: string) => unknown;
+
+describe("README's webhook verification, run as written", () => {
+  const secrets = [newSecret(), newSecret()]; // mid-rotation: the new and the previous one sign
+  const body = JSON.stringify({
+    type: 'errata.fix.suggested',
+    timestamp: '2026-12-01T10:00:00.000Z',
+    data: {
+      fix: { findingId: '0123456789abcdef0123', state: 'suggested', badVersions: ['1.0.0'] },
+      note: 'é ✓',
+    },
+  });
+  const now = Date.UTC(2026, 11, 1, 10, 0, 0);
+  const headers = webhookHeaders(secrets, 'msg_0123456789', body, now);
+
+  it('accepts what the signer signs, with either live secret, and refuses a forgery, a replay or a stranger', async () => {
+    const { verifyErrataWebhook } = await importReadmeBlock<{ verifyErrataWebhook: Verify }>(
+      'verifyErrataWebhook',
+    );
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    for (const secret of secrets) expect(verifyErrataWebhook(secret, headers, body, now)).toBe(true);
+    expect(verifyErrataWebhook(secrets[0]!, headers, body, now + 4 * 60_000)).toBe(true);
+    expect(verifyErrataWebhook(secrets[0]!, headers, body.replace('1.0.0', '1.0.1'), now)).toBe(false);
+    expect(verifyErrataWebhook(secrets[0]!, { ...headers, 'webhook-id': 'msg_other' }, body, now)).toBe(
+      false,
+    );
+    expect(verifyErrataWebhook(secrets[0]!, headers, body, now + 6 * 60_000)).toBe(false);
+    expect(verifyErrataWebhook(secrets[0]!, { ...headers, 'webhook-timestamp': 'soon' }, body, now)).toBe(
+      false,
+    );
+    expect(verifyErrataWebhook(newSecret(), headers, body, now)).toBe(false);
+  });
+
+  it('the standardwebhooks alternative takes the same message', async () => {
+    const { verifyWithPackage } = await importReadmeBlock<{ verifyWithPackage: VerifyWithPackage }>(
+      'verifyWithPackage',
+    );
+    const fresh = webhookHeaders(secrets, 'msg_0123456789', body); // the package checks against its own clock
+    for (const secret of secrets) expect(verifyWithPackage(secret, fresh, body)).toEqual(JSON.parse(body));
+    expect(() => verifyWithPackage(newSecret(), fresh, body)).toThrow();
   });
 });
