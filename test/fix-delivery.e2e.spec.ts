@@ -541,11 +541,38 @@ describe('fix lifecycle from traffic', () => {
 
     await traffic('orders-g', '1.1.0', 5);
     expect((await fixes.runOnce()).filter((e) => e.data.findingId === findingId)).toEqual([
-      { type: 'FixVerified', data: { findingId, version: '1.1.0', calls: 5, at: expect.any(String) } },
+      {
+        type: 'FixVerified',
+        data: { findingId, version: '1.1.0', calls: 5, badVersions: [], at: expect.any(String) },
+      },
     ]);
     await until('the verification message', async () =>
       receiver.received.some((r) => JSON.parse(r.body).type === 'errata.fix.verified'),
     );
+    await receiver.close();
+  });
+
+  it('given a version that still violated after the suggestion, the verification names it among the bad versions', async () => {
+    const receiver = new Receiver();
+    await registerOwner('orders-m', receiver);
+    await traffic('orders-m', '1.0.0', 3);
+    const fixes = server.app.get(FixService);
+    const findingId = suggestionFor('orders-m', await fixes.runOnce());
+    // Given 2.0.0, released after the suggestion, violating the rule still, then a clean 3.0.0
+    await traffic('orders-m', '2.0.0', 2, { untyped: true });
+    expect((await fixes.runOnce()).filter((e) => e.data.findingId === findingId)).toEqual([]);
+    await traffic('orders-m', '3.0.0', 5);
+    expect((await fixes.runOnce()).filter((e) => e.data.findingId === findingId)).toMatchObject([
+      { type: 'FixVerified', data: { version: '3.0.0', badVersions: ['2.0.0'] } },
+    ]);
+    // Then the owner hears it verified by 3.0.0, with 2.0.0 among the versions that violated the rule
+    const verified = await until('the verification message', async () =>
+      receiver.received
+        .map((r) => JSON.parse(r.body) as { type: string; data: Json })
+        .find((body) => body.type === 'errata.fix.verified'),
+    );
+    expect(verified.data.fix).toMatchObject({ verifiedVersion: '3.0.0', badVersions: ['1.0.0', '2.0.0'] });
+    expect((await api('GET', `fixes/${findingId}`)).body.badVersions).toEqual(['1.0.0', '2.0.0']);
     await receiver.close();
   });
 
@@ -729,7 +756,10 @@ describe('fix lifecycle from traffic', () => {
     await traffic('orders-e', '1.1.0', 2);
     const verified = (await fixes.runOnce()).filter((e) => e.data.findingId === findingId);
     expect(verified).toEqual([
-      { type: 'FixVerified', data: { findingId, version: '1.1.0', calls: 6, at: expect.any(String) } },
+      {
+        type: 'FixVerified',
+        data: { findingId, version: '1.1.0', calls: 6, badVersions: [], at: expect.any(String) },
+      },
     ]);
     await until('the verification message', async () =>
       receiver.received.some((r) => JSON.parse(r.body).type === 'errata.fix.verified'),

@@ -545,6 +545,7 @@ describe('answers match the schemas the document declares', () => {
     ).toBe(201);
     const acknowledged = await call('get', '/api/v1/fixes/{findingId}', fixPath(findingId));
     expect(acknowledged.body).toMatchObject({ state: 'acknowledged', acknowledgedBy: 'api' });
+    await ordersTraffic('orders', '1.0.1', 1, true); // still violating after the suggestion: a bad version too
     await ordersTraffic('orders', '1.1.0', 2);
     expect((await fixes.runOnce()).map((event) => event.type)).toContain('FixVerified');
     await ordersTraffic('orders', '1.1.0', 1, true);

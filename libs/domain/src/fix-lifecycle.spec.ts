@@ -65,7 +65,28 @@ describe('fix lifecycle', () => {
         ],
         options,
       ),
-    ).toEqual({ type: 'FixVerified', data: { findingId: 'f1', version: '1.3.0', calls: 25, at: AT } });
+    ).toEqual({
+      type: 'FixVerified',
+      data: { findingId: 'f1', version: '1.3.0', calls: 25, badVersions: ['1.2.0'], at: AT },
+    });
+  });
+
+  it('given a version that violated the rule after the suggestion, then a clean newer one, verified naming it a bad version', () => {
+    const fix = given(suggested);
+    const traffic = [
+      { version: '1.4.0', calls: 50, offences: 2 },
+      { version: '1.3.0', calls: 50, offences: 0 }, // clean, but older than 1.4.0
+      { version: '1.5.0', calls: 20, offences: 0 },
+    ];
+    const verified = decideFromTraffic(fix, traffic, options);
+    expect(verified).toMatchObject({
+      type: 'FixVerified',
+      data: { version: '1.5.0', badVersions: ['1.4.0'] },
+    });
+    expect(evolveFix(fix, verified!)).toMatchObject({ state: 'verified', badVersions: ['1.2.0', '1.4.0'] });
+    // A verification recorded before its bad versions were kept folds as it did
+    const { badVersions: _kept, ...recorded } = (verified as Extract<FixEvent, { type: 'FixVerified' }>).data;
+    expect(evolveFix(fix, { type: 'FixVerified', data: recorded }).badVersions).toEqual(['1.2.0']);
   });
 
   it('given too few calls of the new version, or an older clean version, then nothing is decided', () => {

@@ -33,6 +33,11 @@ export type FixEvent =
         readonly findingId: string;
         readonly version: string;
         readonly calls: number;
+        /**
+         * Versions seen violating the rule since the suggestion (all older than `version`): the fix's bad versions
+         * gain them. Absent from verifications recorded before they were kept.
+         */
+        readonly badVersions?: readonly string[];
         readonly at: string;
       };
     }
@@ -61,7 +66,7 @@ export interface Fix {
   readonly tool: string;
   readonly rule: FindingRule;
   readonly state: FixState;
-  /** Versions seen violating the rule (grows when the fix regresses). */
+  /** Versions seen violating the rule: when it was suggested, then before its verification, and on regressing. */
   readonly badVersions: readonly string[];
   readonly suggestedAt: string;
   readonly deliveredAt: string | null;
@@ -113,13 +118,19 @@ export function evolveFix(fix: Fix | null, event: FixEvent): Fix {
         acknowledgedBy: event.data.by,
       };
     case 'FixVerified':
-      return { ...fix, state: 'verified', verifiedAt: event.data.at, verifiedVersion: event.data.version };
+      return {
+        ...fix,
+        state: 'verified',
+        verifiedAt: event.data.at,
+        verifiedVersion: event.data.version,
+        badVersions: withVersions(fix.badVersions, event.data.badVersions ?? []),
+      };
     case 'FixRegressed':
       return {
         ...fix,
         state: 'regressed',
         regressedAt: event.data.at,
-        badVersions: [...new Set([...fix.badVersions, event.data.version])].sort(compareVersions),
+        badVersions: withVersions(fix.badVersions, [event.data.version]),
         acknowledgedAt: null,
         acknowledgedBy: null,
       };
@@ -141,6 +152,10 @@ export function latestNews(history: readonly FixEvent[]): { news: FixNews; fix: 
     if (isFixNews(event)) return { news: event, fix: foldFix(history.slice(0, i + 1))! };
   }
   return null;
+}
+
+function withVersions(versions: readonly string[], more: readonly string[]): string[] {
+  return [...new Set([...versions, ...more])].sort(compareVersions);
 }
 
 /**
@@ -204,9 +219,13 @@ export function decideFromTraffic(
           data: { findingId, version: relapse.version, offences: relapse.offences, at: options.now },
         };
   }
-  const newestBad = [...fix.badVersions, ...traffic.filter((v) => v.offences > 0).map((v) => v.version)]
-    .sort(compareVersions)
-    .at(-1);
+  // A version that violated the rule after the suggestion is as bad as the ones it was suggested for: the fix must be
+  // newer than it too, and the verification names it, so that the owner's badVersions says why it took that long.
+  const offending = traffic
+    .filter((v) => v.offences > 0)
+    .map((v) => v.version)
+    .sort(compareVersions);
+  const newestBad = [...fix.badVersions, ...offending].sort(compareVersions).at(-1);
   const clean = traffic
     .filter(
       (v) =>
@@ -220,7 +239,13 @@ export function decideFromTraffic(
     ? null
     : {
         type: 'FixVerified',
-        data: { findingId, version: clean.version, calls: clean.calls, at: options.now },
+        data: {
+          findingId,
+          version: clean.version,
+          calls: clean.calls,
+          badVersions: offending,
+          at: options.now,
+        },
       };
 }
 

@@ -115,7 +115,10 @@ const fixProperties = {
   tool: string(),
   rule: oneOf(FINDING_RULES),
   state: oneOf(FIX_STATES, 'Where the fix stands in its lifecycle.'),
-  badVersions: array(string(), 'Server versions seen violating the rule (grows when the fix regresses).'),
+  badVersions: array(
+    string(),
+    'Server versions seen violating the rule: when it was suggested, then before its verification, and on regressing.',
+  ),
   suggestedAt: dateTime(),
   deliveredAt: nullable(dateTime('Latest delivery to an owner; null before one.')),
   acknowledgedAt: nullable(dateTime('Null before an acknowledgement, and again after a regression.')),
@@ -148,10 +151,14 @@ const ownerProperties = {
 const ref = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
 
 /** `type` fixed to one value, and the `data` of that event. */
-const fixEvent = (type: string, data: Record<string, Schema>): SchemaObject =>
+const fixEvent = (
+  type: string,
+  data: Record<string, Schema>,
+  optional: readonly string[] = [],
+): SchemaObject =>
   object({
     type: oneOf([type]),
-    data: object({ findingId, ...data, at: dateTime() }),
+    data: object({ findingId, ...data, at: dateTime() }, { optional }),
     recordedAt: dateTime('When the event was appended.'),
   });
 
@@ -594,7 +601,18 @@ export const OPENAPI_SCHEMAS = {
       }),
       fixEvent('FixDelivered', { ownerId: string() }),
       fixEvent('FixAcknowledged', { by: string() }),
-      fixEvent('FixVerified', { version: string(), calls: integer() }),
+      fixEvent(
+        'FixVerified',
+        {
+          version: string(),
+          calls: integer(),
+          badVersions: array(
+            string(),
+            'Versions seen violating the rule since the suggestion (older than `version`); the fix’s badVersions gain them. Absent from verifications recorded before they were kept.',
+          ),
+        },
+        ['badVersions'],
+      ),
       fixEvent('FixRegressed', { version: string(), offences: integer() }),
     ],
   },

@@ -185,7 +185,7 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     | null
   > {
     // Only traffic after the suggestion tells whether the fix landed: what came before is what it was suggested for
-    // (the versions violating then are the fix's bad versions).
+    // (the versions violating then are the fix's bad versions; the verification adds those violating since).
     const traffic = await this.findings.versionTraffic(projectId, finding, new Date(fix.suggestedAt));
     const now = new Date().toISOString();
     const decided = decideFromTraffic(fix, traffic, { minCalls: this.config.fixMinCalls, now });
