@@ -616,6 +616,19 @@ describe('answers match the schemas the document declares', () => {
     ).toBe(true);
     expect((await call('delete', '/api/v1/owners/{id}', ownerPath(goneOwner.body.id))).status).toBe(204);
 
+    // The POSTs that take no body refuse one too large to read, as POST /owners does.
+    for (const [template, path] of [
+      ['/api/v1/owners/{id}/rotate-secret', `${owners}/${owner.body.id as string}/rotate-secret`],
+      ['/api/v1/owners/{id}/enable', `${owners}/${owner.body.id as string}/enable`],
+      ['/api/v1/findings/{id}/acknowledge', `/api/v1/findings/${findingId}/acknowledge`],
+      ['/api/v1/deliveries/{id}/redeliver', `/api/v1/deliveries/${dead!.id}/redeliver`],
+    ] as const) {
+      const body = JSON.stringify({ by: 'x'.repeat(65 * 1024) });
+      expect((await call('post', template, { path, contentType: 'application/json', body })).status).toBe(
+        413,
+      );
+    }
+
     // Bad ids and missing resources.
     const missingFinding = '0123456789abcdef0123';
     expect((await call('get', '/api/v1/fixes/{findingId}', fixPath('nope'))).status).toBe(400);

@@ -112,7 +112,7 @@ export class OwnersController {
     summary: 'A new signing secret; the previous one keeps signing alongside until the next rotation',
   })
   @ApiOk('OwnerWithSecret', { status: 201, description: 'Rotated; the answer holds the new secret, once.' })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 401, 403, 404, 413)
   async rotateSecret(
     @CurrentPrincipal() principal: Principal,
     @Param('id', UUID_ID) id: string,
@@ -125,7 +125,7 @@ export class OwnersController {
   @Post('owners/:id/enable')
   @ApiOperation({ summary: 'Re-enable an endpoint that answered 410 Gone' })
   @ApiOk('Owner', { status: 201, description: 'Enabled.' })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 401, 403, 404, 413)
   async enableOwner(
     @CurrentPrincipal() principal: Principal,
     @Param('id', UUID_ID) id: string,
@@ -156,7 +156,7 @@ export class OwnersController {
   @Post('findings/:id/acknowledge')
   @ApiOperation({ summary: "Record that the server's owner acknowledged the fix" })
   @ApiOk('Fix', { status: 201, description: 'Acknowledged.' })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 401, 403, 404, 413)
   async acknowledge(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -204,7 +204,7 @@ export class OwnersController {
     summary: 'Send a dead-lettered, disabled or delivered message again, with the same webhook-id',
   })
   @ApiOk('Delivery', { status: 201, description: 'Queued again.' })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 401, 403, 404, 413)
   async redeliver(
     @CurrentPrincipal() principal: Principal,
     @Param('id', UUID_ID) id: string,
