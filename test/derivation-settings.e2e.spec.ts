@@ -141,6 +141,8 @@ describe('fix rounds on a server started with another retry window', () => {
       // Then, before its projector has begun the rebuild, the read models count as rebuilding and the rounds wait:
       // they would read read models about to be emptied (and deadlock with their truncation)
       expect(await projector.rebuilding()).toBe(true);
+      const otherUrl = `http://127.0.0.1:${(other.getHttpServer().address() as { port: number }).port}`;
+      expect(await (await fetch(`${otherUrl}/readyz`)).json()).toMatchObject({ rebuilding: true });
       expect(await fixes.runOnce()).toEqual([]);
       expect(await fixes.list(project.id)).toEqual([]);
 
@@ -148,6 +150,7 @@ describe('fix rounds on a server started with another retry window', () => {
       await lock.query('SELECT pg_advisory_unlock($1)', [PROJECTOR_LOCK]);
       await projector.settle();
       expect(await projector.rebuilding()).toBe(false);
+      expect(await (await fetch(`${otherUrl}/readyz`)).json()).toMatchObject({ rebuilding: false });
       expect((await fixes.runOnce()).map((event) => event.type)).toEqual(['FixSuggested']);
       const lines = logged();
       expect(

@@ -5,7 +5,7 @@ import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { pendingMigrations } from '../database/migrations';
 import { CheckpointRepository } from '../repositories/checkpoint.repository';
 import { EventRepository, LOG_START } from '../repositories/event.repository';
-import { PROJECTIONS, READ_MODELS_PROJECTION, READ_MODELS_VERSION } from './projector.service';
+import { ProjectorService, READ_MODELS_PROJECTION, READ_MODELS_VERSION } from './projector.service';
 
 export interface Readiness {
   readonly ready: boolean;
@@ -32,6 +32,7 @@ export class HealthService {
     @Inject(DATABASE) private readonly database: Database,
     private readonly checkpoints: CheckpointRepository,
     private readonly events: EventRepository,
+    private readonly projector: ProjectorService,
   ) {}
 
   async readiness(): Promise<Readiness> {
@@ -48,9 +49,9 @@ export class HealthService {
         // projection_skip and the checkpoints are there once the migrations are applied.
         setAsideRecords: migrated ? await this.checkpoints.skippedCount(this.database.db) : null,
         projectionLagSeconds: migrated ? await this.projectionLag() : null,
-        rebuilding: migrated
-          ? await this.checkpoints.rebuilding(this.database.db, PROJECTIONS, READ_MODELS_VERSION)
-          : null,
+        // The projector's answer: settings of this server's that differ from the read models' count before its
+        // first look, as they do for the fix rounds.
+        rebuilding: migrated ? await this.projector.rebuilding() : null,
       };
     } catch (error) {
       const unreachable = isDatabaseUnavailable(error);
