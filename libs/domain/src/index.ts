@@ -30,4 +30,5 @@ export * from './version-range';
 export * from './report-series';
 export * from './trace-timeline';
 export { parseIsoInstant } from './iso-instant';
+export { escapeControls } from './escape-controls';
 export * from './redact-stored-event';

@@ -374,4 +374,24 @@ describe('suggestContract', () => {
     expect(markdownCode('`tick')).toBe('`` `tick ``');
     expect(markdownCode('two\nlines')).toBe('`two lines`');
   });
+
+  it('writes the control and bidi characters of names and versions as escapes, in its lines and its code blocks', () => {
+    const hostile = {
+      ...finding('leaky-error', EVIDENCE['leaky-error'], 'tool\u001b[31mRED\u001b[0m\u202e'),
+      server: 'ctl\u001b]0;OWNED-TITLE\u0007\u001b[2J\u0085',
+      serverVersions: ['1.0\u001b[2J\u0007\u202e', '2.0\u2066'],
+    };
+    const { markdown } = suggestContract(hostile, { dominantCategory: null });
+    // Line breaks are its own; nothing else a terminal or a bidi algorithm acts on is left raw.
+    expect(markdown).not.toMatch(
+      // eslint-disable-next-line no-control-regex -- matching control characters is the point
+      /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/,
+    );
+    expect(markdown).toContain('- Server versions: `1.0\\u001b[2J\\u0007\\u202e`, `2.0\\u2066`');
+    expect(markdown.split('\n')[0]).toBe(
+      '## leaky-error: `ctl\\u001b]0;OWNED-TITLE\\u0007\\u001b[2J\\u0085` / `tool\\u001b[31mRED\\u001b[0m\\u202e`',
+    );
+    // In the handler the name is a string literal: the escape names the same tool.
+    expect(markdown).toContain('server.registerTool("tool\\u001b[31mRED\\u001b[0m\\u202e"');
+  });
 });

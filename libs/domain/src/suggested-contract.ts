@@ -7,6 +7,7 @@
  */
 import { categoryOfTexts } from './classify';
 import type { Finding } from './findings-report';
+import { escapeControls } from './escape-controls';
 import { declaredErrorOf, type DeclaredError } from './result-signals';
 import type { Category } from './rules';
 import { RETRY_SUCCEEDED } from './trace-derivation';
@@ -309,19 +310,26 @@ const longestBacktickRun = (text: string): number =>
  * `text` as a Markdown code span (CommonMark): a tracker shows it as written, never as HTML or formatting. Server,
  * tool and version names are whatever the servers chose (`<script>`, backticks, `*`): the delimiters are one
  * backtick longer than any run inside, padded with a space when the text starts or ends with a backtick or a space
- * (one such space is stripped on each side), and line breaks, which would end a heading, become spaces.
+ * (one such space is stripped on each side), line breaks, which would end a heading, become spaces, and the other
+ * control characters and bidi controls are written as escapes (`escapeControls`: a terminal showing the Markdown
+ * would run them, and an override reverses the names beside it).
  */
 export function markdownCode(text: string): string {
-  const oneLine = text.replace(/[\r\n]+/g, ' ');
+  const oneLine = escapeControls(text.replace(/[\r\n]+/g, ' '));
   const delimiter = '`'.repeat(longestBacktickRun(oneLine) + 1);
   const padding = /^[` ]|[` ]$/.test(oneLine) ? ' ' : '';
   return `${delimiter}${padding}${oneLine}${padding}${delimiter}`;
 }
 
-/** A fenced code block whose fence no backtick run inside can close early. */
+/**
+ * A fenced code block whose fence no backtick run inside can close early. Its lines' control characters and bidi
+ * controls are escaped: they come from names inside JSON and JavaScript string literals, where the escape means the
+ * same, and left raw, an override would reorder the code as shown (a "Trojan Source" snippet).
+ */
 function markdownFence(language: string, code: string): string {
   const fence = '`'.repeat(Math.max(3, longestBacktickRun(code) + 1));
-  return `${fence}${language}\n${code}\n${fence}`;
+  const escaped = code.split('\n').map(escapeControls).join('\n');
+  return `${fence}${language}\n${escaped}\n${fence}`;
 }
 
 function markdownOf(

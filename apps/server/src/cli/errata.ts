@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { ConsoleLogger, HttpException, Logger, type LogLevel } from '@nestjs/common';
 import { parseArgs } from 'node:util';
-import { parseIsoInstant } from '@errata/domain';
+import { escapeControls, parseIsoInstant } from '@errata/domain';
 import { ConfigError, loadConfig } from '../config/app-config';
 import {
   DatabaseInUseError,
@@ -164,9 +164,11 @@ async function run(
   applied: readonly string[],
 ): Promise<void> {
   const projects = new ProjectRepository(database);
-  const out = (line: string) => process.stdout.write(`${line}\n`);
+  // Every line holds names and texts from spans or from whoever registered them (server names, tools, contacts,
+  // labels): their control characters are escaped, or the terminal would run them (retitle, clear, forge a line).
+  const out = (line: string) => process.stdout.write(`${escapeControls(line)}\n`);
   // Said on stderr, so that a script reading the list on stdout gets an empty one.
-  const note = (line: string) => process.stderr.write(`${line}\n`);
+  const note = (line: string) => process.stderr.write(`${escapeControls(line)}\n`);
   switch (command) {
     case 'migrate': {
       out(
