@@ -14,21 +14,36 @@ import { countEmbeddedStoreRequests } from './http/embedded-store-requests';
 import { mountOpenApi } from './http/openapi';
 import { PRIVATE_PATHS, privateAnswers } from './http/private-answers';
 import { STOP_SIGNALS, StartupSignals, StoppedDuringStartup } from './http/startup-signals';
+import { checkKey } from './http/api-key.guard';
+import { ApiKeyService } from './services/api-key.service';
 import { IngestActivity } from './services/ingest-activity';
 import { IngestService } from './services/ingest.service';
 import { KeyBootstrapService } from './services/key-bootstrap.service';
 
 /**
- * An OTLP upload that asks `Expect: 100-continue` while every ingest place is taken gets its 503 instead of the
- * `100 Continue` Node sends by default, so it never sends the body it would be refused for.
+ * An OTLP upload that asks `Expect: 100-continue` gets its refusal instead of the `100 Continue` Node sends by
+ * default, so it never sends the body it would be refused for: a 503 while every ingest place is taken, a 401/403 when
+ * its key would not be let in (the guard's own check, whose lookup the guard then finds cached).
  */
-function refuseFullIngestBeforeContinue(app: NestExpressApplication): void {
+function refuseBeforeContinue(app: NestExpressApplication): void {
   const server = app.getHttpServer() as Server;
   const ingest = app.get(IngestService);
-  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+  const keys = app.get(ApiKeyService);
+  const welcome = async (request: IncomingMessage): Promise<boolean> => {
     const traces = request.method === 'POST' && request.url?.split('?')[0] === '/v1/traces';
-    if (!(traces && ingest.full)) response.writeContinue();
-    server.emit('request', request, response);
+    if (!traces) return true;
+    if (ingest.full) return false;
+    const checked = await checkKey(keys, request.headers.authorization, 'ingest');
+    return 'principal' in checked;
+  };
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    // A lookup that fails (the database down) invites no body either: the route answers the failure.
+    void welcome(request)
+      .catch(() => false)
+      .then((welcomed) => {
+        if (welcomed) response.writeContinue();
+        server.emit('request', request, response);
+      });
   });
 }
 
@@ -95,7 +110,7 @@ async function start(
   if (opened.kind === 'pglite') app.use(countEmbeddedStoreRequests(app.get(IngestActivity)));
   mountOpenApi(app);
   mountDashboard(app);
-  refuseFullIngestBeforeContinue(app);
+  refuseBeforeContinue(app);
   await app.init();
   await stopIfAsked();
   await app.listen(config.port, config.host);

@@ -40,30 +40,55 @@ export class ApiKeyGuard implements CanActivate {
     ]);
     if (!needed) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    // RFC 6750: a 401 names the scheme it wants, and says when the token given was not accepted.
-    const challenge = (error?: string) =>
-      context
-        .switchToHttp()
-        .getResponse<Response>()
-        .setHeader('WWW-Authenticate', `Bearer realm="errata"${error ? `, error="${error}"` : ''}`);
-    const key = bearerToken(request.headers.authorization);
-    if (!key) {
-      challenge();
-      throw new UnauthorizedException('missing API key: send "Authorization: Bearer <key>"');
+    const checked = await checkKey(this.keys, request.headers.authorization, needed);
+    if ('refusal' in checked) {
+      if (checked.challenge !== undefined)
+        context.switchToHttp().getResponse<Response>().setHeader('WWW-Authenticate', checked.challenge);
+      throw checked.refusal;
     }
-    const principal = await this.keys.verify(key);
-    if (!principal) {
-      challenge('invalid_token');
-      throw new UnauthorizedException('invalid or revoked API key');
-    }
-    if (!scopeAllows(principal.scope, needed)) {
-      throw new ForbiddenException(
-        `this is ${aKeyOf(principal.scope)}; this endpoint needs ${aKeyOf(needed)}`,
-      );
-    }
-    request.principal = principal;
+    request.principal = checked.principal;
     return true;
   }
+}
+
+/** A key's principal, or the refusal (and, for a 401, its `WWW-Authenticate` challenge) a request with it gets. */
+export type KeyCheck =
+  | { readonly principal: Principal }
+  | { readonly refusal: UnauthorizedException | ForbiddenException; readonly challenge?: string };
+
+/**
+ * What the guard decides for an `Authorization` header on a route that needs `needed`; also asked before an upload's
+ * `100 Continue` (main.ts), so that a body is never invited only to be refused for its key.
+ */
+export async function checkKey(
+  keys: ApiKeyService,
+  authorization: string | undefined,
+  needed: KeyScope,
+): Promise<KeyCheck> {
+  // RFC 6750: a 401 names the scheme it wants, and says when the token given was not accepted.
+  const challenge = (error?: string) => `Bearer realm="errata"${error ? `, error="${error}"` : ''}`;
+  const key = bearerToken(authorization);
+  if (!key) {
+    return {
+      refusal: new UnauthorizedException('missing API key: send "Authorization: Bearer <key>"'),
+      challenge: challenge(),
+    };
+  }
+  const principal = await keys.verify(key);
+  if (!principal) {
+    return {
+      refusal: new UnauthorizedException('invalid or revoked API key'),
+      challenge: challenge('invalid_token'),
+    };
+  }
+  if (!scopeAllows(principal.scope, needed)) {
+    return {
+      refusal: new ForbiddenException(
+        `this is ${aKeyOf(principal.scope)}; this endpoint needs ${aKeyOf(needed)}`,
+      ),
+    };
+  }
+  return { principal };
 }
 
 function bearerToken(header: string | undefined): string | null {

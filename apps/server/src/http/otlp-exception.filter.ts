@@ -1,9 +1,11 @@
 import {
   Catch,
+  ForbiddenException,
   HttpException,
   HttpStatus,
   Logger,
   type ArgumentsHost,
+  UnauthorizedException,
   type ExceptionFilter,
 } from '@nestjs/common';
 import { encodeStatus, encodingForContentType, OtlpDecodeError, type OtlpEncoding } from '@errata/otlp';
@@ -48,12 +50,17 @@ export class OtlpExceptionFilter implements ExceptionFilter {
     const encoding = encodingForContentType(request.headers['content-type']) ?? 'json';
     if (failure.retryAfterSeconds !== undefined)
       response.setHeader('Retry-After', String(failure.retryAfterSeconds));
-    // A request refused before its body was read (overload) keeps its connection: Node discards the rest of the body
-    // as it comes, and the client, still sending, reads the 503 and its Retry-After. Closing at once reset the
-    // connection under it (EPIPE), so it never saw them. Unless it waits for `100 Continue`, which it was not sent
-    // (main.ts), and sends no body. Anything else unread is not worth reading to its end.
+    // A request refused before its body was read (overload, its key) keeps its connection: Node discards the rest
+    // of the body as it comes, and the client, still sending, reads the 503 and its Retry-After, or the 401/403.
+    // Closing at once reset the connection under it (EPIPE), so it never saw them. Unless it waits for
+    // `100 Continue`, which it was not sent (main.ts), and sends no body. Anything else unread is not worth reading
+    // to its end.
     const awaitsContinue = /100-continue/i.test(String(request.headers.expect ?? ''));
-    if (!request.readableEnded && (awaitsContinue || !(exception instanceof IngestOverloadedError)))
+    const refusedUnread =
+      exception instanceof IngestOverloadedError ||
+      exception instanceof UnauthorizedException ||
+      exception instanceof ForbiddenException;
+    if (!request.readableEnded && (awaitsContinue || !refusedUnread))
       response.setHeader('Connection', 'close');
     response
       .status(failure.status)
