@@ -38,7 +38,7 @@ export function Stat(props: {
   );
 }
 
-export function PageHeader({ title, children }: { title: string; children?: ComponentChildren }) {
+export function PageHeader({ title, children }: { title: ComponentChildren; children?: ComponentChildren }) {
   return (
     <div class="page-header">
       <h1 id="page-title">{title}</h1>

@@ -8,6 +8,7 @@ import { filterQuery, reportParams } from '../route';
 import { fixProgress } from '../fix-steps';
 import { useApi } from '../use-api';
 import { TimelineLink } from '../components/timeline-link';
+import { ServerTool } from '../components/name';
 
 interface FindingDetail extends Finding {
   readonly suggestedContract: SuggestedContract;
@@ -29,9 +30,13 @@ interface FindingDetail extends Finding {
 export function FindingPage({ id, filters, query }: PageProps & { id: string }) {
   const finding = useApi<FindingDetail>(`/api/v1/findings/${encodeURIComponent(id)}`, reportParams(filters));
   const title =
-    finding.state === 'ready'
-      ? `${labelOf(finding.data.rule)}: ${finding.data.server ?? 'unknown server'} / ${finding.data.tool}`
-      : 'Finding';
+    finding.state === 'ready' ? (
+      <>
+        {labelOf(finding.data.rule)}: <ServerTool server={finding.data.server} tool={finding.data.tool} />
+      </>
+    ) : (
+      'Finding'
+    );
   return (
     <section aria-labelledby="page-title">
       <p class="breadcrumb">

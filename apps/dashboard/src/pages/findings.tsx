@@ -8,6 +8,7 @@ import { formatCount, formatDateTime, formatPercent, labelOf } from '../format';
 import { filterQuery, navigate, reportParams, withQuery } from '../route';
 import { useApi } from '../use-api';
 import { ScrollBox } from '../components/scroll-box';
+import { ServerTool } from '../components/name';
 
 interface FindingsList {
   readonly total: number;
@@ -113,7 +114,7 @@ export function FindingsPage({ filters, query }: PageProps) {
                           <Link href={`/findings/${finding.id}${carried}`}>{labelOf(finding.rule)}</Link>
                         </th>
                         <td class="name">
-                          <span class="server">{finding.server ?? 'unknown server'}</span> / {finding.tool}
+                          <ServerTool server={finding.server} tool={finding.tool} />
                         </td>
                         <NumberCell value={finding.count} />
                         <NumberCell value={finding.rate} format={formatPercent} />

@@ -7,6 +7,7 @@ import { formatDateTime, labelOf } from '../format';
 import { reportParams } from '../route';
 import { useApi } from '../use-api';
 import { ScrollBox } from '../components/scroll-box';
+import { ServerTool } from '../components/name';
 
 export function MisclassifiedPage({ filters, query }: PageProps) {
   const report = useApi<MisclassifiedReport>('/api/v1/reports/misclassified-results', reportParams(filters));
@@ -55,7 +56,7 @@ export function MisclassifiedPage({ filters, query }: PageProps) {
                           data-key={`${group.server ?? ''}/${group.tool}`}
                         >
                           <th scope="row">
-                            <span class="server">{group.server ?? 'unknown server'}</span> / {group.tool}
+                            <ServerTool server={group.server} tool={group.tool} />
                           </th>
                           <NumberCell value={group.calls} />
                           <NumberCell value={group.emptyAsError} />

@@ -9,6 +9,7 @@ import { navigate, reportParams, withQuery } from '../route';
 import { bucketsOf, stackedSeries, type SeriesResponse } from '../series';
 import { all, useApi } from '../use-api';
 import { ScrollBox } from '../components/scroll-box';
+import { Name } from '../components/name';
 
 const GROUPINGS = ['category', 'server', 'tool'] as const;
 type Grouping = (typeof GROUPINGS)[number];
@@ -17,6 +18,28 @@ const GROUPING_TITLES: Record<Grouping, string> = {
   server: 'server of the retried call',
   tool: 'tool of the retried call',
 };
+
+/**
+ * A group's name: its category's label, or its server (and tool) as the key says them (`(unknown)` for a server
+ * without a name), each name isolated so one cannot reorder the other.
+ */
+function GroupName({
+  groupBy,
+  group,
+}: {
+  groupBy: (typeof GROUPINGS)[number];
+  group: RetryWasteReport['groups'][number];
+}) {
+  if (groupBy === 'category') return <>{labelOf(group.key)}</>;
+  if (groupBy === 'server' || group.tool === null || group.tool === undefined)
+    return <Name>{group.key}</Name>;
+  const server = group.key.slice(0, group.key.length - group.tool.length - 1);
+  return (
+    <>
+      <Name>{server}</Name>/<Name>{group.tool}</Name>
+    </>
+  );
+}
 
 export function RetryWastePage({ filters, query }: PageProps) {
   const rawGroupBy = query.get('groupBy');
@@ -133,7 +156,9 @@ export function RetryWastePage({ filters, query }: PageProps) {
                     <tbody>
                       {report.groups.map((group) => (
                         <tr key={JSON.stringify([group.key, group.server, group.tool])} data-key={group.key}>
-                          <th scope="row">{groupBy === 'category' ? labelOf(group.key) : group.key}</th>
+                          <th scope="row">
+                            <GroupName groupBy={groupBy} group={group} />
+                          </th>
                           <NumberCell value={group.retries} />
                           <NumberCell value={group.wastedRetries} />
                           <NumberCell value={group.wastedMs} format={formatDuration} />
@@ -147,7 +172,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
                                 <li key={sample.spanId}>
                                   <span class="tag">{labelOf(sample.reason)}</span>{' '}
                                   <time dateTime={sample.startTime}>{formatDateTime(sample.startTime)}</time>
-                                  {sample.agentName !== null && <span class="muted">{sample.agentName}</span>}
+                                  {sample.agentName !== null && <Name class="muted">{sample.agentName}</Name>}
                                   <TimelineLink sample={sample} query={query} />
                                 </li>
                               ))}

@@ -7,6 +7,8 @@ import { Await } from '../components/states';
 import { filterQuery, reportParams, withQuery } from '../route';
 import { useApi } from '../use-api';
 import { ScrollBox } from '../components/scroll-box';
+import { Name } from '../components/name';
+import { Fragment } from 'preact';
 
 const Grade = ({ grade }: { grade: string }) => (
   <span class={`grade grade-${grade}`} data-grade={grade} aria-label={`grade ${grade}`}>
@@ -53,10 +55,18 @@ export function ServersPage({ filters, query }: PageProps) {
                           <Link
                             href={`/findings${withQuery(new URLSearchParams(filterQuery(query)), { server: server.server ?? UNKNOWN_SERVER, tool: null })}`}
                           >
-                            {name}
+                            <Name>{name}</Name>
                           </Link>
                           {server.versions.length > 0 && (
-                            <span class="muted"> {server.versions.join(', ')}</span>
+                            <span class="muted">
+                              {' '}
+                              {server.versions.map((version, i) => (
+                                <Fragment key={version}>
+                                  {i > 0 && ', '}
+                                  <Name>{version}</Name>
+                                </Fragment>
+                              ))}
+                            </span>
                           )}
                         </th>
                         <td>
@@ -70,7 +80,7 @@ export function ServersPage({ filters, query }: PageProps) {
                       {server.tools.map((tool) => (
                         <tr key={tool.tool} class="tool-row" data-key={`${server.server ?? ''}/${tool.tool}`}>
                           <th scope="row" class="indent">
-                            {tool.tool}
+                            <Name>{tool.tool}</Name>
                           </th>
                           <td>
                             <Grade grade={tool.grade} />

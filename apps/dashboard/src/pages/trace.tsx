@@ -6,6 +6,7 @@ import { Await } from '../components/states';
 import { formatClock, formatCount, formatDuration, labelOf } from '../format';
 import { canGoBackInApp, filterQuery, withQuery } from '../route';
 import { useApi } from '../use-api';
+import { Name } from '../components/name';
 
 const runLabel = (run: TimelineRun): string =>
   run.agentName ??
@@ -99,7 +100,13 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
           const byId = new Map(timeline.items.map((item) => [item.spanId, item]));
           return (
             <>
-              <PageHeader title={`Run timeline: ${selected ? runLabel(selected) : traceId}`}>
+              <PageHeader
+                title={
+                  <>
+                    Run timeline: <Name>{selected ? runLabel(selected) : traceId}</Name>
+                  </>
+                }
+              >
                 Trace <code>{timeline.traceId}</code> · {formatCount(timeline.runs.length)} agent run
                 {timeline.runs.length === 1 ? '' : 's'} · {formatCount(timeline.items.length)} calls,
                 escalations and reports
@@ -116,7 +123,7 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
                           <span class={`tag tag-${run.isSubagent ? 'subagent' : 'coordinator'}`}>
                             {run.role ?? (run.isSubagent ? 'subagent' : 'run')}
                           </span>{' '}
-                          {runLabel(run)}
+                          <Name>{runLabel(run)}</Name>
                           <span class="muted">
                             {' '}
                             · {formatCount(
@@ -180,7 +187,12 @@ function TimelineEntry({
         <time dateTime={item.startTime}>{formatClock(item.startTime)}</time>
         <div class="entry-body">
           <p class="entry-title">
-            <strong>{item.tool}</strong> <span class="muted">on {item.server ?? 'unknown server'}</span>{' '}
+            <strong>
+              <Name>{item.tool}</Name>
+            </strong>{' '}
+            <span class="muted">
+              on <Name>{item.server ?? 'unknown server'}</Name>
+            </span>{' '}
             <span class={`tag tag-outcome-${item.outcome}`}>{labelOf(item.outcome)}</span>
             {item.category && <span class="tag">{labelOf(item.category)}</span>}
             {item.misclassified && (
