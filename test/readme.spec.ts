@@ -22,6 +22,7 @@ const NUMERIC_DEFAULTS: Partial<Record<(typeof CONFIG_VARIABLES)[number], keyof 
   ERRATA_MAX_DECODING_BYTES: 'maxDecodingBytes',
   ERRATA_PG_POOL_SIZE: 'poolSize',
   ERRATA_PG_QUERY_TIMEOUT_MS: 'queryTimeoutMs',
+  ERRATA_MAX_CONCURRENT_READS: 'maxConcurrentReads',
   ERRATA_TEXT_LIMIT_BYTES: 'textLimitBytes',
   ERRATA_RETRY_WINDOW_MS: 'retryWindowMs',
   ERRATA_MAX_LINKED_TRACES: 'maxLinkedTraces',

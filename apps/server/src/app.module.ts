@@ -26,6 +26,7 @@ import { TraceItemsRepository } from './repositories/trace-items.repository';
 import { ApiKeyService } from './services/api-key.service';
 import { HealthService } from './services/health.service';
 import { IngestActivity } from './services/ingest-activity';
+import { ReadAdmission } from './services/read-admission';
 import { IngestService } from './services/ingest.service';
 import { KeyBootstrapService } from './services/key-bootstrap.service';
 import { ProjectorService } from './services/projector.service';
@@ -56,6 +57,7 @@ export const services = [
   HealthService,
   IngestActivity,
   IngestService,
+  ReadAdmission,
   KeyBootstrapService,
   ProjectorService,
   RetryWasteService,

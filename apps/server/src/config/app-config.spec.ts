@@ -67,4 +67,16 @@ describe('loadConfig', () => {
       'ERRATA_PG_QUERY_TIMEOUT_MS must be',
     );
   });
+
+  it('keeps ERRATA_MAX_CONCURRENT_READS below the pool size, half of it by default, so reads never take every connection', () => {
+    expect(loadConfig({}).maxConcurrentReads).toBe(5);
+    expect(loadConfig({ ERRATA_PG_POOL_SIZE: '2' }).maxConcurrentReads).toBe(1);
+    expect(
+      loadConfig({ ERRATA_PG_POOL_SIZE: '30', ERRATA_MAX_CONCURRENT_READS: '29' }).maxConcurrentReads,
+    ).toBe(29);
+    expect(() => loadConfig({ ERRATA_MAX_CONCURRENT_READS: '10' })).toThrow(
+      'ERRATA_MAX_CONCURRENT_READS must be an integer between 1 and 9',
+    );
+    expect(() => loadConfig({ ERRATA_MAX_CONCURRENT_READS: '0' })).toThrow(ConfigError);
+  });
 });

@@ -29,6 +29,10 @@ export interface AppConfig {
    * projector would wait on it for ever instead of answering 503 and trying again.
    */
   readonly queryTimeoutMs: number;
+   * Report and read requests (REST reports, findings, servers, traces) answered at once; more are refused with 503 +
+   * Retry-After. Below the pool size, so that ingest, the projector, webhooks and fix rounds always find a connection.
+   */
+  readonly maxConcurrentReads: number;
   readonly textLimitBytes: number;
   readonly retryWindowMs: number;
   /** Traces hinted retries may add to one projection (a chain of retries across traces); beyond, read-only context. */
@@ -67,6 +71,7 @@ export const CONFIG_VARIABLES = [
   'ERRATA_MAX_DECODING_BYTES',
   'ERRATA_PG_POOL_SIZE',
   'ERRATA_PG_QUERY_TIMEOUT_MS',
+  'ERRATA_MAX_CONCURRENT_READS',
   'ERRATA_TEXT_LIMIT_BYTES',
   'ERRATA_RETRY_WINDOW_MS',
   'ERRATA_MAX_LINKED_TRACES',
@@ -99,6 +104,7 @@ export const MAX_API_KEY_LENGTH = 1_024;
 const MAX_TIMER_MS = 2_147_483_647;
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConfig {
+  const poolSize = integer(env, 'ERRATA_PG_POOL_SIZE', 10, 2);
   return {
     port: integer(env, 'PORT', 4318, 0, 65535),
     host: text(env, 'HOST') ?? '0.0.0.0',
@@ -112,8 +118,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
     maxAttributeBytes: integer(env, 'ERRATA_MAX_ATTRIBUTE_BYTES', 1024 * 1024, 1024),
     maxConcurrentIngests: integer(env, 'ERRATA_MAX_CONCURRENT_INGESTS', 16, 1),
     maxDecodingBytes: integer(env, 'ERRATA_MAX_DECODING_BYTES', 128 * 1024 * 1024, 1024),
-    poolSize: integer(env, 'ERRATA_PG_POOL_SIZE', 10, 2),
+    poolSize,
     queryTimeoutMs: integer(env, 'ERRATA_PG_QUERY_TIMEOUT_MS', 30_000, 0, MAX_TIMER_MS),
+    // Half the pool by default: reads queue for connections with everything else, and a burst of heavy reports
+    // held every one of them (the projector, webhooks and fix rounds timed out waiting).
+    maxConcurrentReads: integer(
+      env,
+      'ERRATA_MAX_CONCURRENT_READS',
+      Math.max(1, Math.floor(poolSize / 2)),
+      1,
+      poolSize - 1,
+    ),
     textLimitBytes: integer(env, 'ERRATA_TEXT_LIMIT_BYTES', 2048, 64),
     retryWindowMs: integer(env, 'ERRATA_RETRY_WINDOW_MS', 10 * 60 * 1000, 1),
     maxLinkedTraces: integer(env, 'ERRATA_MAX_LINKED_TRACES', 2000, 0),

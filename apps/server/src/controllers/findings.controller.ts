@@ -10,6 +10,7 @@ import {
 import { FINDING_RULES } from '@errata/domain';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
+import { ReadAdmitted } from '../http/read-admission.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { ApiReadKey, ApiReportFilters, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
@@ -22,7 +23,7 @@ import { FindingsService } from '../services/findings.service';
 @ApiReadKey()
 @Controller('api/v1')
 @UseGuards(ApiKeyGuard)
-@UseInterceptors(DocumentedQueryOnly)
+@UseInterceptors(DocumentedQueryOnly, ReadAdmitted)
 @RequireScope('read')
 export class FindingsController {
   constructor(private readonly findings: FindingsService) {}

@@ -1,6 +1,7 @@
 import { Controller, Get, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
+import { ReadAdmitted } from '../http/read-admission.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { ApiReadKey, ApiReportFilters, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
@@ -14,7 +15,7 @@ import { RETRY_WASTE_GROUPINGS, RetryWasteService } from '../services/retry-wast
 @ApiReadKey()
 @Controller('api/v1/reports')
 @UseGuards(ApiKeyGuard)
-@UseInterceptors(DocumentedQueryOnly)
+@UseInterceptors(DocumentedQueryOnly, ReadAdmitted)
 @RequireScope('read')
 export class ReportsController {
   constructor(

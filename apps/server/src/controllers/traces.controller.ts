@@ -1,6 +1,7 @@
 import { BadRequestException, Controller, Get, Param, UseGuards, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
+import { ReadAdmitted } from '../http/read-admission.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { ApiReadKey } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
@@ -13,7 +14,7 @@ const TRACE_ID = /^[0-9a-f]{32}$/;
 @ApiReadKey()
 @Controller('api/v1/traces')
 @UseGuards(ApiKeyGuard)
-@UseInterceptors(DocumentedQueryOnly)
+@UseInterceptors(DocumentedQueryOnly, ReadAdmitted)
 @RequireScope('read')
 export class TracesController {
   constructor(private readonly timelines: TraceTimelineService) {}
