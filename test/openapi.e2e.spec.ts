@@ -35,9 +35,9 @@ it('documents every report, findings and servers endpoint with its parameters an
   expect(from).toMatchObject({ schema: { type: 'string' } });
   expect(from).not.toHaveProperty('schema.format');
   const expected: Record<string, string[]> = {
-    '/api/v1/reports/retry-waste': ['from', 'to', 'server', 'tool', 'agent', 'groupBy'],
+    '/api/v1/reports/retry-waste': ['from', 'to', 'server', 'tool', 'agent', 'groupBy', 'limit', 'offset'],
     '/api/v1/reports/escalations': ['from', 'to', 'server', 'tool', 'agent'],
-    '/api/v1/reports/misclassified-results': ['from', 'to', 'server', 'tool', 'agent'],
+    '/api/v1/reports/misclassified-results': ['from', 'to', 'server', 'tool', 'agent', 'limit', 'offset'],
     '/api/v1/reports/subagent-coverage': ['from', 'to', 'server', 'tool', 'agent'],
     '/api/v1/findings': ['from', 'to', 'server', 'tool', 'agent', 'rule', 'limit', 'offset'],
     '/api/v1/findings/{id}': ['id', 'from', 'to', 'server', 'tool', 'agent'],

@@ -119,10 +119,14 @@ export const MISCLASSIFIED_MEASURES: readonly CallMeasure[] = [
   'misclassified_escalations',
 ];
 
-/** The report from summed contributions, with each group's samples from `samplesOf`. */
+/**
+ * The report from summed contributions, with each group's samples from `samplesOf`. The totals are those of
+ * `totalRows`: every row, when `rows` are one page of the groups.
+ */
 export function misclassifiedFromSums(
   rows: readonly CallSums[],
   samplesOf: (server: string | null, tool: string) => readonly MisclassificationSample[],
+  totalRows: readonly CallSums[] = rows,
 ): MisclassifiedReport {
   const byTool = new Map<string, { server: string | null; tool: string; rows: CallSums[] }>();
   for (const row of rows) {
@@ -158,7 +162,7 @@ export function misclassifiedFromSums(
       compareText(a.server, b.server) ||
       compareText(a.tool, b.tool),
   );
-  const totals = sumRows(rows);
+  const totals = sumRows(totalRows);
   return {
     rulesVersion: RULES_VERSION,
     totals: {

@@ -211,14 +211,16 @@ export const RETRY_WASTE_MEASURES: readonly CallMeasure[] = [
 
 /**
  * The report from summed contributions: retries and unrecovered chains under their group key, with each group's
- * samples from `samplesOf` (`retryWasteSamples`).
+ * samples from `samplesOf` (`retryWasteSamples`). The totals are those of `totalRows`: every row, when `rows` are
+ * one page of the groups.
  */
 export function retryWasteFromSums(
   rows: readonly CallSums[],
   groupBy: RetryWasteGroupBy,
   samplesOf: (group: GroupOf) => readonly RetryWasteSample[],
+  totalRows: readonly CallSums[] = rows,
 ): RetryWasteReport {
-  const totals = sumRows(rows);
+  const totals = sumRows(totalRows);
   const groups = new Map<string, { readonly of: GroupOf; rows: CallSums[] }>();
   for (const row of rows) {
     if (row.sums.retries === 0n && row.sums.unrecovered_chains === 0n) continue;

@@ -3,9 +3,9 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ReadAdmitted } from '../http/read-admission.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
-import { ApiReadKey, ApiReportFilters, QueryParameter } from '../http/openapi';
+import { ApiGroupPage, ApiReadKey, ApiReportFilters, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
-import { parseReportQuery, parseReportFilter, parseSeriesQuery } from '../http/report-query';
+import { parseReportQuery, parseReportFilter, parseSeriesQuery, withGroupPage } from '../http/report-query';
 import type { Principal } from '../services/api-key.service';
 import { AgentReportsService } from '../services/agent-reports.service';
 import { ReportSeriesService } from '../services/report-series.service';
@@ -28,12 +28,13 @@ export class ReportsController {
   @ApiOperation({ summary: 'Retry waste by category, server or tool (DOMAIN.md §2)' })
   @ApiReportFilters()
   @QueryParameter({ name: 'groupBy', required: false, enum: RETRY_WASTE_GROUPINGS })
+  @ApiGroupPage()
   @ApiOk('RetryWasteReport')
   @ApiErrors(400, 401, 403)
   retryWasteReport(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.retryWaste.report(
       principal.projectId,
-      parseReportQuery(query, RETRY_WASTE_GROUPINGS, 'category'),
+      withGroupPage(query, (rest) => parseReportQuery(rest, RETRY_WASTE_GROUPINGS, 'category')),
     );
   }
 
@@ -49,13 +50,14 @@ export class ReportsController {
   @Get('misclassified-results')
   @ApiOperation({ summary: 'Empty-as-error and failure-as-empty results per server and tool (DOMAIN.md §3)' })
   @ApiReportFilters()
+  @ApiGroupPage()
   @ApiOk('MisclassifiedReport')
   @ApiErrors(400, 401, 403)
   misclassifiedResultsReport(
     @CurrentPrincipal() principal: Principal,
     @Query() query: Record<string, unknown>,
   ) {
-    return this.agentReports.misclassified(principal.projectId, parseReportFilter(query));
+    return this.agentReports.misclassified(principal.projectId, withGroupPage(query, parseReportFilter));
   }
 
   @Get('subagent-coverage')

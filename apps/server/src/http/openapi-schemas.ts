@@ -259,9 +259,12 @@ export const OPENAPI_SCHEMAS = {
       wastedTokens: integer(),
       unrecoveredChains: integer(),
     }),
+    groupCount: integer('Groups in all: `groups` is the page of them `limit` and `offset` select.'),
+    limit: integer(),
+    offset: integer(),
     groups: array(
       ref('RetryWasteGroup'),
-      'Groups with retries or unrecovered chains, most wasted time first.',
+      'Groups with retries or unrecovered chains, most wasted time first (then wasted retries, retries, key): the page `limit` and `offset` select.',
     ),
   }),
 
@@ -313,7 +316,13 @@ export const OPENAPI_SCHEMAS = {
   MisclassifiedReport: object({
     rulesVersion,
     totals: object({ calls: integer(), emptyAsError: integer(), failureAsEmpty: integer() }),
-    groups: array(ref('MisclassifiedGroup')),
+    groupCount: integer('Groups in all: `groups` is the page of them `limit` and `offset` select.'),
+    limit: integer(),
+    offset: integer(),
+    groups: array(
+      ref('MisclassifiedGroup'),
+      'Most offences first (then server and tool): the page `limit` and `offset` select.',
+    ),
   }),
 
   SubagentCoverageReport: object({

@@ -8,6 +8,7 @@ import {
   type ApiQueryOptions,
 } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
+import { DEFAULT_LIMIT, MAX_LIMIT } from './findings-page';
 import { OPENAPI_SCHEMAS } from './openapi-schemas';
 
 /** Where `QueryParameter` lists a route's query parameters, for `DocumentedQueryOnly`. */
@@ -46,6 +47,24 @@ export function ApiReportFilters(options: { readonly fromRequired?: boolean } = 
     ),
     parameter('tool', 'Tool name; selects tool calls.'),
     parameter('agent', 'Agent run name or id (gen_ai.agent.name / gen_ai.agent.id).'),
+  );
+}
+
+/** `limit` and `offset` of a grouped report (`withGroupPage`), as the findings list takes them. */
+export function ApiGroupPage(): MethodDecorator {
+  return applyDecorators(
+    QueryParameter({
+      name: 'limit',
+      required: false,
+      description: 'Groups to answer, in the report order; `groupCount` says how many there are in all.',
+      schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+    }),
+    QueryParameter({
+      name: 'offset',
+      required: false,
+      description: 'Groups to skip first.',
+      schema: { type: 'integer', minimum: 0, default: 0 },
+    }),
   );
 }
 

@@ -1,6 +1,7 @@
 import { parseIsoInstant, storedName } from '@errata/domain';
 import { BadRequestException } from '@nestjs/common';
 import { seriesLength, type SeriesStep } from '../rollups/window-slices';
+import { DEFAULT_LIMIT, parseLimitOffset } from './findings-page';
 import { refuseNul, refuseRepeated } from './text-parameter';
 
 /** The filters every report accepts (DOMAIN.md §8). */
@@ -114,4 +115,22 @@ export function parseSeriesQuery<GroupBy extends string>(
     );
   }
   return { ...query, from: query.from, to, step };
+}
+
+/** Which of a report's groups to answer: `limit` of them (1–500, default 50) after `offset`, in the report's order. */
+export interface GroupPage {
+  readonly limit: number;
+  readonly offset: number;
+}
+
+/**
+ * A grouped report's parameters (`parse`) and its page of groups. Grouped by tool, a project can have as many groups
+ * as names its ingest keys sent; all of them made answers of tens of megabytes.
+ */
+export function withGroupPage<Query>(
+  raw: RawQuery,
+  parse: (rest: RawQuery) => Query,
+): Query & { readonly page: GroupPage } {
+  const { limit, offset, ...rest } = raw;
+  return { ...parse(rest), page: parseLimitOffset(limit, offset, DEFAULT_LIMIT) };
 }

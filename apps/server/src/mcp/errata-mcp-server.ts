@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FINDING_RULES } from '@errata/domain';
 import { z } from 'zod';
 import { FINDING_ID, MAX_LIMIT, parsePage } from '../http/findings-page';
-import { parseReportFilter, parseReportQuery } from '../http/report-query';
+import { parseReportFilter, parseReportQuery, withGroupPage } from '../http/report-query';
 import type { AgentReportsService } from '../services/agent-reports.service';
 import type { Principal } from '../services/api-key.service';
 import type { FindingsService } from '../services/findings.service';
@@ -50,6 +50,14 @@ const FILTERS = {
   agent: z.string().optional().describe("an agent run's gen_ai.agent.name or gen_ai.agent.id"),
 };
 type Filters = { [K in keyof typeof FILTERS]?: string };
+
+/** A grouped report's page of groups (`withGroupPage`). */
+const GROUP_PAGE = {
+  limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`groups, 1–${MAX_LIMIT}, default 50`),
+  // No max(MAX_SAFE_INTEGER): int() bounds it already, and a second bound would refuse a large offset twice.
+  offset: z.number().int().min(0).optional().describe('groups to skip, default 0'),
+};
+type GroupPageArgs = { limit?: number; offset?: number };
 
 /**
  * A tool's arguments, refusing any it does not take (`additionalProperties: false` in its JSON Schema): a misspelt
@@ -109,15 +117,18 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
           .describe(
             'what the groups are: the category, server or tool of the retried call; default category',
           ),
+        ...GROUP_PAGE,
       }),
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
-    ({ groupBy, ...filters }: Filters & { groupBy?: string }) =>
+    ({ groupBy, ...filters }: Filters & { groupBy?: string } & GroupPageArgs) =>
       envelope(() =>
         services.retryWaste.report(
           projectId,
-          parseReportQuery(asQuery({ ...filters, groupBy }), RETRY_WASTE_GROUPINGS, 'category'),
+          withGroupPage(asQuery({ ...filters, groupBy }), (rest) =>
+            parseReportQuery(rest, RETRY_WASTE_GROUPINGS, 'category'),
+          ),
         ),
       ),
   );
@@ -128,12 +139,14 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       description:
         'Per server and tool: valid empty results reported as errors (empty-as-error) and failures reported as ' +
         'success (failure-as-empty), with rates, the retries and escalations they caused, and redacted samples.',
-      inputSchema: strict(FILTERS),
+      inputSchema: strict({ ...FILTERS, ...GROUP_PAGE }),
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
-    (filters: Filters) =>
-      envelope(() => services.agentReports.misclassified(projectId, parseReportFilter(asQuery(filters)))),
+    (filters: Filters & GroupPageArgs) =>
+      envelope(() =>
+        services.agentReports.misclassified(projectId, withGroupPage(asQuery(filters), parseReportFilter)),
+      ),
   );
 
   server.registerTool(

@@ -45,6 +45,19 @@ export interface RollupFilter {
   readonly agent: string | null;
 }
 
+/**
+ * How a report's page of call-sum groups is made: grouped by these call dimensions, groups kept by `having` (over
+ * the sums: `sum(retries) > 0`), ranked by `orderBy` (over the summed measures by name, ending on the group's
+ * dimensions so that the order is total), cut at `limit` after `offset`.
+ */
+export interface CallGroupPage {
+  readonly groupBy: readonly string[];
+  readonly having: RawBuilder<boolean>;
+  readonly orderBy: RawBuilder<unknown>;
+  readonly limit: number;
+  readonly offset: number;
+}
+
 /** A finding whose offences to look up: (server, tool, rule). */
 export interface OffenceGroup {
   readonly server: string | null;
@@ -179,6 +192,57 @@ export class RollupQueryRepository {
     }));
   }
 
+  /**
+   * A page of the retry-waste report's groups (`RetryWasteGroupBy`): those with retries or unrecovered chains, in
+   * the report's order (wasted ms, wasted retries and retries descending, then key, server, tool), one row per group.
+   */
+  retryWastePage(
+    filter: RollupFilter,
+    measures: readonly CallMeasure[],
+    groupBy: RetryWasteGroupBy,
+    limit: number,
+    offset: number,
+  ) {
+    const unknown = sql.lit(UNKNOWN_SERVER);
+    const byGroup = {
+      category: {
+        dimensions: ['category'],
+        order: sql`coalesce(category, 'unknown') COLLATE "C", category IS NOT NULL`,
+      },
+      server: {
+        dimensions: ['server'],
+        order: sql`coalesce(server, ${unknown}) COLLATE "C", coalesce(server, '') COLLATE "C", server IS NOT NULL`,
+      },
+      tool: {
+        dimensions: ['server', 'tool'],
+        order: sql`(coalesce(server, ${unknown}) || '/' || tool) COLLATE "C", coalesce(server, '') COLLATE "C",
+                   server IS NOT NULL, tool COLLATE "C"`,
+      },
+    }[groupBy];
+    return this.callSumsPage(filter, measures, {
+      groupBy: byGroup.dimensions,
+      having: sql<boolean>`sum(retries) > 0 OR sum(unrecovered_chains) > 0`,
+      // wastedMs as the report rounds it (half up), so that groups the report shows alike are ordered alike.
+      orderBy: sql`floor((wasted_ns + 500000) / 1000000) DESC, wasted_retries DESC, retries DESC, ${byGroup.order}`,
+      limit,
+      offset,
+    });
+  }
+
+  /**
+   * A page of the misclassified-results report's groups (server, tool): those with an offence, most offences first,
+   * then server (none first) and tool; one row per group.
+   */
+  misclassifiedPage(filter: RollupFilter, measures: readonly CallMeasure[], limit: number, offset: number) {
+    return this.callSumsPage(filter, measures, {
+      groupBy: ['server', 'tool'],
+      having: sql<boolean>`tool IS NOT NULL AND sum(empty_as_error) + sum(failure_as_empty) > 0`,
+      orderBy: sql`empty_as_error + failure_as_empty DESC, server COLLATE "C" NULLS FIRST, tool COLLATE "C"`,
+      limit,
+      offset,
+    });
+  }
+
   /** Subagent reports are filtered by window and agent only: they belong to no server or tool. */
   async reportSums(filter: RollupFilter): Promise<ReportSums[]> {
     const rows = await this.sums(REPORT_ROLLUP, { ...filter, server: null, tool: null }, ['agent_name']);
@@ -296,6 +360,23 @@ export class RollupQueryRepository {
   }
 
   private async sumsIn(db: Kysely<DB>, shape: RollupShape, filter: RollupFilter, groupBy: readonly string[]) {
+    const { rows } = await sql<Record<string, string | null>>`
+      SELECT ${list([...groupBy, ...shape.measures.map((m) => `sum(${m})::text AS ${m}`)])}
+        ${await this.windowRows(db, shape, filter, groupBy)}
+       ${groupBy.length === 0 ? sql`` : sql`GROUP BY ${list(groupBy)}`}`.execute(db);
+    return rows;
+  }
+
+  /**
+   * `FROM … WHERE …` of the rows to sum over the window: whole days and hours from the rollup, the partial hours at
+   * its edges from the contributions, the filters applied.
+   */
+  private async windowRows(
+    db: Kysely<DB>,
+    shape: RollupShape,
+    filter: RollupFilter,
+    groupBy: readonly string[],
+  ): Promise<RawBuilder<unknown>> {
     const window = await this.widenToHours(db, shape, filter);
     const slices = windowSlices(window.from, window.to);
     const bucket = sql`bucket`;
@@ -312,15 +393,50 @@ export class RollupQueryRepository {
             FROM contribution c
            WHERE c.project_id = ${filter.projectId} AND c.kind = ${shape.kind}
              AND ${anyOf(slices.raw.map((range) => within(sql`c.start_time`, range)))}`;
-    const { rows } = await sql<Record<string, string | null>>`
-      SELECT ${list([...groupBy, ...shape.measures.map((m) => `sum(${m})::text AS ${m}`)])}
-        FROM (SELECT ${list(dimensions)}, ${list(shape.measures)}
+    return sql`FROM (SELECT ${list(dimensions)}, ${list(shape.measures)}
                 FROM ${sql.table(shape.table)}
                WHERE project_id = ${filter.projectId} AND by_agent = ${byAgent(filter, groupBy)} AND ${fromRollup}
               ${rawBranch}) AS s
-       WHERE ${filterConditions(filter, shape)}
-       ${groupBy.length === 0 ? sql`` : sql`GROUP BY ${list(groupBy)}`}`.execute(db);
-    return rows;
+       WHERE ${filterConditions(filter, shape)}`;
+  }
+
+  /**
+   * One page of a report's groups, grouped, kept (`having`), ranked (`orderBy`) and cut (`limit`, `offset`) in SQL,
+   * with how many groups there are in all and the sums over every row (the report's totals). A report over many
+   * distinct names answers its top groups without reading the others out of the database. One snapshot.
+   */
+  private async callSumsPage(
+    filter: RollupFilter,
+    measures: readonly CallMeasure[],
+    page: CallGroupPage,
+  ): Promise<{ rows: CallSums[]; totals: CallSums; groupCount: number }> {
+    const shape = { ...CALL_ROLLUP, measures };
+    const groupBy = page.groupBy;
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const [totals] = await this.sumsIn(trx, shape, filter, []);
+        const { rows } = await sql<Record<string, string | null> & { group_count: string }>`
+          WITH g AS (
+            SELECT ${list([...groupBy, ...measures.map((m) => `sum(${m}) AS ${m}`)])}
+              ${await this.windowRows(trx, shape, filter, groupBy)}
+             GROUP BY ${list(groupBy)}
+            HAVING ${page.having}),
+          p AS (SELECT g.*, row_number() OVER (ORDER BY ${page.orderBy}) AS rank
+                  FROM g ORDER BY rank LIMIT ${page.limit} OFFSET ${page.offset})
+          SELECT (SELECT count(*) FROM g)::text AS group_count,
+                 ${list([...groupBy.map((d) => `p.${d}`), ...measures.map((m) => `p.${m}::text AS ${m}`)])}
+            FROM (SELECT 1) AS one LEFT JOIN p ON TRUE
+           ORDER BY p.rank`.execute(trx);
+        // Past the last group the one row left-joined to no group only carries the count.
+        const groups = rows.filter((row) => row[measures[0]!] !== null);
+        return {
+          rows: groups.map(callSumsOf),
+          totals: callSumsOf(totals ?? {}),
+          groupCount: Number(rows[0]?.group_count ?? 0),
+        };
+      });
   }
 
   /**

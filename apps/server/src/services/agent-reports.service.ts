@@ -9,7 +9,7 @@ import {
   offenceKey,
   subagentCoverageFromSums,
 } from '@errata/domain';
-import type { ReportFilter } from '../http/report-query';
+import type { GroupPage, ReportFilter } from '../http/report-query';
 import { RollupQueryRepository, type OffenceGroup } from '../repositories/rollup-query.repository';
 
 /** Samples per misclassified tool and direction. */
@@ -27,9 +27,16 @@ export class AgentReportsService {
     return escalationsFromSums(await this.rollups.callSums({ projectId, ...query }, ESCALATION_MEASURES));
   }
 
-  async misclassified(projectId: number, query: ReportFilter) {
-    const filter = { projectId, ...query };
-    const rows = await this.rollups.callSums(filter, MISCLASSIFIED_MEASURES);
+  /** One page of the groups (`page`), ranked and cut in SQL, with `groupCount`; the totals are over every group. */
+  async misclassified(projectId: number, query: ReportFilter & { readonly page: GroupPage }) {
+    const { page, ...filters } = query;
+    const filter = { projectId, ...filters };
+    const { rows, totals, groupCount } = await this.rollups.misclassifiedPage(
+      filter,
+      MISCLASSIFIED_MEASURES,
+      page.limit,
+      page.offset,
+    );
     const groups = new Map<string, OffenceGroup>();
     for (const row of rows) {
       if (row.tool === null) continue;
@@ -47,13 +54,17 @@ export class AgentReportsService {
       [...groups.values()],
       MISCLASSIFICATION_SAMPLES,
     );
-    return misclassifiedFromSums(rows, (server, tool) =>
-      misclassificationSamples(
-        (['empty-as-error', 'failure-as-empty'] as const).flatMap(
-          (rule) => timelines.get(offenceKey(server, tool, rule))?.earliest ?? [],
+    const { groups: shaped, ...report } = misclassifiedFromSums(
+      rows,
+      (server, tool) =>
+        misclassificationSamples(
+          (['empty-as-error', 'failure-as-empty'] as const).flatMap(
+            (rule) => timelines.get(offenceKey(server, tool, rule))?.earliest ?? [],
+          ),
         ),
-      ),
+      [totals],
     );
+    return { ...report, groupCount, limit: page.limit, offset: page.offset, groups: shaped };
   }
 
   async subagentCoverage(projectId: number, query: ReportFilter) {

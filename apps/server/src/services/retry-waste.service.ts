@@ -7,28 +7,42 @@ import {
   wastedRetryGroups,
   type RetryWasteGroupBy,
 } from '@errata/domain';
-import type { ReportQuery } from '../http/report-query';
+import type { GroupPage, ReportQuery } from '../http/report-query';
 import { RollupQueryRepository } from '../repositories/rollup-query.repository';
 
 export const RETRY_WASTE_GROUPINGS: readonly RetryWasteGroupBy[] = ['category', 'server', 'tool'];
 
 /**
  * DOMAIN.md §8 `GET /reports/retry-waste`: the rollups summed over the window, shaped by @errata/domain, with each
- * group's latest wasted retries as samples.
+ * group's latest wasted retries as samples. One page of the groups (`page`), ranked and cut in SQL, with
+ * `groupCount` saying how many there are; the totals are over every group.
  */
 @Injectable()
 export class RetryWasteService {
   constructor(private readonly rollups: RollupQueryRepository) {}
 
-  async report(projectId: number, query: ReportQuery<RetryWasteGroupBy>) {
-    const filter = { projectId, ...query };
-    const rows = await this.rollups.callSums(filter, RETRY_WASTE_MEASURES);
+  async report(projectId: number, query: ReportQuery<RetryWasteGroupBy> & { readonly page: GroupPage }) {
+    const { page, ...filters } = query;
+    const filter = { projectId, ...filters };
+    const { rows, totals, groupCount } = await this.rollups.retryWastePage(
+      filter,
+      RETRY_WASTE_MEASURES,
+      query.groupBy,
+      page.limit,
+      page.offset,
+    );
     const wasted = await this.rollups.latestWastedRetries(
       filter,
       query.groupBy,
       wastedRetryGroups(rows, query.groupBy),
       RETRY_WASTE_SAMPLES,
     );
-    return retryWasteFromSums(rows, query.groupBy, retryWasteSamples(wasted, query.groupBy));
+    const { groups, ...report } = retryWasteFromSums(
+      rows,
+      query.groupBy,
+      retryWasteSamples(wasted, query.groupBy),
+      [totals],
+    );
+    return { ...report, groupCount, limit: page.limit, offset: page.offset, groups };
   }
 }

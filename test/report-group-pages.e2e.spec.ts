@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { AgentTrace, type ToolCallSpec } from './support/agent-spans';
+import { connectErrataMcp, sendSpans, startTestServer, type TestServer } from './support/server';
+
+/** Tools each retried once, wastefully (a business failure sent again with the same arguments). */
+const RETRIED_TOOLS = 1_200;
+/** Tools answering an empty result as an error (empty-as-error), once each. */
+const EMPTY_AS_ERROR_TOOLS = 60;
+const t0 = Date.UTC(2026, 10, 30, 8, 0, 0);
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer('postgres');
+  // One run (trace) per hundred tools, as many agents would send them.
+  for (let first = 0; first < RETRIED_TOOLS; first += 100) {
+    const agentTrace = new AgentTrace();
+    const calls: ToolCallSpec[] = [];
+    for (let i = first; i < first + 100; i++) {
+      const start = t0 + i * 1_000;
+      const failure = { tool: `tool-${i}`, isError: true, category: 'business', text: 'over the limit' };
+      calls.push({ ...failure, startMs: start, durationMs: 1 });
+      // Retries of 1 to 40 ms: many groups waste alike, and are then ordered by key.
+      calls.push({ ...failure, startMs: start + 100, durationMs: 1 + (i % 40) });
+    }
+    expect(await sendSpans(server.url, server.ingestKey, agentTrace.run(`agent-${first}`, t0, calls))).toBe(
+      200,
+    );
+  }
+  const empties = new AgentTrace();
+  const emptyCalls = Array.from({ length: EMPTY_AS_ERROR_TOOLS }, (_, j) => ({
+    tool: `lookup-${j}`,
+    startMs: t0 + j * 10,
+    durationMs: 1,
+    isError: true,
+    empty: true,
+    text: 'No results found',
+  }));
+  expect(await sendSpans(server.url, server.ingestKey, empties.run('empties', t0, emptyCalls))).toBe(200);
+  await server.catchUp();
+}, 300_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+interface Group {
+  readonly key: string;
+  readonly tool: string;
+  readonly retries: number;
+  readonly wastedRetries: number;
+  readonly wastedMs: number;
+  readonly samples: readonly unknown[];
+}
+
+/** A grouped report: its page of groups and the counts around it. */
+interface GroupedReport {
+  readonly groupCount: number;
+  readonly limit: number;
+  readonly offset: number;
+  readonly totals: Record<string, number>;
+  readonly groups: readonly Group[];
+}
+
+async function read(path: string) {
+  const response = await fetch(`${server.url}${path}`, {
+    headers: { authorization: `Bearer ${server.readKey}` },
+  });
+  return { status: response.status, body: (await response.json()) as GroupedReport };
+}
+
+const byText = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+
+it('answers the top 50 retry-waste groups by default, with groupCount, in the report order; offset pages through every group, and the totals are over all of them', async () => {
+  const first = await read('/api/v1/reports/retry-waste?groupBy=tool');
+  expect(first.status).toBe(200);
+  expect(first.body).toMatchObject({ groupCount: RETRIED_TOOLS, limit: 50, offset: 0 });
+  expect(first.body.groups).toHaveLength(50);
+
+  const pages: Group[] = [];
+  for (const offset of [0, 500, 1_000]) {
+    const page = await read(`/api/v1/reports/retry-waste?groupBy=tool&limit=500&offset=${offset}`);
+    expect(page.status).toBe(200);
+    expect(page.body.groupCount).toBe(RETRIED_TOOLS);
+    expect(page.body.totals).toEqual(first.body.totals);
+    pages.push(...page.body.groups);
+  }
+  expect(pages).toHaveLength(RETRIED_TOOLS);
+  expect(new Set(pages.map((group) => group.key)).size).toBe(RETRIED_TOOLS);
+  // Most wasted time first, then wasted retries, retries, key: the order a page is cut from.
+  const ordered = [...pages].sort(
+    (x, y) =>
+      y.wastedMs - x.wastedMs ||
+      y.wastedRetries - x.wastedRetries ||
+      y.retries - x.retries ||
+      byText(x.key, y.key),
+  );
+  expect(pages.map((group) => group.key)).toEqual(ordered.map((group) => group.key));
+  // i % 40 = 39 wastes 40 ms; of those, tool-1039 comes first in code-unit order.
+  expect(pages[0]).toMatchObject({ key: 'test-server/tool-1039', wastedMs: 40 });
+  expect(first.body.groups).toEqual(pages.slice(0, 50));
+  // Each group still has its samples.
+  expect(pages.every((group) => group.samples.length === 1)).toBe(true);
+
+  // The totals count every group, not the page.
+  const totals = first.body.totals;
+  expect(totals.wastedRetries).toBe(RETRIED_TOOLS);
+  expect(totals.wastedMs).toBe(pages.reduce((sum, group) => sum + group.wastedMs, 0));
+  expect(totals.calls).toBe(2 * RETRIED_TOOLS + EMPTY_AS_ERROR_TOOLS);
+
+  const offsetPage = await read('/api/v1/reports/retry-waste?groupBy=tool&limit=7&offset=993');
+  expect(offsetPage.body.groups).toEqual(pages.slice(993, 1_000));
+  const pastTheEnd = await read('/api/v1/reports/retry-waste?groupBy=tool&offset=5000');
+  expect(pastTheEnd.body).toMatchObject({ groupCount: RETRIED_TOOLS, groups: [], totals });
+
+  // By category: one group, and the same totals.
+  const byCategory = await read('/api/v1/reports/retry-waste');
+  expect(byCategory.body).toMatchObject({ groupCount: 1, totals, groups: [{ key: 'business' }] });
+
+  for (const bad of ['limit=0', 'limit=501', 'offset=-1', 'limit=ten']) {
+    const refused = await read(`/api/v1/reports/retry-waste?groupBy=tool&${bad}`);
+    expect(refused.status, bad).toBe(400);
+  }
+}, 120_000);
+
+it('pages the misclassified results likewise, most offences first, totals over every group', async () => {
+  const first = await read('/api/v1/reports/misclassified-results?limit=25');
+  expect(first.status).toBe(200);
+  expect(first.body).toMatchObject({ groupCount: EMPTY_AS_ERROR_TOOLS, limit: 25, offset: 0 });
+  expect(first.body.groups).toHaveLength(25);
+  expect(first.body.totals).toMatchObject({ emptyAsError: EMPTY_AS_ERROR_TOOLS });
+  const rest = await read('/api/v1/reports/misclassified-results?limit=50&offset=25');
+  expect(rest.body.groups).toHaveLength(EMPTY_AS_ERROR_TOOLS - 25);
+  expect(rest.body.totals).toEqual(first.body.totals);
+  const tools = [...first.body.groups, ...rest.body.groups].map((group) => group.tool);
+  expect(tools).toEqual(Array.from({ length: EMPTY_AS_ERROR_TOOLS }, (_, j) => `lookup-${j}`).sort(byText));
+}, 60_000);
+
+it('bounds the MCP tools the same way', async () => {
+  const client = await connectErrataMcp(server.url, server.readKey);
+  try {
+    const answer = await client.callTool({ name: 'get_retry_waste', arguments: { groupBy: 'tool' } });
+    const { data } = answer.structuredContent as { data: GroupedReport };
+    expect(data).toMatchObject({ groupCount: RETRIED_TOOLS, limit: 50, offset: 0 });
+    expect(data.groups).toHaveLength(50);
+    const paged = await client.callTool({
+      name: 'get_retry_waste',
+      arguments: { groupBy: 'tool', limit: 3, offset: 1_198 },
+    });
+    expect((paged.structuredContent as { data: GroupedReport }).data.groups).toHaveLength(2);
+  } finally {
+    await client.close();
+  }
+}, 60_000);
