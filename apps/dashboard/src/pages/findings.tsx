@@ -9,6 +9,7 @@ import { filterQuery, navigate, reportParams, withQuery } from '../route';
 import { useApi } from '../use-api';
 import { ScrollBox } from '../components/scroll-box';
 import { ServerTool } from '../components/name';
+import { offsetOf, PAGE_SIZE, Pager } from '../components/pager';
 
 interface FindingsList {
   readonly total: number;
@@ -17,8 +18,6 @@ interface FindingsList {
   readonly findings: readonly Omit<Finding, 'samples'>[];
 }
 
-const PAGE_SIZE = 50;
-
 export function FindingsPage({ filters, query }: PageProps) {
   const rawRule = query.get('rule');
   const rule = (FINDING_RULES as readonly string[]).includes(rawRule ?? '') ? rawRule : null;
@@ -26,7 +25,7 @@ export function FindingsPage({ filters, query }: PageProps) {
     rawRule !== null && rawRule !== '' && rule === null
       ? [`"rule" must be one of the rules below, not "${rawRule}". Showing all rules instead.`]
       : [];
-  const offset = Math.max(0, Number.parseInt(query.get('offset') ?? '0', 10) || 0);
+  const offset = offsetOf(query);
   const list = useApi<FindingsList>('/api/v1/findings', {
     ...reportParams(filters),
     rule,
@@ -128,26 +127,13 @@ export function FindingsPage({ filters, query }: PageProps) {
                   </tbody>
                 </table>
               </ScrollBox>
-              <nav class="pager" aria-label="Pages of findings">
-                <span>
-                  {formatCount(list.offset + 1)}–{formatCount(list.offset + list.findings.length)} of{' '}
-                  {formatCount(list.total)}
-                </span>
-                <button
-                  type="button"
-                  disabled={offset === 0}
-                  onClick={() => go({ offset: offset - PAGE_SIZE > 0 ? String(offset - PAGE_SIZE) : null })}
-                >
-                  Previous
-                </button>
-                <button
-                  type="button"
-                  disabled={offset + PAGE_SIZE >= list.total}
-                  onClick={() => go({ offset: String(offset + PAGE_SIZE) })}
-                >
-                  Next
-                </button>
-              </nav>
+              <Pager
+                label="Pages of findings"
+                query={query}
+                offset={list.offset}
+                shown={list.findings.length}
+                total={list.total}
+              />
             </>
           );
         }}

@@ -8,9 +8,17 @@ import { reportParams } from '../route';
 import { useApi } from '../use-api';
 import { ScrollBox } from '../components/scroll-box';
 import { ServerTool } from '../components/name';
+import { offsetOf, PAGE_SIZE, Pager } from '../components/pager';
+
+/** The API answers a page of the groups (most offences first): `groupCount` says how many there are in all. */
+type MisclassifiedPage = MisclassifiedReport & { readonly groupCount: number; readonly offset: number };
 
 export function MisclassifiedPage({ filters, query }: PageProps) {
-  const report = useApi<MisclassifiedReport>('/api/v1/reports/misclassified-results', reportParams(filters));
+  const report = useApi<MisclassifiedPage>('/api/v1/reports/misclassified-results', {
+    ...reportParams(filters),
+    limit: String(PAGE_SIZE),
+    offset: String(offsetOf(query)),
+  });
   return (
     <section aria-labelledby="page-title">
       <PageHeader title="Misclassified results">
@@ -80,6 +88,15 @@ export function MisclassifiedPage({ filters, query }: PageProps) {
                     </tbody>
                   </table>
                 </ScrollBox>
+              )}
+              {report.groups.length < report.groupCount && (
+                <Pager
+                  label="Pages of misclassified results"
+                  query={query}
+                  offset={report.offset}
+                  shown={report.groups.length}
+                  total={report.groupCount}
+                />
               )}
             </>
           );

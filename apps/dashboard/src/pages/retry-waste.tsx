@@ -3,13 +3,15 @@ import type { PageProps } from '../app';
 import { Chart } from '../components/chart';
 import { CountList, NoData, NumberCell, PageHeader, Stat } from '../components/figures';
 import { Await, UrlNotice } from '../components/states';
-import { formatDateTime, formatDuration, labelOf } from '../format';
+import { formatCount, formatDateTime, formatDuration, labelOf } from '../format';
 import { TimelineLink } from '../components/timeline-link';
 import { navigate, reportParams, withQuery } from '../route';
 import { bucketsOf, stackedSeries, type SeriesResponse } from '../series';
 import { all, useApi } from '../use-api';
 import { ScrollBox } from '../components/scroll-box';
 import { Name } from '../components/name';
+import { offsetOf, PAGE_SIZE, Pager } from '../components/pager';
+import { Link } from '../components/link';
 
 const GROUPINGS = ['category', 'server', 'tool'] as const;
 type Grouping = (typeof GROUPINGS)[number];
@@ -41,6 +43,9 @@ function GroupName({
   );
 }
 
+/** The API answers a page of the groups (top first): `groupCount` says how many there are in all. */
+type RetryWastePage = RetryWasteReport & { readonly groupCount: number; readonly offset: number };
+
 export function RetryWastePage({ filters, query }: PageProps) {
   const rawGroupBy = query.get('groupBy');
   const groupBy: Grouping = (GROUPINGS as readonly string[]).includes(rawGroupBy ?? '')
@@ -53,7 +58,13 @@ export function RetryWastePage({ filters, query }: PageProps) {
         ]
       : [];
   const params = reportParams(filters);
-  const report = useApi<RetryWasteReport>('/api/v1/reports/retry-waste', { ...params, groupBy });
+  const offset = offsetOf(query);
+  const report = useApi<RetryWastePage>('/api/v1/reports/retry-waste', {
+    ...params,
+    groupBy,
+    limit: String(PAGE_SIZE),
+    offset: String(offset),
+  });
   const series = useApi<SeriesResponse>('/api/v1/reports/timeseries', { ...params, groupBy });
   const loaded = all({ report, series });
   return (
@@ -72,6 +83,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
               reasons.set(reason, (reasons.get(reason) ?? 0) + n);
           }
           const reasonNames = [...reasons].filter(([, n]) => n > 0).map(([reason]) => reason);
+          const everyGroup = report.groups.length === report.groupCount;
           return (
             <>
               <div class="stats stats-compact">
@@ -100,7 +112,11 @@ export function RetryWastePage({ filters, query }: PageProps) {
                   series={stackedSeries(series, (p) => p.wastedRetriesBy)}
                 />
                 <Chart
-                  title="Retries by reason"
+                  title={
+                    everyGroup
+                      ? 'Retries by reason'
+                      : `Retries by reason, in the ${formatCount(report.groups.length)} groups below`
+                  }
                   testId="reasons"
                   kind="bar"
                   x={reasonNames.map(labelOf)}
@@ -120,7 +136,10 @@ export function RetryWastePage({ filters, query }: PageProps) {
                       onClick={() =>
                         navigate(
                           location.pathname +
-                            withQuery(query, { groupBy: grouping === 'category' ? null : grouping }),
+                            withQuery(query, {
+                              groupBy: grouping === 'category' ? null : grouping,
+                              offset: null,
+                            }),
                         )
                       }
                     >
@@ -129,60 +148,86 @@ export function RetryWastePage({ filters, query }: PageProps) {
                   ))}
                 </div>
               </div>
-              {report.groups.length === 0 ? (
+              {report.groupCount === 0 ? (
                 <p class="muted">No retries in this window.</p>
+              ) : report.groups.length === 0 ? (
+                <p class="url-notice" role="status" data-past-end>
+                  There are {formatCount(report.groupCount)} groups: this page starts past the last one
+                  (offset {formatCount(offset)}).{' '}
+                  <Link href={location.pathname + withQuery(query, { offset: null })}>
+                    Go to the first page
+                  </Link>
+                </p>
               ) : (
-                <ScrollBox label={`Retries by ${groupBy}`}>
-                  <table aria-labelledby="groups-title" data-table="retry-groups">
-                    <thead>
-                      <tr>
-                        <th scope="col">{groupBy}</th>
-                        <th scope="col" class="num">
-                          Retries
-                        </th>
-                        <th scope="col" class="num">
-                          Wasted
-                        </th>
-                        <th scope="col" class="num">
-                          Time wasted
-                        </th>
-                        <th scope="col" class="num">
-                          Unrecovered chains
-                        </th>
-                        <th scope="col">Reasons</th>
-                        <th scope="col">Latest wasted retries</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {report.groups.map((group) => (
-                        <tr key={JSON.stringify([group.key, group.server, group.tool])} data-key={group.key}>
-                          <th scope="row">
-                            <GroupName groupBy={groupBy} group={group} />
+                <>
+                  <ScrollBox label={`Retries by ${groupBy}`}>
+                    <table aria-labelledby="groups-title" data-table="retry-groups">
+                      <thead>
+                        <tr>
+                          <th scope="col">{groupBy}</th>
+                          <th scope="col" class="num">
+                            Retries
                           </th>
-                          <NumberCell value={group.retries} />
-                          <NumberCell value={group.wastedRetries} />
-                          <NumberCell value={group.wastedMs} format={formatDuration} />
-                          <NumberCell value={group.unrecoveredChains} />
-                          <td>
-                            <CountList counts={group.reasons} />
-                          </td>
-                          <td>
-                            <ul class="samples">
-                              {group.samples.map((sample) => (
-                                <li key={sample.spanId}>
-                                  <span class="tag">{labelOf(sample.reason)}</span>{' '}
-                                  <time dateTime={sample.startTime}>{formatDateTime(sample.startTime)}</time>
-                                  {sample.agentName !== null && <Name class="muted">{sample.agentName}</Name>}
-                                  <TimelineLink sample={sample} query={query} />
-                                </li>
-                              ))}
-                            </ul>
-                          </td>
+                          <th scope="col" class="num">
+                            Wasted
+                          </th>
+                          <th scope="col" class="num">
+                            Time wasted
+                          </th>
+                          <th scope="col" class="num">
+                            Unrecovered chains
+                          </th>
+                          <th scope="col">Reasons</th>
+                          <th scope="col">Latest wasted retries</th>
                         </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </ScrollBox>
+                      </thead>
+                      <tbody>
+                        {report.groups.map((group) => (
+                          <tr
+                            key={JSON.stringify([group.key, group.server, group.tool])}
+                            data-key={group.key}
+                          >
+                            <th scope="row">
+                              <GroupName groupBy={groupBy} group={group} />
+                            </th>
+                            <NumberCell value={group.retries} />
+                            <NumberCell value={group.wastedRetries} />
+                            <NumberCell value={group.wastedMs} format={formatDuration} />
+                            <NumberCell value={group.unrecoveredChains} />
+                            <td>
+                              <CountList counts={group.reasons} />
+                            </td>
+                            <td>
+                              <ul class="samples">
+                                {group.samples.map((sample) => (
+                                  <li key={sample.spanId}>
+                                    <span class="tag">{labelOf(sample.reason)}</span>{' '}
+                                    <time dateTime={sample.startTime}>
+                                      {formatDateTime(sample.startTime)}
+                                    </time>
+                                    {sample.agentName !== null && (
+                                      <Name class="muted">{sample.agentName}</Name>
+                                    )}
+                                    <TimelineLink sample={sample} query={query} />
+                                  </li>
+                                ))}
+                              </ul>
+                            </td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                  </ScrollBox>
+                  {!everyGroup && (
+                    <Pager
+                      label={`Pages of retries by ${groupBy}`}
+                      query={query}
+                      offset={report.offset}
+                      shown={report.groups.length}
+                      total={report.groupCount}
+                    />
+                  )}
+                </>
               )}
             </>
           );

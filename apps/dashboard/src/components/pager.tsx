@@ -1,0 +1,40 @@
+import { formatCount } from '../format';
+import { navigate, withQuery } from '../route';
+
+/** Rows a paged table shows: the API's default page (its `limit`). */
+export const PAGE_SIZE = 50;
+
+/** The `offset` of a paged table's URL: a whole number, 0 when absent or not one. */
+export const offsetOf = (query: URLSearchParams): number =>
+  Math.max(0, Number.parseInt(query.get('offset') ?? '0', 10) || 0);
+
+/**
+ * "1–50 of 1,200" with Previous and Next, which move the URL's `offset` by a page (focus stays on the button used:
+ * focus.ts).
+ */
+export function Pager(props: {
+  readonly label: string;
+  readonly query: URLSearchParams;
+  readonly offset: number;
+  readonly shown: number;
+  readonly total: number;
+}) {
+  const { label, query, offset, shown, total } = props;
+  const go = (to: number) =>
+    navigate(location.pathname + withQuery(query, { offset: to > 0 ? String(to) : null }));
+  return (
+    <nav class="pager" aria-label={label}>
+      <span data-page-range>
+        {shown === 0
+          ? `past the last of ${formatCount(total)}`
+          : `${formatCount(offset + 1)}–${formatCount(offset + shown)} of ${formatCount(total)}`}
+      </span>
+      <button type="button" disabled={offset === 0} onClick={() => go(Math.max(0, offset - PAGE_SIZE))}>
+        Previous
+      </button>
+      <button type="button" disabled={offset + PAGE_SIZE >= total} onClick={() => go(offset + PAGE_SIZE)}>
+        Next
+      </button>
+    </nav>
+  );
+}

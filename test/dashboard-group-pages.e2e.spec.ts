@@ -1,0 +1,97 @@
+/**
+ * The dashboard's grouped reports in a real browser (Debian's chromium via playwright-core) when a report has more
+ * groups than one page: the table shows the API's first page, says "of N", and pages on with Next and Previous.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { AgentTrace, type ToolCallSpec } from './support/agent-spans';
+import { launchChromium } from './support/browser';
+import { sendSpans, startTestServer, type TestServer } from './support/server';
+
+/** Tools each retried once, wastefully: more groups than the page of 50 shows. */
+const TOOLS = 120;
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  server = await startTestServer('postgres');
+  const t0 = Date.now() - 3_600_000; // within the dashboard's default window (the last 24 hours)
+  const calls: ToolCallSpec[] = [];
+  for (let i = 0; i < TOOLS; i++) {
+    const failure = { tool: `tool-${i}`, isError: true, category: 'business', text: 'over the limit' };
+    calls.push({ ...failure, startMs: t0 + i * 1_000, durationMs: 1 });
+    calls.push({ ...failure, startMs: t0 + i * 1_000 + 100, durationMs: 1 + (i % 30) });
+  }
+  expect(await sendSpans(server.url, server.ingestKey, new AgentTrace().run('pager-agent', t0, calls))).toBe(
+    200,
+  );
+  await server.catchUp();
+  browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+  context.setDefaultTimeout(15_000);
+  page = await context.newPage();
+  await page.goto(`${server.url}/`);
+  await page.getByLabel('Read key').fill(server.readKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+interface Groups {
+  readonly groupCount: number;
+  readonly groups: readonly { readonly key: string }[];
+}
+
+async function apiGroups(offset: number): Promise<Groups> {
+  const response = await fetch(
+    `${server.url}/api/v1/reports/retry-waste?groupBy=tool&limit=50&offset=${offset}`,
+    { headers: { authorization: `Bearer ${server.readKey}` } },
+  );
+  return (await response.json()) as Groups;
+}
+
+const rowKeys = () =>
+  page
+    .locator('[data-table="retry-groups"] tbody tr')
+    .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-key')));
+
+it('shows the first 50 of 120 groups by tool, says "of 120", and pages with Next and Previous, keeping focus on the button', async () => {
+  await page.goto(`${server.url}/retry-waste?groupBy=tool`);
+  await page.getByRole('heading', { name: 'Retry waste', level: 1 }).waitFor();
+  const pager = page.getByRole('navigation', { name: 'Pages of retries by tool' });
+  await pager.waitFor();
+  expect(await pager.locator('[data-page-range]').textContent()).toBe('1–50 of 120');
+  expect(await rowKeys()).toEqual((await apiGroups(0)).groups.map((group) => group.key));
+  expect(await pager.getByRole('button', { name: 'Previous' }).isDisabled()).toBe(true);
+
+  await pager.getByRole('button', { name: 'Next' }).focus();
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/offset=50/);
+  await page.locator('[data-page-range]', { hasText: '51–100 of 120' }).waitFor();
+  expect(await rowKeys()).toEqual((await apiGroups(50)).groups.map((group) => group.key));
+  // Focus stays on the pager's Next once the page is drawn anew (focus.ts).
+  await page.waitForFunction(() => document.activeElement?.textContent === 'Next');
+
+  await page.getByRole('button', { name: 'Next' }).click();
+  await page.locator('[data-page-range]', { hasText: '101–120 of 120' }).waitFor();
+  expect(await rowKeys()).toHaveLength(20);
+  expect(await page.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+
+  await page.getByRole('button', { name: 'Previous' }).click();
+  await page.locator('[data-page-range]', { hasText: '51–100 of 120' }).waitFor();
+
+  // Another grouping starts at its first page: by category there is one group, and no pager.
+  await page
+    .getByRole('group', { name: 'Group retries by' })
+    .getByRole('button', { name: 'category' })
+    .click();
+  await page.waitForURL((url) => !url.search.includes('offset'));
+  await page.locator('[data-table="retry-groups"] tbody tr[data-key="business"]').waitFor();
+  expect(await page.locator('.pager').count()).toBe(0);
+}, 120_000);
