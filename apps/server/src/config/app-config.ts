@@ -29,8 +29,10 @@ export interface AppConfig {
    * projector would wait on it for ever instead of answering 503 and trying again.
    */
   readonly queryTimeoutMs: number;
-   * Report and read requests (REST reports, findings, servers, traces) answered at once; more are refused with 503 +
-   * Retry-After. Below the pool size, so that ingest, the projector, webhooks and fix rounds always find a connection.
+  /**
+   * Report and read requests (REST reports, findings, servers, traces) answered at once; more wait in a short queue
+   * (`QUEUED_READS_PER_PLACE` per place), and past it are refused with 503 + Retry-After. Below the pool size, so that
+   * ingest, the projector, webhooks and fix rounds always find a connection.
    */
   readonly maxConcurrentReads: number;
   readonly textLimitBytes: number;

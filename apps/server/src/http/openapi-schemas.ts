@@ -662,7 +662,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'A key of another scope (read endpoints need a read or admin key; fix delivery an admin key).',
   404: 'No such resource in the project.',
   413: 'The body is over its limit.',
-  503: 'Too many reads in flight (ERRATA_MAX_CONCURRENT_READS; Retry-After: 1), or the database cannot answer just now (unreachable or restarting, out of disk or memory, a statement timed out); retry after Retry-After seconds.',
+  503: 'Too many reads in flight and waiting (ERRATA_MAX_CONCURRENT_READS; Retry-After: 1), or the database cannot answer just now (unreachable or restarting, out of disk or memory, a statement timed out); retry after Retry-After seconds.',
 };
 
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } };
