@@ -157,6 +157,17 @@ const query = (filter: Filter) =>
     .filter(Boolean)
     .join('&');
 
+/** A grouped report as the API pages it by default: its first 50 groups, and how many there are. */
+function firstPage<Report extends { readonly groups: readonly unknown[] }>(report: Report) {
+  return {
+    ...report,
+    groupCount: report.groups.length,
+    limit: 50,
+    offset: 0,
+    groups: report.groups.slice(0, 50),
+  };
+}
+
 /** Every report, shaped by @errata/domain from contributions summed in memory. */
 function expectedReports(contributions: Contributions) {
   const sums = sumContributions(contributions);
@@ -164,21 +175,23 @@ function expectedReports(contributions: Contributions) {
   const firstOnly = offenceTimelines(contributions.findings, 1);
   const { findings } = findingsFromSums(sums, firstOnly);
   return {
-    'reports/retry-waste?groupBy=category': retryWasteFromSums(
-      sums.calls,
-      'category',
-      retryWasteSamples(wastedRetriesOf(contributions.calls), 'category'),
+    'reports/retry-waste?groupBy=category': firstPage(
+      retryWasteFromSums(
+        sums.calls,
+        'category',
+        retryWasteSamples(wastedRetriesOf(contributions.calls), 'category'),
+      ),
     ),
-    'reports/retry-waste?groupBy=tool': retryWasteFromSums(
-      sums.calls,
-      'tool',
-      retryWasteSamples(wastedRetriesOf(contributions.calls), 'tool'),
+    'reports/retry-waste?groupBy=tool': firstPage(
+      retryWasteFromSums(sums.calls, 'tool', retryWasteSamples(wastedRetriesOf(contributions.calls), 'tool')),
     ),
     'reports/escalations': escalationsFromSums(sums.calls),
-    'reports/misclassified-results': misclassifiedFromSums(sums.calls, (server, tool) =>
-      misclassificationSamples(
-        (['empty-as-error', 'failure-as-empty'] as const).flatMap(
-          (rule) => samples.get(offenceKey(server, tool, rule))?.earliest ?? [],
+    'reports/misclassified-results': firstPage(
+      misclassifiedFromSums(sums.calls, (server, tool) =>
+        misclassificationSamples(
+          (['empty-as-error', 'failure-as-empty'] as const).flatMap(
+            (rule) => samples.get(offenceKey(server, tool, rule))?.earliest ?? [],
+          ),
         ),
       ),
     ),
