@@ -27,6 +27,14 @@ beforeAll(async () => {
   expect(await sendSpans(server.url, server.ingestKey, new AgentTrace().run('pager-agent', t0, calls))).toBe(
     200,
   );
+  // 55 more servers, one call each: 56 on the scorecard.
+  const pings = Array.from({ length: 55 }, (_, j) => ({
+    tool: `ping-${j}`,
+    server: `srv-${j}`,
+    startMs: t0 + j * 10,
+    durationMs: 1,
+  }));
+  expect(await sendSpans(server.url, server.ingestKey, new AgentTrace().run('pinger', t0, pings))).toBe(200);
   await server.catchUp();
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
@@ -95,3 +103,15 @@ it('shows the first 50 of 120 groups by tool, says "of 120", and pages with Next
   await page.locator('[data-table="retry-groups"] tbody tr[data-key="business"]').waitFor();
   expect(await page.locator('.pager').count()).toBe(0);
 }, 120_000);
+
+it('shows the first 50 of 56 servers on the scorecard, and the rest on the next page', async () => {
+  await page.goto(`${server.url}/servers`);
+  const pager = page.getByRole('navigation', { name: 'Pages of servers' });
+  await pager.waitFor();
+  expect(await pager.locator('[data-page-range]').textContent()).toBe('1–50 of 56');
+  await pager.getByRole('button', { name: 'Next' }).click();
+  await page.locator('[data-page-range]', { hasText: '51–56 of 56' }).waitFor();
+  expect(new URL(page.url()).searchParams.get('offset')).toBe('50');
+  // The filter bar's server list still names every server, not the scorecard's first page.
+  expect(await page.locator('#filter-server option').count()).toBe(57); // "All servers" and 56
+}, 60_000);

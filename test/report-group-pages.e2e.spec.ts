@@ -30,6 +30,7 @@ beforeAll(async () => {
   const empties = new AgentTrace();
   const emptyCalls = Array.from({ length: EMPTY_AS_ERROR_TOOLS }, (_, j) => ({
     tool: `lookup-${j}`,
+    server: `srv-${j}`, // a server each: with test-server, 61 servers on the scorecard
     startMs: t0 + j * 10,
     durationMs: 1,
     isError: true,
@@ -151,4 +152,31 @@ it('bounds the MCP tools the same way', async () => {
   } finally {
     await client.close();
   }
+}, 60_000);
+
+it('pages the server scorecard by name, with groupCount, reading only the servers on the page', async () => {
+  interface Scorecard {
+    readonly groupCount: number;
+    readonly limit: number;
+    readonly offset: number;
+    readonly servers: readonly { readonly server: string; readonly tools: readonly unknown[] }[];
+  }
+  const get = async (query: string) => {
+    const response = await fetch(`${server.url}/api/v1/servers${query}`, {
+      headers: { authorization: `Bearer ${server.readKey}` },
+    });
+    expect(response.status).toBe(200);
+    return (await response.json()) as Scorecard;
+  };
+  const names = ['test-server', ...Array.from({ length: EMPTY_AS_ERROR_TOOLS }, (_, j) => `srv-${j}`)].sort(
+    byText,
+  );
+  const first = await get('');
+  expect(first).toMatchObject({ groupCount: names.length, limit: 50, offset: 0 });
+  expect(first.servers.map((score) => score.server)).toEqual(names.slice(0, 50));
+  const rest = await get('?offset=50');
+  expect(rest.servers.map((score) => score.server)).toEqual(names.slice(50));
+  // A server on the page keeps every one of its tools.
+  expect(rest.servers.find((score) => score.server === 'test-server')?.tools).toHaveLength(RETRIED_TOOLS);
+  expect((await get('?server=srv-7')).servers.map((score) => score.server)).toEqual(['srv-7']);
 }, 60_000);

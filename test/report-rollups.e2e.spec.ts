@@ -203,7 +203,13 @@ function expectedReports(contributions: Contributions) {
       offset: 0,
       findings: findings.slice(0, 50).map(({ samples: _samples, ...finding }) => finding),
     },
-    servers: scorecardFromSums(sums),
+    servers: (({ servers, ...scorecard }) => ({
+      ...scorecard,
+      groupCount: servers.length,
+      limit: 50,
+      offset: 0,
+      servers: servers.slice(0, 50),
+    }))(scorecardFromSums(sums)),
   };
 }
 

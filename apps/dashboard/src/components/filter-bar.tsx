@@ -21,9 +21,11 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
   // go back) or none (the hour they go forward), so the other end keeps the URL's instant exactly.
   const [from, setFrom] = useState<string | null>(null);
   const [to, setTo] = useState<string | null>(null);
+  // The lists name the first 500 servers by name (the scorecard's largest page), not only its default 50.
   const servers = useApi<ServerScorecard>('/api/v1/servers', {
     from: filters.from.toISOString(),
     to: filters.to.toISOString(),
+    limit: '500',
   });
   const scorecard = servers.state === 'ready' ? servers.data.servers : [];
   const serverNames = [

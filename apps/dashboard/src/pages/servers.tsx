@@ -9,6 +9,7 @@ import { useApi } from '../use-api';
 import { ScrollBox } from '../components/scroll-box';
 import { Name } from '../components/name';
 import { Fragment } from 'preact';
+import { offsetOf, PAGE_SIZE, Pager } from '../components/pager';
 
 const Grade = ({ grade }: { grade: string }) => (
   <span class={`grade grade-${grade}`} data-grade={grade} aria-label={`grade ${grade}`}>
@@ -16,8 +17,15 @@ const Grade = ({ grade }: { grade: string }) => (
   </span>
 );
 
+/** The API answers a page of the servers (by name): `groupCount` says how many there are in all. */
+type ScorecardPage = ServerScorecard & { readonly groupCount: number; readonly offset: number };
+
 export function ServersPage({ filters, query }: PageProps) {
-  const scorecard = useApi<ServerScorecard>('/api/v1/servers', reportParams(filters));
+  const scorecard = useApi<ScorecardPage>('/api/v1/servers', {
+    ...reportParams(filters),
+    limit: String(PAGE_SIZE),
+    offset: String(offsetOf(query)),
+  });
   return (
     <section aria-labelledby="page-title">
       <PageHeader title="Servers">
@@ -25,79 +33,94 @@ export function ServersPage({ filters, query }: PageProps) {
         B under 1%, C under 5%, D under 20%, F beyond.
       </PageHeader>
       <Await loaded={scorecard} what="the scorecard" retry={scorecard.retry}>
-        {({ servers }) => {
-          if (servers.length === 0) return <NoData what="MCP servers" filters={filters} />;
+        {({ servers, groupCount, offset }) => {
+          if (groupCount === 0) return <NoData what="MCP servers" filters={filters} />;
           return (
-            <ScrollBox label="Scorecard per server and tool">
-              <table aria-label="Scorecard per server and tool" data-table="scorecard">
-                <thead>
-                  <tr>
-                    <th scope="col">Server / tool</th>
-                    <th scope="col">Grade</th>
-                    <th scope="col" class="num">
-                      Calls
-                    </th>
-                    <th scope="col" class="num">
-                      Failures
-                    </th>
-                    <th scope="col" class="num">
-                      Violating calls
-                    </th>
-                    <th scope="col">Rules broken</th>
-                  </tr>
-                </thead>
-                {servers.map((server) => {
-                  const name = server.server ?? 'unknown server';
-                  return (
-                    <tbody key={name} data-server={server.server ?? ''}>
-                      <tr class="server-row" data-key={server.server ?? ''}>
-                        <th scope="row">
-                          <Link
-                            href={`/findings${withQuery(new URLSearchParams(filterQuery(query)), { server: server.server ?? UNKNOWN_SERVER, tool: null })}`}
-                          >
-                            <Name>{name}</Name>
-                          </Link>
-                          {server.versions.length > 0 && (
-                            <span class="muted">
-                              {' '}
-                              {server.versions.map((version, i) => (
-                                <Fragment key={version}>
-                                  {i > 0 && ', '}
-                                  <Name>{version}</Name>
-                                </Fragment>
-                              ))}
-                            </span>
-                          )}
-                        </th>
-                        <td>
-                          <Grade grade={server.grade} />
-                        </td>
-                        <NumberCell value={server.calls} />
-                        <NumberCell value={server.failures} />
-                        <NumberCell value={server.violatingCalls} />
-                        <td />
-                      </tr>
-                      {server.tools.map((tool) => (
-                        <tr key={tool.tool} class="tool-row" data-key={`${server.server ?? ''}/${tool.tool}`}>
-                          <th scope="row" class="indent">
-                            <Name>{tool.tool}</Name>
+            <>
+              <ScrollBox label="Scorecard per server and tool">
+                <table aria-label="Scorecard per server and tool" data-table="scorecard">
+                  <thead>
+                    <tr>
+                      <th scope="col">Server / tool</th>
+                      <th scope="col">Grade</th>
+                      <th scope="col" class="num">
+                        Calls
+                      </th>
+                      <th scope="col" class="num">
+                        Failures
+                      </th>
+                      <th scope="col" class="num">
+                        Violating calls
+                      </th>
+                      <th scope="col">Rules broken</th>
+                    </tr>
+                  </thead>
+                  {servers.map((server) => {
+                    const name = server.server ?? 'unknown server';
+                    return (
+                      <tbody key={name} data-server={server.server ?? ''}>
+                        <tr class="server-row" data-key={server.server ?? ''}>
+                          <th scope="row">
+                            <Link
+                              href={`/findings${withQuery(new URLSearchParams(filterQuery(query)), { server: server.server ?? UNKNOWN_SERVER, tool: null })}`}
+                            >
+                              <Name>{name}</Name>
+                            </Link>
+                            {server.versions.length > 0 && (
+                              <span class="muted">
+                                {' '}
+                                {server.versions.map((version, i) => (
+                                  <Fragment key={version}>
+                                    {i > 0 && ', '}
+                                    <Name>{version}</Name>
+                                  </Fragment>
+                                ))}
+                              </span>
+                            )}
                           </th>
                           <td>
-                            <Grade grade={tool.grade} />
+                            <Grade grade={server.grade} />
                           </td>
-                          <NumberCell value={tool.calls} />
-                          <NumberCell value={tool.failures} />
-                          <NumberCell value={tool.violatingCalls} />
-                          <td>
-                            <CountList counts={tool.rules} />
-                          </td>
+                          <NumberCell value={server.calls} />
+                          <NumberCell value={server.failures} />
+                          <NumberCell value={server.violatingCalls} />
+                          <td />
                         </tr>
-                      ))}
-                    </tbody>
-                  );
-                })}
-              </table>
-            </ScrollBox>
+                        {server.tools.map((tool) => (
+                          <tr
+                            key={tool.tool}
+                            class="tool-row"
+                            data-key={`${server.server ?? ''}/${tool.tool}`}
+                          >
+                            <th scope="row" class="indent">
+                              <Name>{tool.tool}</Name>
+                            </th>
+                            <td>
+                              <Grade grade={tool.grade} />
+                            </td>
+                            <NumberCell value={tool.calls} />
+                            <NumberCell value={tool.failures} />
+                            <NumberCell value={tool.violatingCalls} />
+                            <td>
+                              <CountList counts={tool.rules} />
+                            </td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    );
+                  })}
+                </table>
+              </ScrollBox>
+              {servers.length < groupCount && (
+                <Pager
+                  label="Pages of servers"
+                  query={query}
+                  offset={offset}
+                  shown={servers.length}
+                  total={groupCount}
+                />
+              )}
+            </>
           );
         }}
       </Await>

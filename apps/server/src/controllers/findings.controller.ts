@@ -12,10 +12,10 @@ import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ReadAdmitted } from '../http/read-admission.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
-import { ApiReadKey, ApiReportFilters, QueryParameter } from '../http/openapi';
+import { ApiGroupPage, ApiReadKey, ApiReportFilters, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
 import { DEFAULT_LIMIT, FINDING_ID, MAX_LIMIT, parsePage } from '../http/findings-page';
-import { parseReportFilter } from '../http/report-query';
+import { parseReportFilter, withGroupPage } from '../http/report-query';
 import type { Principal } from '../services/api-key.service';
 import { FindingsService } from '../services/findings.service';
 
@@ -31,10 +31,11 @@ export class FindingsController {
   @Get('servers')
   @ApiOperation({ summary: 'A graded scorecard per MCP server and tool' })
   @ApiReportFilters()
+  @ApiGroupPage()
   @ApiOk('ServerScorecard')
   @ApiErrors(400, 401, 403)
   servers(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    return this.findings.servers(principal.projectId, parseReportFilter(query));
+    return this.findings.servers(principal.projectId, withGroupPage(query, parseReportFilter));
   }
 
   @Get('findings')

@@ -394,7 +394,16 @@ export const OPENAPI_SCHEMAS = {
     grade: oneOf(GRADES),
     tools: array(ref('ToolScore')),
   }),
-  ServerScorecard: object({ rulesVersion, servers: array(ref('ServerScore')) }),
+  ServerScorecard: object({
+    rulesVersion,
+    groupCount: integer('Servers in all: `servers` is the page of them `limit` and `offset` select.'),
+    limit: integer(),
+    offset: integer(),
+    servers: array(
+      ref('ServerScore'),
+      'By name (the unnamed server first): the page `limit` and `offset` select.',
+    ),
+  }),
 
   Finding: object(findingProperties),
   FindingsPage: object({

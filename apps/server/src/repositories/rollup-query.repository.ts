@@ -43,6 +43,8 @@ export interface RollupFilter {
   readonly tool: string | null;
   /** An agent name or id. */
   readonly agent: string | null;
+  /** Only these servers (null: the calls whose server did not say its name), as a page of a report selects them. */
+  readonly servers?: readonly (string | null)[];
 }
 
 /**
@@ -238,6 +240,25 @@ export class RollupQueryRepository {
       groupBy: ['server', 'tool'],
       having: sql<boolean>`tool IS NOT NULL AND sum(empty_as_error) + sum(failure_as_empty) > 0`,
       orderBy: sql`empty_as_error + failure_as_empty DESC, server COLLATE "C" NULLS FIRST, tool COLLATE "C"`,
+      limit,
+      offset,
+    });
+  }
+
+  /**
+   * A page of the server scorecard's servers: those with calls of a tool, in the scorecard's order (by name, the
+   * calls whose server did not say its name first), one row per server.
+   */
+  scorecardServersPage(
+    filter: RollupFilter,
+    measures: readonly CallMeasure[],
+    limit: number,
+    offset: number,
+  ) {
+    return this.callSumsPage(filter, measures, {
+      groupBy: ['server'],
+      having: sql<boolean>`sum(calls) FILTER (WHERE tool IS NOT NULL) > 0`,
+      orderBy: sql`server COLLATE "C" NULLS FIRST`,
       limit,
       offset,
     });
@@ -515,6 +536,7 @@ function filterConditions(filter: RollupFilter, shape: RollupShape): RawBuilder<
       agentCondition(filter.agent, sql.raw('')),
       ...(filter.server !== null ? [serverCondition(filter.server, shape)] : []),
       ...(filter.tool !== null ? [sql<boolean>`tool = ${filter.tool}`] : []),
+      ...(filter.servers === undefined ? [] : [serversCondition(filter.servers)]),
     ],
     sql` AND `,
   ) as RawBuilder<boolean>;
@@ -532,6 +554,11 @@ function serverCondition(server: string, shape: RollupShape): RawBuilder<boolean
       ? sql<boolean>`rule <> ${'missing-propagation-context' satisfies FindingRule}`
       : sql<boolean>`tool IS NOT NULL`;
   return sql<boolean>`(server = ${server} OR (server IS NULL AND ${ofACall}))`;
+}
+
+function serversCondition(servers: readonly (string | null)[]): RawBuilder<boolean> {
+  const named = servers.filter((server): server is string => server !== null);
+  return sql<boolean>`(server = ANY(${named}::text[]) OR (${servers.includes(null)} AND server IS NULL))`;
 }
 
 function agentCondition(agent: string | null, prefix: RawBuilder<unknown>): RawBuilder<boolean> {

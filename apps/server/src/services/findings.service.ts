@@ -14,7 +14,7 @@ import {
   UNKNOWN_SERVER,
   type VersionTraffic,
 } from '@errata/domain';
-import type { ReportFilter } from '../http/report-query';
+import type { GroupPage, ReportFilter } from '../http/report-query';
 import { DeliveryRepository } from '../repositories/delivery.repository';
 import { EventRepository } from '../repositories/event.repository';
 import { FixRepository } from '../repositories/fix.repository';
@@ -101,14 +101,29 @@ export class FindingsService {
     return report.findings.some((finding) => finding.id === id);
   }
 
-  /** DOMAIN.md §8 `GET /servers`: a scorecard per server and tool, graded from the calls' findings. */
-  async servers(projectId: number, filter: ReportFilter) {
+  /**
+   * DOMAIN.md §8 `GET /servers`: a scorecard per server and tool, graded from the calls' findings. One page of the
+   * servers (`page`), cut in SQL, with `groupCount` saying how many there are; only their calls and findings are read.
+   */
+  async servers(projectId: number, query: ReportFilter & { readonly page: GroupPage }) {
+    const { page, ...filter } = query;
     const rollup = { projectId, ...filter };
-    const [calls, findings] = await Promise.all([
-      this.rollups.callSums(rollup, SCORECARD_MEASURES),
-      this.rollups.findingSums(rollup),
-    ]);
-    return scorecardFromSums({ calls, findings, reports: [] });
+    const { rows, groupCount } = await this.rollups.scorecardServersPage(
+      rollup,
+      SCORECARD_MEASURES,
+      page.limit,
+      page.offset,
+    );
+    const servers = rows.map((row) => row.server);
+    const [calls, findings] =
+      servers.length === 0
+        ? [[], []]
+        : await Promise.all([
+            this.rollups.callSums({ ...rollup, servers }, SCORECARD_MEASURES),
+            this.rollups.findingSums({ ...rollup, servers }),
+          ]);
+    const { servers: scores, ...scorecard } = scorecardFromSums({ calls, findings, reports: [] });
+    return { ...scorecard, groupCount, limit: page.limit, offset: page.offset, servers: scores };
   }
 
   /** Every finding (one sample each): the ones the fix lifecycle may suggest fixes for. */
