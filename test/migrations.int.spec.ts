@@ -11,11 +11,38 @@ import type { DB } from '../apps/server/src/database/schema';
 import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint.repository';
 import { EventRepository } from '../apps/server/src/repositories/event.repository';
 import { HealthService } from '../apps/server/src/services/health.service';
-import { READ_MODELS_PROJECTION, READ_MODELS_VERSION } from '../apps/server/src/services/projector.service';
+import {
+  ProjectorService,
+  READ_MODELS_PROJECTION,
+  READ_MODELS_VERSION,
+} from '../apps/server/src/services/projector.service';
+import { loadConfig } from '../apps/server/src/config/app-config';
+import { ReadModelRepository } from '../apps/server/src/repositories/read-model.repository';
+import { TraceItemsRepository } from '../apps/server/src/repositories/trace-items.repository';
+import { RollupRepository } from '../apps/server/src/repositories/rollup.repository';
+import { StatisticsRepository } from '../apps/server/src/repositories/statistics.repository';
+import { IngestActivity } from '../apps/server/src/services/ingest-activity';
 import { adminDatabaseUrl, databaseUrlFor } from './support/postgres';
 
 const CLI = join(__dirname, '../apps/server/dist/cli/errata.js');
 const run = promisify(execFile);
+
+/** The readiness check on `database`, wired as the server wires it (its projector says whether a rebuild is due). */
+function healthOf(database: Database): HealthService {
+  const config = loadConfig({});
+  const projector = new ProjectorService(
+    config,
+    database,
+    new EventRepository(database),
+    new CheckpointRepository(),
+    new ReadModelRepository(),
+    new TraceItemsRepository(database, config),
+    new RollupRepository(),
+    new StatisticsRepository(database),
+    new IngestActivity(),
+  );
+  return new HealthService(database, new CheckpointRepository(), new EventRepository(database), projector);
+}
 
 /** `npm run migrate` on an empty database, and /readyz's view of a database that is not migrated. */
 describe('migrations and readiness', () => {
@@ -32,7 +59,7 @@ describe('migrations and readiness', () => {
       dialect: new PostgresDialect({ pool: new Pool({ connectionString: databaseUrlFor(name) }) }),
     });
     const database = { db, kind: 'postgres', pool: null } as unknown as Database;
-    health = new HealthService(database, new CheckpointRepository(), new EventRepository(database));
+    health = healthOf(database);
   });
   afterAll(async () => {
     await db.destroy();
@@ -126,11 +153,7 @@ describe('migrations and readiness', () => {
       }),
     });
     const database = { db: nowhere, kind: 'postgres', pool: null } as unknown as Database;
-    const readiness = await new HealthService(
-      database,
-      new CheckpointRepository(),
-      new EventRepository(database),
-    ).readiness();
+    const readiness = await healthOf(database).readiness();
     await nowhere.destroy();
     expect(readiness).toMatchObject({ ready: false, database: 'unreachable' });
   });
