@@ -12,16 +12,11 @@ import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint
 import { EventRepository } from '../apps/server/src/repositories/event.repository';
 import { HealthService } from '../apps/server/src/services/health.service';
 import {
-  ProjectorService,
   READ_MODELS_PROJECTION,
   READ_MODELS_VERSION,
+  standaloneProjector,
 } from '../apps/server/src/services/projector.service';
 import { loadConfig } from '../apps/server/src/config/app-config';
-import { ReadModelRepository } from '../apps/server/src/repositories/read-model.repository';
-import { TraceItemsRepository } from '../apps/server/src/repositories/trace-items.repository';
-import { RollupRepository } from '../apps/server/src/repositories/rollup.repository';
-import { StatisticsRepository } from '../apps/server/src/repositories/statistics.repository';
-import { IngestActivity } from '../apps/server/src/services/ingest-activity';
 import { adminDatabaseUrl, databaseUrlFor } from './support/postgres';
 
 const CLI = join(__dirname, '../apps/server/dist/cli/errata.js');
@@ -29,18 +24,7 @@ const run = promisify(execFile);
 
 /** The readiness check on `database`, wired as the server wires it (its projector says whether a rebuild is due). */
 function healthOf(database: Database): HealthService {
-  const config = loadConfig({});
-  const projector = new ProjectorService(
-    config,
-    database,
-    new EventRepository(database),
-    new CheckpointRepository(),
-    new ReadModelRepository(),
-    new TraceItemsRepository(database, config),
-    new RollupRepository(),
-    new StatisticsRepository(database),
-    new IngestActivity(),
-  );
+  const projector = standaloneProjector(loadConfig({}), database);
   return new HealthService(database, new CheckpointRepository(), new EventRepository(database), projector);
 }
 

@@ -14,15 +14,11 @@ import type { KeyScope } from '../database/schema';
 import { CheckpointRepository } from '../repositories/checkpoint.repository';
 import { EventRepository } from '../repositories/event.repository';
 import { ProjectRepository } from '../repositories/project.repository';
-import { ReadModelRepository } from '../repositories/read-model.repository';
-import { RollupRepository } from '../repositories/rollup.repository';
-import { StatisticsRepository } from '../repositories/statistics.repository';
-import { TraceItemsRepository } from '../repositories/trace-items.repository';
 import { ApiKeyService, hashKey, KEY_SCOPES } from '../services/api-key.service';
-import { IngestActivity } from '../services/ingest-activity';
 import {
   NewerRulesVersion,
   ProjectorService,
+  standaloneProjector,
   READ_MODELS_PROJECTION,
   READ_MODELS_VERSION,
 } from '../services/projector.service';
@@ -412,17 +408,7 @@ async function projectorFor(database: Database): Promise<ProjectorService> {
   const config = adoptRecordedDerivation(loadConfig(), recorded, process.env, (line) =>
     process.stderr.write(`${line}\n`),
   );
-  return new ProjectorService(
-    config,
-    database,
-    new EventRepository(database),
-    new CheckpointRepository(),
-    new ReadModelRepository(),
-    new TraceItemsRepository(database, config),
-    new RollupRepository(),
-    new StatisticsRepository(database),
-    new IngestActivity(),
-  );
+  return standaloneProjector(config, database);
 }
 
 /** Rebuilds the read models with a progress bar: from the log's start (`begin`), or where a rebuild under way stands. */

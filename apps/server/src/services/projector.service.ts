@@ -581,6 +581,21 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
   }
 }
 
+/** A projector outside Nest (the CLI, tests), with repositories of its own over `database`, as the server wires it. */
+export function standaloneProjector(config: AppConfig, database: Database): ProjectorService {
+  return new ProjectorService(
+    config,
+    database,
+    new EventRepository(database),
+    new CheckpointRepository(),
+    new ReadModelRepository(),
+    new TraceItemsRepository(database, config),
+    new RollupRepository(),
+    new StatisticsRepository(database),
+    new IngestActivity(),
+  );
+}
+
 /** Takes the projector lock for the transaction, unless another instance holds it. */
 async function tryProjectorLock(trx: Kysely<DB>): Promise<boolean> {
   const { rows } = await sql<{
