@@ -1,40 +1,61 @@
 import { Client } from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { AgentReportsService } from '../apps/server/src/services/agent-reports.service';
 import { ReadAdmission } from '../apps/server/src/services/read-admission';
 import { startTestServer, type TestServer } from './support/server';
 import { until } from './support/until';
 
 let server: TestServer;
+let admission: ReadAdmission;
 
 beforeAll(async () => {
   server = await startTestServer('postgres', { ERRATA_MAX_CONCURRENT_READS: '1' });
+  admission = server.app.get(ReadAdmission);
 }, 60_000);
 
 afterAll(async () => {
   await server?.close();
 });
 
-const read = (path: string) =>
-  fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.readKey}` } });
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
-it('with ERRATA_MAX_CONCURRENT_READS=1, a read waits while the first is answered, four may wait, the next is refused 503 + Retry-After at once; all are answered once the first is', async () => {
-  const admission = server.app.get(ReadAdmission);
-  // The first report waits on a lock held on the rollup it sums: in flight for as long as this test says, not for
-  // as long as a slow query happens to take.
+const read = (path: string, signal?: AbortSignal) =>
+  fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.readKey}` }, signal });
+
+/**
+ * Takes the only place with a report that waits on a lock held on the rollup it sums: in flight for as long as the
+ * test says, not for as long as a slow query happens to take. `release` lets it finish and closes the session.
+ */
+async function holdThePlace(): Promise<{ first: Promise<Response>; release(): Promise<void> }> {
   const locker = new Client({ connectionString: server.databaseUrl!, options: '-c statement_timeout=0' });
   await locker.connect();
-  let first: Promise<Response> | null = null;
-  const queued: Promise<Response>[] = [];
+  const release = async () => {
+    await locker.query('COMMIT').catch(() => undefined);
+    await locker.end();
+  };
   try {
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE call_rollup IN ACCESS EXCLUSIVE MODE');
-    first = read('/api/v1/reports/retry-waste?groupBy=tool');
+    const first = read('/api/v1/reports/retry-waste?groupBy=tool');
     await until('the first report to wait on the lock', async () => {
       const { rows } = await locker.query<{ waiting: string }>(
         `SELECT count(*)::text AS waiting FROM pg_locks WHERE NOT granted AND relation = 'call_rollup'::regclass`,
       );
       return admission.readsAdmitted === 1 && rows[0]!.waiting !== '0';
     });
+    return { first, release };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+it('with ERRATA_MAX_CONCURRENT_READS=1, a read waits while the first is answered, four may wait, the next is refused 503 + Retry-After at once; all are answered once the first is', async () => {
+  const { first, release } = await holdThePlace();
+  const queued: Promise<Response>[] = [];
+  try {
     // Four reads wait for its place (a dashboard asks for several at once), holding no connection.
     for (const path of [
       '/api/v1/servers',
@@ -57,10 +78,9 @@ it('with ERRATA_MAX_CONCURRENT_READS=1, a read waits while the first is answered
     // Health does not take a read's place.
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   } finally {
-    await locker.query('COMMIT').catch(() => undefined);
-    await locker.end();
+    await release();
   }
-  expect((await first!).status).toBe(200);
+  expect((await first).status).toBe(200);
   expect((await Promise.all(queued)).map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
   expect(admission.readsAdmitted).toBe(0);
   expect(admission.readsWaiting).toBe(0);
@@ -69,4 +89,30 @@ it('with ERRATA_MAX_CONCURRENT_READS=1, a read waits while the first is answered
   expect((await read('/api/v1/reports/retry-waste?groupBy=nope')).status).toBe(400);
   expect((await read('/api/v1/servers')).status).toBe(200);
   expect(admission.readsAdmitted).toBe(0);
+}, 60_000);
+
+it('a read whose client disconnects while it waits leaves the queue: the next client gets its slot, and its query never runs', async () => {
+  const coverage = vi.spyOn(server.app.get(AgentReportsService), 'subagentCoverage');
+  const { first, release } = await holdThePlace();
+  const queued: Promise<Response>[] = [];
+  try {
+    const client = new AbortController();
+    const abandoned = read('/api/v1/reports/subagent-coverage', client.signal).catch((error: Error) => error);
+    await until('the read to wait for the place', () => admission.readsWaiting === 1);
+    client.abort();
+    expect(await abandoned).toMatchObject({ name: 'AbortError' });
+    await until('the abandoned read to leave the queue', () => admission.readsWaiting === 0);
+    // The whole queue is there for the clients still waiting: four wait, the fifth is refused.
+    for (const path of ['/api/v1/servers', '/api/v1/findings', '/api/v1/servers', '/api/v1/findings'])
+      queued.push(read(path));
+    await until('four reads waiting', () => admission.readsWaiting === 4);
+    expect((await read('/api/v1/servers')).status).toBe(503);
+  } finally {
+    await release();
+  }
+  expect((await first).status).toBe(200);
+  expect((await Promise.all(queued)).map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+  expect(admission.readsAdmitted).toBe(0);
+  // Every place has been given back, so every read admitted has run: the abandoned one never was.
+  expect(coverage).not.toHaveBeenCalled();
 }, 60_000);
