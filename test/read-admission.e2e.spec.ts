@@ -1,8 +1,9 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client } from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { AgentReportsService } from '../apps/server/src/services/agent-reports.service';
 import { ReadAdmission } from '../apps/server/src/services/read-admission';
-import { startTestServer, type TestServer } from './support/server';
+import { connectErrataMcp, startTestServer, type TestServer } from './support/server';
 import { until } from './support/until';
 
 let server: TestServer;
@@ -115,4 +116,65 @@ it('a read whose client disconnects while it waits leaves the queue: the next cl
   expect(admission.readsAdmitted).toBe(0);
   // Every place has been given back, so every read admitted has run: the abandoned one never was.
   expect(coverage).not.toHaveBeenCalled();
+}, 60_000);
+
+it("Errata's MCP read tools take the same places: a call waits in the queue, past it is refused as a retryable transient tool error, and one whose client goes away leaves the queue", async () => {
+  const coverage = vi.spyOn(server.app.get(AgentReportsService), 'subagentCoverage');
+  const mcp = await connectErrataMcp(server.url, server.readKey);
+  const leaving = await connectErrataMcp(server.url, server.readKey, 'errata-e2e-leaving');
+  const { first, release } = await holdThePlace();
+  let waiting: Promise<CallToolResult> | null = null;
+  const queued: Promise<Response>[] = [];
+  try {
+    // Over MCP too, a report waits for a place, holding no connection (before, it ran at once, past the bound).
+    waiting = mcp.callTool({ name: 'get_escalation_rates', arguments: {} }) as Promise<CallToolResult>;
+    await until('the MCP call to wait for a place', () => admission.readsWaiting === 1);
+    // An MCP client that goes away while its call waits gives up its slot, and the call never runs.
+    const abandoned = leaving
+      .callTool({ name: 'get_subagent_coverage', arguments: {} })
+      .catch((error: Error) => error);
+    await until('the second MCP call to wait', () => admission.readsWaiting === 2);
+    await leaving.close();
+    await abandoned;
+    await until('the abandoned MCP call to leave the queue', () => admission.readsWaiting === 1);
+    for (const path of ['/api/v1/servers', '/api/v1/findings', '/api/v1/servers']) queued.push(read(path));
+    await until('the queue full', () => admission.readsWaiting === 4);
+    // Past the queue: a valid call that fails for now, answered as a tool result the model sees, not a JSON-RPC
+    // error, in Errata's envelope, mirrored in text, with how long to wait.
+    const refused = (await mcp.callTool({ name: 'list_findings', arguments: {} })) as CallToolResult;
+    const envelope = {
+      ok: false,
+      data: null,
+      error: {
+        errorCategory: 'transient',
+        isRetryable: true,
+        code: 'ERRATA_BUSY',
+        description: expect.stringMatching(
+          /The request is valid; retry it unchanged after 1 second\.$/,
+        ) as string,
+        retryAfterMs: 1000,
+      },
+    };
+    expect(refused).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: JSON.stringify(refused.structuredContent) }],
+      structuredContent: envelope,
+    });
+    expect(admission.readsAdmitted).toBe(1);
+  } finally {
+    await release();
+  }
+  expect((await first).status).toBe(200);
+  expect((await Promise.all(queued)).map((answer) => answer.status)).toEqual([200, 200, 200]);
+  const answered = await waiting!;
+  expect(answered.isError).toBeUndefined();
+  expect(answered.structuredContent).toMatchObject({ ok: true, error: null });
+  expect(admission.readsAdmitted).toBe(0);
+  expect(admission.readsWaiting).toBe(0);
+  expect(coverage).not.toHaveBeenCalled();
+  // The tools that read still answer once places are free, and give theirs back.
+  expect((await mcp.callTool({ name: 'get_subagent_coverage', arguments: {} })).isError).toBeUndefined();
+  expect(coverage).toHaveBeenCalledOnce();
+  expect(admission.readsAdmitted).toBe(0);
+  await mcp.close();
 }, 60_000);

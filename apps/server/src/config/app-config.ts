@@ -30,9 +30,10 @@ export interface AppConfig {
    */
   readonly queryTimeoutMs: number;
   /**
-   * Report and read requests (REST reports, findings, servers, traces) answered at once; more wait in a short queue
-   * (`QUEUED_READS_PER_PLACE` per place), and past it are refused with 503 + Retry-After. Below the pool size, so that
-   * ingest, the projector, webhooks and fix rounds always find a connection.
+   * Report and read requests (REST reports, findings, servers, traces; the MCP endpoint's read tools) answered at
+   * once; more wait in a short queue (`QUEUED_READS_PER_PLACE` per place), and past it are refused with 503 +
+   * Retry-After (over MCP, the tool error `ERRATA_BUSY`). Below the pool size, so that ingest, the projector, webhooks
+   * and fix rounds always find a connection.
    */
   readonly maxConcurrentReads: number;
   readonly textLimitBytes: number;

@@ -8,11 +8,13 @@ import { AgentReportsService } from '../services/agent-reports.service';
 import type { Principal } from '../services/api-key.service';
 import { FindingsService } from '../services/findings.service';
 import { FixService } from '../services/fix.service';
+import { ReadAdmission } from '../services/read-admission';
 import { RetryWasteService } from '../services/retry-waste.service';
 
 /**
  * Errata as an MCP server: Streamable HTTP at `/mcp`, stateless (a server and transport per request, no session),
- * a read key per request. The tools read the caller's project only.
+ * a read key per request. The tools read the caller's project only, each read tool in a place among
+ * ERRATA_MAX_CONCURRENT_READS (ReadAdmission), as REST's reads.
  */
 @ApiExcludeController()
 @Controller('mcp')
@@ -24,6 +26,7 @@ export class McpController {
     private readonly agentReports: AgentReportsService,
     private readonly findings: FindingsService,
     private readonly fixes: FixService,
+    private readonly reads: ReadAdmission,
   ) {}
 
   @Post()
@@ -34,6 +37,7 @@ export class McpController {
         agentReports: this.agentReports,
         findings: this.findings,
         fixes: this.fixes,
+        reads: this.reads,
       },
       principal,
     );
@@ -41,6 +45,7 @@ export class McpController {
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
+    // Closing the server aborts the signal of each tool call still running or waiting for a read place.
     response.on('close', () => {
       void transport.close();
       void server.close();

@@ -8,11 +8,13 @@ import type { AgentReportsService } from '../services/agent-reports.service';
 import type { Principal } from '../services/api-key.service';
 import type { FindingsService } from '../services/findings.service';
 import type { FixService } from '../services/fix.service';
+import type { ReadAdmission } from '../services/read-admission';
 import { RETRY_WASTE_GROUPINGS, type RetryWasteService } from '../services/retry-waste.service';
 import { SERVER_VERSION } from '../version';
 import {
   AdminKeyRequired,
   answerInvalidParams,
+  readsBusy,
   refuseUnknownTools,
   sdkToolError,
   toolError,
@@ -24,6 +26,13 @@ export interface ErrataMcpServices {
   readonly agentReports: AgentReportsService;
   readonly findings: FindingsService;
   readonly fixes: FixService;
+  /** The places among ERRATA_MAX_CONCURRENT_READS that REST's report and findings routes take too. */
+  readonly reads: ReadAdmission;
+}
+
+/** What the SDK gives a tool beside its arguments: here, the signal aborted when the HTTP client goes away. */
+interface ToolCall {
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -90,6 +99,28 @@ async function envelope(body: () => Promise<unknown>): Promise<CallToolResult> {
   }
 }
 
+/**
+ * Runs a read tool's body in a place among `ERRATA_MAX_CONCURRENT_READS`, as REST's reads are (`ReadAdmitted`):
+ * without one, MCP clients ran reports past the bound and took the pool connections ingest and the projector need.
+ * Past the queue the call fails as a tool result, `ERRATA_BUSY` (transient, retryable, `retryAfterMs`): the call was
+ * valid, so it is a tool execution error the model sees, not a JSON-RPC error (README, "Errata's MCP endpoint").
+ */
+async function admitted(
+  reads: ReadAdmission,
+  call: ToolCall,
+  body: () => Promise<unknown>,
+): Promise<CallToolResult> {
+  const entry = await reads.enter(call.signal);
+  // 'abandoned': the client went away while the call waited; the SDK sends nothing for a request whose signal is
+  // aborted, so which failure it is told does not matter, only that no query runs.
+  if (entry !== 'admitted') return mirrored({ ok: false, data: null, error: readsBusy() });
+  try {
+    return await envelope(body);
+  } finally {
+    reads.leave();
+  }
+}
+
 /** The query-string shape the REST parsers read: only the given filters. */
 const asQuery = (args: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined));
@@ -101,6 +132,7 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
   (server as unknown as { createToolError(message: string): CallToolResult }).createToolError = (message) =>
     mirrored({ ok: false, data: null, error: sdkToolError(message) });
   const { projectId } = principal;
+  const read = (call: ToolCall, body: () => Promise<unknown>) => admitted(services.reads, call, body);
 
   server.registerTool(
     'get_retry_waste',
@@ -122,8 +154,8 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
-    ({ groupBy, ...filters }: Filters & { groupBy?: string } & GroupPageArgs) =>
-      envelope(() =>
+    ({ groupBy, ...filters }: Filters & { groupBy?: string } & GroupPageArgs, call: ToolCall) =>
+      read(call, () =>
         services.retryWaste.report(
           projectId,
           withGroupPage(asQuery({ ...filters, groupBy }), (rest) =>
@@ -143,8 +175,8 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
-    (filters: Filters & GroupPageArgs) =>
-      envelope(() =>
+    (filters: Filters & GroupPageArgs, call: ToolCall) =>
+      read(call, () =>
         services.agentReports.misclassified(projectId, withGroupPage(asQuery(filters), parseReportFilter)),
       ),
   );
@@ -159,8 +191,8 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
-    (filters: Filters) =>
-      envelope(() => services.agentReports.escalations(projectId, parseReportFilter(asQuery(filters)))),
+    (filters: Filters, call: ToolCall) =>
+      read(call, () => services.agentReports.escalations(projectId, parseReportFilter(asQuery(filters)))),
   );
 
   server.registerTool(
@@ -173,8 +205,10 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
-    (filters: Filters) =>
-      envelope(() => services.agentReports.subagentCoverage(projectId, parseReportFilter(asQuery(filters)))),
+    (filters: Filters, call: ToolCall) =>
+      read(call, () =>
+        services.agentReports.subagentCoverage(projectId, parseReportFilter(asQuery(filters))),
+      ),
   );
 
   server.registerTool(
@@ -197,8 +231,11 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
-    ({ rule, limit, offset, ...filters }: Filters & { rule?: string; limit?: number; offset?: number }) =>
-      envelope(() =>
+    (
+      { rule, limit, offset, ...filters }: Filters & { rule?: string; limit?: number; offset?: number },
+      call: ToolCall,
+    ) =>
+      read(call, () =>
         services.findings.list(
           projectId,
           parseReportFilter(asQuery(filters)),
@@ -220,8 +257,8 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
-    ({ findingId, ...filters }: Filters & { findingId: string }) =>
-      envelope(async () => {
+    ({ findingId, ...filters }: Filters & { findingId: string }, call: ToolCall) =>
+      read(call, async () => {
         const { suggestedContract, samples, ...finding } = await services.findings.get(
           projectId,
           findingId,
@@ -246,6 +283,7 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
         openWorldHint: false,
       },
     },
+    // No read place, as REST's POST findings/:id/acknowledge: a write of one event after a lookup by id, not a report.
     ({ findingId }: { findingId: string }) =>
       envelope(async () => {
         if (principal.scope !== 'admin') throw new AdminKeyRequired('acknowledge_fix needs an admin key');

@@ -8,12 +8,19 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { FindingNotFound, FixNotFound } from '../services/finding-not-found';
+import { READ_RETRY_AFTER_SECONDS } from '../services/read-admission';
 
 export const ToolError = z.object({
   errorCategory: z.enum(['transient', 'validation', 'business', 'permission']),
   isRetryable: z.boolean(),
   code: z.string(),
   description: z.string(),
+  retryAfterMs: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('for a transient failure: how long to wait before retrying, when Errata knows'),
 });
 export type ToolError = z.infer<typeof ToolError>;
 
@@ -80,6 +87,22 @@ export function toolError(error: unknown): ToolError {
     description:
       'Errata failed to answer this request (its log says why). Retrying the same request will fail again; ' +
       'report it to whoever runs Errata, and go on without this figure.',
+  };
+}
+
+/**
+ * A read tool called while Errata answers and queues as many reads as it may (`ERRATA_MAX_CONCURRENT_READS`, the
+ * places REST reads take too): a valid call that fails for now, as a REST read is answered 503 + Retry-After.
+ */
+export function readsBusy(): ToolError {
+  return {
+    errorCategory: 'transient',
+    isRetryable: true,
+    code: 'ERRATA_BUSY',
+    description:
+      'Errata is answering and queueing as many reads as it may just now. The request is valid; retry it ' +
+      `unchanged after ${READ_RETRY_AFTER_SECONDS} second${READ_RETRY_AFTER_SECONDS === 1 ? '' : 's'}.`,
+    retryAfterMs: READ_RETRY_AFTER_SECONDS * 1000,
   };
 }
 

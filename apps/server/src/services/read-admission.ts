@@ -14,7 +14,7 @@ export const QUEUED_READS_PER_PLACE = 4;
 export type ReadEntry = 'admitted' | 'refused' | 'abandoned';
 
 /**
- * The report and read requests being answered (`ERRATA_MAX_CONCURRENT_READS`). A report
+ * The report and read requests being answered (`ERRATA_MAX_CONCURRENT_READS`), over REST and MCP alike. A report
  * over a long window holds a pool connection for seconds; without a bound a burst of them took every connection, and
  * the projector, webhook deliveries and fix rounds failed waiting for one. A read past the bound waits for a place,
  * holding no connection, in a short queue (QUEUED_READS_PER_PLACE per place: one dashboard's several reports fit);
