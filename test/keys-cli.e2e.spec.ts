@@ -436,7 +436,7 @@ describe('projects and keys', () => {
     const group = await cli(database, 'keys');
     expect(group.code).toBe(2);
     expect(group.stderr).toMatch(/^errata: keys needs a subcommand: create, list, revoke/);
-  });
+  }, 60_000); // eleven CLI processes, each loading the CLI and opening the database
 
   it('a database that does not answer, or a DATABASE_URL that is no URL, is said in one line by the server and the CLI', async () => {
     const start = (url: string) =>

@@ -28,7 +28,8 @@ export async function spawnServer(
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  // An embedded store starting on a busy machine (PGlite loads and migrates) can take more than half a minute.
+  const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
     const ready = await fetch(`${url}/readyz`).then(
