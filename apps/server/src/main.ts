@@ -13,7 +13,9 @@ import { mountDashboard } from './http/dashboard';
 import { countEmbeddedStoreRequests } from './http/embedded-store-requests';
 import { mountOpenApi } from './http/openapi';
 import { PRIVATE_PATHS, privateAnswers } from './http/private-answers';
+import { discardBound } from './http/read-request-body';
 import { STOP_SIGNALS, StartupSignals, StoppedDuringStartup } from './http/startup-signals';
+import { boundUnreadBodies } from './http/unread-body';
 import { checkKey } from './http/api-key.guard';
 import { ApiKeyService } from './services/api-key.service';
 import { IngestActivity } from './services/ingest-activity';
@@ -106,6 +108,8 @@ async function start(
   };
   app.disable('x-powered-by');
   app.use(app.get(ConnectionDrain).middleware);
+  // No route takes more than ERRATA_MAX_BODY_BYTES.
+  app.use(boundUnreadBodies(discardBound(config.maxBodyBytes)));
   app.use(PRIVATE_PATHS, privateAnswers);
   if (opened.kind === 'pglite') app.use(countEmbeddedStoreRequests(app.get(IngestActivity)));
   mountOpenApi(app);

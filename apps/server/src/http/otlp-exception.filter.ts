@@ -50,8 +50,9 @@ export class OtlpExceptionFilter implements ExceptionFilter {
     const encoding = encodingForContentType(request.headers['content-type']) ?? 'json';
     if (failure.retryAfterSeconds !== undefined)
       response.setHeader('Retry-After', String(failure.retryAfterSeconds));
-    // A request refused before its body was read (overload, its key) keeps its connection: Node discards the rest
-    // of the body as it comes, and the client, still sending, reads the 503 and its Retry-After, or the 401/403.
+    // A request refused before its body was read (overload, its key) keeps its connection: the rest of the body is
+    // discarded as it comes (up to a bound, unread-body.ts), and the client, still sending, reads the 503 and its
+    // Retry-After, or the 401/403.
     // Closing at once reset the connection under it (EPIPE), so it never saw them. Unless it waits for
     // `100 Continue`, which it was not sent (main.ts), and sends no body. Anything else unread is not worth reading
     // to its end.

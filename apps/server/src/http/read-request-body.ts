@@ -30,6 +30,11 @@ export class BodyTimeoutError extends Error {
 /** Past the limit the rest of the upload is read and discarded (so the client sees the 413), up to this much. */
 const DISCARD_FACTOR = 4;
 
+/** The most of an unwanted body read and thrown away, for a route that takes up to `limit` bytes. */
+export function discardBound(limit: number): number {
+  return limit * DISCARD_FACTOR;
+}
+
 /**
  * Reads the whole body, inflating gzip on the fly, and stops keeping bytes once `limit` is exceeded: the limit
  * applies to the decompressed size, so a small gzip bomb is refused without inflating it all. Settles however the
@@ -101,7 +106,7 @@ function discardThenReject(req: IncomingMessage, error: Error, limit: number): P
     req.unpipe();
     req.on('data', (chunk: Buffer) => {
       discarded += chunk.length;
-      if (discarded > limit * DISCARD_FACTOR) {
+      if (discarded > discardBound(limit)) {
         req.removeAllListeners('data');
         req.pause();
         reject(error);
