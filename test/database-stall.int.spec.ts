@@ -12,7 +12,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { loadConfig } from '../apps/server/src/config/app-config';
-import { startServer } from '../apps/server/src/main';
+import { startServer } from '../apps/server/src/start-server';
 import { AgentTrace } from './support/agent-spans';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
 import { connectErrataMcp, sendSpans } from './support/server';

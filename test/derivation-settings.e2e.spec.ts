@@ -5,7 +5,7 @@
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../apps/server/src/config/app-config';
-import { startServer } from '../apps/server/src/main';
+import { startServer } from '../apps/server/src/start-server';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { FixService } from '../apps/server/src/services/fix.service';

@@ -25,6 +25,7 @@ import { until } from './support/until';
 
 const run = promisify(execFile);
 const UPLOADER = join(__dirname, 'fixtures/overload-uploader.cjs');
+const SIGNAL_WHILE_LOADING = join(__dirname, 'fixtures/signal-while-loading.cjs');
 
 function manyCalls(count: number, t0: number): ToolCallSpec[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -399,6 +400,39 @@ describe('SIGTERM during startup', () => {
     expect(third.output).toMatch(/listening on[\s\S]*SIGTERM: stopping[\s\S]*\[Errata\] stopped\n$/);
     expect(third.signal).toBe('SIGTERM');
   }, 240_000);
+
+  it('says a stop that came while its modules loaded, in its log format, opens nothing and ends by the signal', async () => {
+    // Given the built server sent SIGTERM as it begins to load Nest (a preload sends it): seconds before it could
+    // hear one, where Node's default ended it without a word
+    const { DATABASE_URL: _postgres, ...env } = process.env;
+    const loadingDir = join(dataDir, 'loading');
+    const child = spawn(process.execPath, ['--require', SIGNAL_WHILE_LOADING, SERVER_ENTRY], {
+      env: {
+        ...env,
+        ERRATA_TEST_SIGNAL_AT: '@nestjs/core',
+        ERRATA_LOG_FORMAT: 'json',
+        ERRATA_DATA_DIR: loadingDir,
+        PORT: String(await freePort()),
+        HOST: '127.0.0.1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    // Then it says so, in JSON lines as its others, opens no store, and ends by the signal (exit status 143)
+    const lines = output
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map(({ level, context, message }) => ({ level, context, message }))).toEqual([
+      { level: 'log', context: 'Errata', message: 'SIGTERM: stopping' },
+      { level: 'log', context: 'Errata', message: 'stopped' },
+    ]);
+    expect(existsSync(join(loadingDir, 'pgdata'))).toBe(false);
+    expect([code, signal]).toEqual([null, 'SIGTERM']);
+  }, 60_000);
 });
 
 /** Starts an upload of `payload` and sends only its first bytes: the rest is sent by `finish()`. */

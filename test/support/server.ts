@@ -12,7 +12,7 @@ import { inject } from 'vitest';
 import { loadConfig } from '../../apps/server/src/config/app-config';
 import { DATABASE, type Database } from '../../apps/server/src/database/database';
 import type { DB } from '../../apps/server/src/database/schema';
-import { startServer } from '../../apps/server/src/main';
+import { startServer } from '../../apps/server/src/start-server';
 import { ProjectorService } from '../../apps/server/src/services/projector.service';
 import { createTestDatabase } from './postgres';
 

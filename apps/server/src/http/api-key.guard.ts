@@ -58,7 +58,7 @@ export type KeyCheck =
 
 /**
  * What the guard decides for an `Authorization` header on a route that needs `needed`; also asked before an upload's
- * `100 Continue` (main.ts), so that a body is never invited only to be refused for its key.
+ * `100 Continue` (start-server.ts), so that a body is never invited only to be refused for its key.
  */
 export async function checkKey(
   keys: ApiKeyService,

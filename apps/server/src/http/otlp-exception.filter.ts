@@ -54,7 +54,7 @@ export class OtlpExceptionFilter implements ExceptionFilter {
     // discarded as it comes (up to a bound, unread-body.ts), and the client, still sending, reads the 503 and its
     // Retry-After, or the 401/403.
     // Closing at once reset the connection under it (EPIPE), so it never saw them. Unless it waits for
-    // `100 Continue`, which it was not sent (main.ts), and sends no body. Anything else unread is not worth reading
+    // `100 Continue`, which it was not sent (start-server.ts), and sends no body. Anything else unread is not worth reading
     // to its end.
     const awaitsContinue = /100-continue/i.test(String(request.headers.expect ?? ''));
     const refusedUnread =
