@@ -21,46 +21,52 @@ describe('an OTLP upload refused for its key gets the 401/403, not a reset conne
   it('answers an upload waiting for 100 Continue with the 401/403 instead, so it never sends its body', async () => {
     const body = Buffer.alloc(30 * 1024 * 1024, 7);
     const uploadAwaitingContinue = (authorization: string | null) =>
-      new Promise<{ status: number; continued: boolean; authenticate: unknown }>((resolve, reject) => {
-        let continued = false;
-        const upload = request(`${server.url}/v1/traces`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/x-protobuf',
-            'content-length': body.length,
-            expect: '100-continue',
-            ...(authorization === null ? {} : { authorization }),
-          },
-        });
-        upload.on('continue', () => {
-          continued = true;
-          upload.end(body);
-        });
-        upload.on('response', (response: IncomingMessage) => {
-          response.resume();
-          resolve({
-            status: response.statusCode!,
-            continued,
-            authenticate: response.headers['www-authenticate'],
+      new Promise<{ status: number; continued: boolean; authenticate: unknown; connection: unknown }>(
+        (resolve, reject) => {
+          let continued = false;
+          const upload = request(`${server.url}/v1/traces`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/x-protobuf',
+              'content-length': body.length,
+              expect: '100-continue',
+              ...(authorization === null ? {} : { authorization }),
+            },
           });
-          upload.destroy();
-        });
-        upload.on('error', reject);
-        upload.flushHeaders();
-      });
+          upload.on('continue', () => {
+            continued = true;
+            upload.end(body);
+          });
+          upload.on('response', (response: IncomingMessage) => {
+            response.resume();
+            resolve({
+              status: response.statusCode!,
+              continued,
+              authenticate: response.headers['www-authenticate'],
+              connection: response.headers.connection,
+            });
+            upload.destroy();
+          });
+          upload.on('error', reject);
+          upload.flushHeaders();
+        },
+      );
     expect(await uploadAwaitingContinue(null)).toEqual({
       status: 401,
       continued: false,
       authenticate: 'Bearer realm="errata"',
+      connection: 'close', // the body it did not send would be read as the next request
     });
     expect(await uploadAwaitingContinue('Bearer not-a-key')).toEqual({
       status: 401,
       continued: false,
       authenticate: 'Bearer realm="errata", error="invalid_token"',
+      connection: 'close',
     });
     expect(await uploadAwaitingContinue(`Bearer ${server.readKey}`)).toMatchObject({
       status: 403,
       continued: false,
+      connection: 'close',
     });
   }, 60_000);
 
