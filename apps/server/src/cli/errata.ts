@@ -139,7 +139,7 @@ async function main(argv: string[]): Promise<void> {
   // Every command migrates first; stdout stays the command's own (scripts read keys from it): what was applied goes
   // to stderr, except for `migrate`, whose own output it is.
   let applied: readonly string[] = [];
-  // No bound on how long a statement waits (ERRATA_PG_QUERY_TIMEOUT_MS is the server's): a rebuild, a prune or a
+  // No bound on how long a statement runs (ERRATA_PG_QUERY_TIMEOUT_MS is the server's): a rebuild, a prune or a
   // redaction over a large log has statements that run for minutes, and a person watching stops one that hangs.
   const database = await openMigratedDatabase({ ...loadConfig(), queryTimeoutMs: 0 }, (names) => {
     applied = names;

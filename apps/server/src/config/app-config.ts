@@ -104,7 +104,7 @@ export const MAX_API_KEY_LENGTH = 1_024;
  * The longest delay a Node timer takes (2³¹ − 1 ms, about 24.8 days): a longer one fires after 1 ms instead, so an
  * interval set to a month would run its work continuously. Durations that become timers are refused past it.
  */
-const MAX_TIMER_MS = 2_147_483_647;
+export const MAX_TIMER_MS = 2_147_483_647;
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConfig {
   const poolSize = integer(env, 'ERRATA_PG_POOL_SIZE', 10, 2);

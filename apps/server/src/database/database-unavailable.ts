@@ -63,6 +63,16 @@ export function isDatabaseExhausted(error: unknown): boolean {
   return /No space left on device/i.test(error.message); // PGlite's file system
 }
 
+/**
+ * PostgreSQL canceled the statement (57014): past `statement_timeout`, which the server sets to
+ * ERRATA_PG_QUERY_TIMEOUT_MS, or by an operator's `pg_cancel_backend`. Mostly a statement that waited on a lock (a
+ * prune's, a migration's) or on a database too busy to answer in time, as a stalled network path's 'Query read
+ * timeout' is.
+ */
+export function isStatementCanceled(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === '57014';
+}
+
 /** Codes of a connection that never opened: no such database or role, a wrong password (an unknown host above). */
 const CONNECTION_CODES = new Set(['3D000', '28000', '28P01']);
 

@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Logger } from '@nestjs/common';
 import { Kysely, PostgresDialect } from 'kysely';
 import { Client, Pool } from 'pg';
-import { describeDatabaseUrl, type AppConfig } from '../config/app-config';
+import { describeDatabaseUrl, MAX_TIMER_MS, type AppConfig } from '../config/app-config';
 import { DatabaseUnreachableError, migrateToLatest } from './migrations';
 import { PGliteDialect } from './pglite-dialect';
 import type { DB } from './schema';
@@ -28,26 +28,36 @@ export interface Database {
 type DatabaseConfig = Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'poolSize' | 'queryTimeoutMs'>;
 
 /**
- * The database of `config`. On PostgreSQL, a statement whose answer has not come within `queryTimeoutMs` (unless 0)
- * fails with pg's 'Query read timeout', which is answered 503 + Retry-After like a database out of reach, and its
- * connection is closed (`StallSafeClient`).
+ * The database of `config`. On PostgreSQL, a statement still running after `queryTimeoutMs` (unless 0) is canceled
+ * by PostgreSQL itself (`statement_timeout`, error 57014: its locks and its backend freed, the connection kept),
+ * which is answered 503 + Retry-After. One whose answer has still not come `STALL_GRACE_MS` later (a stalled network
+ * path, over which PostgreSQL's error cannot come) fails with pg's 'Query read timeout', answered the same way, and
+ * its connection is closed (`StallSafeClient`). Embedded PGlite has neither bound: it runs statements in this process.
  */
 export function openDatabase(config: DatabaseConfig): Database {
   if (config.databaseUrl) {
+    const bound = config.queryTimeoutMs > 0 ? config.queryTimeoutMs : null;
+    // A pg client-side timeout only stops waiting: PostgreSQL would run the statement to its end, holding its locks,
+    // its backend and the CPU and I/O it takes. statement_timeout has PostgreSQL cancel it; set at connect time, it
+    // overrides one set on the role or the database (without a bound, theirs applies).
+    const sessionSettings = ['idle_in_transaction_session_timeout=60000'];
+    if (bound !== null) sessionSettings.push(`statement_timeout=${bound}`);
     const pool = new Pool({
       connectionString: config.databaseUrl,
       max: config.poolSize,
       // A request that cannot get a connection soon is answered 503 + Retry-After, not queued forever.
       connectionTimeoutMillis: 10_000,
-      // A network path that stalls without closing (a partition, a failover, a firewall dropping packets) sends no
-      // error: without a bound, a request or the projector waits on it for ever.
-      query_timeout: config.queryTimeoutMs > 0 ? config.queryTimeoutMs : undefined,
+      // A network path that stalls without closing (a partition, a failover, a firewall dropping packets) brings no
+      // error, not even PostgreSQL's cancel: without a bound, a request or the projector waits on it for ever. Later
+      // than statement_timeout, so that a statement that is only slow ends in PostgreSQL's cancel, on a connection
+      // kept. (Never past the longest delay a Node timer takes, which is also the largest statement_timeout.)
+      query_timeout: bound === null ? undefined : Math.min(bound + STALL_GRACE_MS, MAX_TIMER_MS),
       Client: StallSafeClient,
       // An idle pooled connection whose peer is gone is found out by the system's probes, not only when used.
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
       // A forgotten open transaction would hold back pg_snapshot_xmin and stall every projection.
-      options: '-c idle_in_transaction_session_timeout=60000',
+      options: sessionSettings.map((setting) => `-c ${setting}`).join(' '),
     });
     // An idle pooled connection that PostgreSQL terminates (a restart, an admin command, a network cut) is
     // dropped by the pool, which then emits 'error': unhandled, that would end the whole process.
@@ -84,6 +94,12 @@ export function openDatabase(config: DatabaseConfig): Database {
     destroy: () => db.destroy().finally(unlock),
   };
 }
+
+/**
+ * How much longer than PostgreSQL's statement_timeout pg's client waits for an answer: time for PostgreSQL's cancel
+ * and its error to come back over a working network path, so that the client-side timeout is only a stall's.
+ */
+const STALL_GRACE_MS = 1_000;
 
 /** pg's error for a statement whose answer did not come within `query_timeout`. */
 const QUERY_READ_TIMEOUT = 'Query read timeout';

@@ -21,12 +21,23 @@ describe('the error an MCP tool of Errata answers with', () => {
     }
   });
 
+  it('says "retry later" when PostgreSQL cut a statement off at ERRATA_PG_QUERY_TIMEOUT_MS, as for a stall', () => {
+    for (const error of [
+      withCode('canceling statement due to statement timeout', '57014'),
+      new Error('Query read timeout'),
+    ]) {
+      expect(toolError(error)).toMatchObject({
+        errorCategory: 'transient',
+        isRetryable: true,
+        code: 'ERRATA_UNAVAILABLE',
+      });
+    }
+  });
+
   it("calls any other failure Errata's own, which retrying the same request will not fix", () => {
-    // A statement timeout, memory or disk exhausted: the same request may hit them every time.
-    for (const code of ['57014', '53200', '53100']) {
-      expect(toolError(withCode('canceling statement due to statement timeout', code)).code).toBe(
-        'ERRATA_INTERNAL_ERROR',
-      );
+    // Memory or disk exhausted: the same request may hit them every time.
+    for (const code of ['53200', '53100']) {
+      expect(toolError(withCode('out of memory', code)).code).toBe('ERRATA_INTERNAL_ERROR');
     }
     expect(
       toolError(withCode('value "-62167219200000000000" is out of range for type bigint', '22003')),

@@ -6,7 +6,7 @@ import { BadRequestException, Logger } from '@nestjs/common';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { isDatabaseUnavailable } from '../database/database-unavailable';
+import { isDatabaseUnavailable, isStatementCanceled } from '../database/database-unavailable';
 import { FindingNotFound, FixNotFound } from '../services/finding-not-found';
 import { READ_RETRY_AFTER_SECONDS } from '../services/read-admission';
 
@@ -76,6 +76,19 @@ export function toolError(error: unknown): ToolError {
       code: 'ERRATA_UNAVAILABLE',
       description:
         'Errata could not read its database just now. The request is valid; retry after a few seconds.',
+    };
+  }
+  // ERRATA_PG_QUERY_TIMEOUT_MS is PostgreSQL's statement_timeout: a statement it cut off is answered as the stall
+  // the same bound catches on the client's side was before (REST says 503 + Retry-After for both).
+  if (isStatementCanceled(error)) {
+    logger.warn(`a statement was canceled: ${(error as Error).message}`);
+    return {
+      errorCategory: 'transient',
+      isRetryable: true,
+      code: 'ERRATA_UNAVAILABLE',
+      description:
+        "Errata's database did not answer in time just now (busy, or waiting on maintenance). The request is " +
+        'valid; retry after a few seconds (a shorter from/to window asks less of it).',
     };
   }
   // A failure of Errata's own: the same request would fail the same way, so an agent must not be told to retry it.
