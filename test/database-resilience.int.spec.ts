@@ -168,6 +168,21 @@ it('retries a projection batch PostgreSQL canceled at the bound: its events are 
   expect(await setAsideRecords(server.db)).toEqual([]);
 }, 60_000);
 
+it('sets no statement_timeout with ERRATA_PG_QUERY_TIMEOUT_MS=0, as the CLI and the migrations open the database', async () => {
+  const unbounded = openDatabase({
+    databaseUrl: server.databaseUrl!,
+    dataDir: '',
+    poolSize: 1,
+    queryTimeoutMs: 0,
+  });
+  try {
+    const { rows } = await sql<{ statement_timeout: string }>`SHOW statement_timeout`.execute(unbounded.db);
+    expect(rows).toEqual([{ statement_timeout: '0' }]);
+  } finally {
+    await unbounded.destroy();
+  }
+});
+
 it('answers ingest 503 + Retry-After while every statement times out, and /readyz says failing; an OTel exporter retries, and its spans land', async () => {
   const trace = new AgentTrace();
   const t0 = Date.now() - 10_000;
