@@ -94,6 +94,17 @@ it('shows the first 50 of 120 groups by tool, says "of 120", and pages with Next
   await page.getByRole('button', { name: 'Previous' }).click();
   await page.locator('[data-page-range]', { hasText: '51–100 of 120' }).waitFor();
 
+  // The chart of wasted retries by tool: the API keeps 9 of the 120 groups; 8 drawn, the other 112 in "other".
+  const figure = page.locator('[data-chart="wasted-by-group"]');
+  await figure.locator('canvas').first().waitFor();
+  const stacked = JSON.parse((await figure.getAttribute('data-series'))!) as Record<string, number[]>;
+  const names = Object.keys(stacked);
+  expect(names).toHaveLength(9);
+  expect(names.at(-1)).toBe('other');
+  const total = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  expect(total(stacked['other']!)).toBe(TOOLS - 8);
+  expect(Object.values(stacked).reduce((sum, values) => sum + total(values), 0)).toBe(TOOLS);
+
   // Another grouping starts at its first page: by category there is one group, and no pager.
   await page
     .getByRole('group', { name: 'Group retries by' })
@@ -114,4 +125,18 @@ it('shows the first 50 of 56 servers on the scorecard, and the rest on the next 
   expect(new URL(page.url()).searchParams.get('offset')).toBe('50');
   // The filter bar's server list still names every server, not the scorecard's first page.
   expect(await page.locator('#filter-server option').count()).toBe(57); // "All servers" and 56
+}, 60_000);
+
+it('lists the first 50 of the 120 tools of a server, and says how many more it has', async () => {
+  await page.goto(`${server.url}/servers?server=test-server`);
+  const table = page.locator('[data-table="scorecard"]');
+  const more = table.locator('[data-more-tools]');
+  await more.waitFor();
+  expect(await table.locator('tr.tool-row[data-key]').count()).toBe(50);
+  expect(await more.getAttribute('data-more-tools')).toBe('70');
+  expect(await more.textContent()).toContain('70 more of its 120 tools not shown');
+  // The server's figures count every tool's calls; the filter bar still lists all 120 tools.
+  expect(await table.locator('tr.server-row td.num').first().getAttribute('data-value')).toBe('240');
+  expect(await page.locator('#filter-tool option').count()).toBe(121);
+  expect(await page.locator('#filter-tool option[data-cut]').count()).toBe(0);
 }, 60_000);

@@ -750,8 +750,16 @@ describe('dashboard (chromium)', () => {
     const keys = Array.from({ length: 210 }, (_, n) => `srv-${n % 30}/tool-${String(n).padStart(3, '0')}`);
     await page.route('**/api/v1/reports/timeseries?*', async (route) => {
       const response = await route.fetch();
-      const body = (await response.json()) as { points: { wastedRetriesBy: Record<string, number> }[] };
-      for (const point of body.points) point.wastedRetriesBy = Object.fromEntries(keys.map((k, n) => [k, n]));
+      const body = (await response.json()) as {
+        foldedGroups: number;
+        points: { wastedRetriesBy: Record<string, number>; foldedWastedRetries: number }[];
+      };
+      // As if the API had kept them all (its groupLimit is 100 at most): nothing folded.
+      body.foldedGroups = 0;
+      for (const point of body.points) {
+        point.wastedRetriesBy = Object.fromEntries(keys.map((k, n) => [k, n]));
+        point.foldedWastedRetries = 0;
+      }
       await route.fulfill({ response, json: body });
     });
     try {

@@ -159,13 +159,19 @@ it('pages the server scorecard by name, with groupCount, reading only the server
     readonly groupCount: number;
     readonly limit: number;
     readonly offset: number;
-    readonly servers: readonly { readonly server: string; readonly tools: readonly unknown[] }[];
+    readonly toolLimit: number;
+    readonly servers: readonly {
+      readonly server: string;
+      readonly calls: number;
+      readonly toolCount: number;
+      readonly tools: readonly { readonly tool: string; readonly calls: number }[];
+    }[];
   }
-  const get = async (query: string) => {
+  const get = async (query: string, status = 200) => {
     const response = await fetch(`${server.url}/api/v1/servers${query}`, {
       headers: { authorization: `Bearer ${server.readKey}` },
     });
-    expect(response.status).toBe(200);
+    expect(response.status, query).toBe(status);
     return (await response.json()) as Scorecard;
   };
   const names = ['test-server', ...Array.from({ length: EMPTY_AS_ERROR_TOOLS }, (_, j) => `srv-${j}`)].sort(
@@ -176,7 +182,95 @@ it('pages the server scorecard by name, with groupCount, reading only the server
   expect(first.servers.map((score) => score.server)).toEqual(names.slice(0, 50));
   const rest = await get('?offset=50');
   expect(rest.servers.map((score) => score.server)).toEqual(names.slice(50));
-  // A server on the page keeps every one of its tools.
-  expect(rest.servers.find((score) => score.server === 'test-server')?.tools).toHaveLength(RETRIED_TOOLS);
   expect((await get('?server=srv-7')).servers.map((score) => score.server)).toEqual(['srv-7']);
+}, 60_000);
+
+it('lists the first 50 tools of a server with 1,200 (toolLimit raises it to 500), with toolCount, its figures over all of them', async () => {
+  const testServer = async (query: string) => {
+    const response = await fetch(`${server.url}/api/v1/servers?server=test-server${query}`, {
+      headers: { authorization: `Bearer ${server.readKey}` },
+    });
+    expect(response.status, query).toBe(200);
+    const body = (await response.json()) as {
+      toolLimit: number;
+      servers: { calls: number; toolCount: number; tools: { tool: string; calls: number }[] }[];
+    };
+    return { toolLimit: body.toolLimit, ...body.servers[0]! };
+  };
+  const first = await testServer('');
+  expect(first).toMatchObject({ toolLimit: 50, toolCount: RETRIED_TOOLS, calls: 2 * RETRIED_TOOLS });
+  expect(first.tools).toHaveLength(50);
+  // Every tool alike (two calls, none violating): by name.
+  const names = Array.from({ length: RETRIED_TOOLS }, (_, i) => `tool-${i}`).sort(byText);
+  expect(first.tools.map((tool) => tool.tool)).toEqual(names.slice(0, 50));
+  const raised = await testServer('&toolLimit=500');
+  expect(raised).toMatchObject({ toolLimit: 500, toolCount: RETRIED_TOOLS, calls: 2 * RETRIED_TOOLS });
+  expect(raised.tools.map((tool) => tool.tool)).toEqual(names.slice(0, 500));
+  for (const bad of ['toolLimit=0', 'toolLimit=501', 'toolLimit=many']) {
+    const response = await fetch(`${server.url}/api/v1/servers?${bad}`, {
+      headers: { authorization: `Bearer ${server.readKey}` },
+    });
+    expect(response.status, bad).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toContain(
+      '"toolLimit" must be a whole number from 1 to 500',
+    );
+  }
+}, 60_000);
+
+it('bounds the time series by tool to its top groups over the window, folding the rest, each point adding up', async () => {
+  interface Series {
+    readonly groupLimit: number;
+    readonly keptGroups: readonly string[];
+    readonly foldedGroups: number;
+    readonly points: readonly {
+      readonly wastedRetries: number;
+      readonly wastedMs: number;
+      readonly wastedRetriesBy: Record<string, number>;
+      readonly wastedMsBy: Record<string, number>;
+      readonly foldedWastedRetries: number;
+      readonly foldedWastedMs: number;
+    }[];
+  }
+  const series = async (query: string, status = 200) => {
+    const window = `from=${new Date(t0 - 3_600_000).toISOString()}&to=${new Date(t0 + 2 * 3_600_000).toISOString()}`;
+    const response = await fetch(`${server.url}/api/v1/reports/timeseries?${window}&step=hour&${query}`, {
+      headers: { authorization: `Bearer ${server.readKey}` },
+    });
+    const text = await response.text();
+    expect(response.status, query).toBe(status);
+    return { size: text.length, body: JSON.parse(text) as Series & { message: string } };
+  };
+  const sum = (record: Record<string, number>) => Object.values(record).reduce((a, b) => a + b, 0);
+  // Every tool wasted one retry: ties by key.
+  const keys = Array.from({ length: RETRIED_TOOLS }, (_, i) => `test-server/tool-${i}`).sort(byText);
+  const { size, body } = await series('groupBy=tool');
+  expect(body).toMatchObject({
+    groupLimit: 10,
+    keptGroups: keys.slice(0, 10),
+    foldedGroups: RETRIED_TOOLS - 10,
+  });
+  expect(size).toBeLessThan(5_000);
+  expect(body.points).toHaveLength(3);
+  for (const point of body.points) {
+    expect(Object.keys(point.wastedRetriesBy).every((key) => body.keptGroups.includes(key))).toBe(true);
+    expect(sum(point.wastedRetriesBy) + point.foldedWastedRetries).toBe(point.wastedRetries);
+    expect(sum(point.wastedMsBy) + point.foldedWastedMs).toBe(point.wastedMs);
+  }
+  expect(body.points[1]).toMatchObject({
+    wastedRetries: RETRIED_TOOLS,
+    foldedWastedRetries: RETRIED_TOOLS - 10,
+  });
+
+  const widest = await series('groupBy=tool&groupLimit=100');
+  expect(widest.body).toMatchObject({ keptGroups: keys.slice(0, 100), foldedGroups: RETRIED_TOOLS - 100 });
+  expect(Object.keys(widest.body.points[1]!.wastedRetriesBy)).toHaveLength(100);
+  // By category, one group: nothing folded.
+  const byCategory = await series('');
+  expect(byCategory.body).toMatchObject({ keptGroups: ['business'], foldedGroups: 0 });
+  expect(byCategory.body.points[1]).toMatchObject({ foldedWastedRetries: 0, foldedWastedMs: 0 });
+  for (const bad of ['groupLimit=0', 'groupLimit=101', 'groupLimit=all']) {
+    expect((await series(`groupBy=tool&${bad}`, 400)).body.message).toContain(
+      '"groupLimit" must be a whole number from 1 to 100',
+    );
+  }
 }, 60_000);

@@ -6,6 +6,8 @@ const response = (records: Record<string, number>[]): SeriesResponse => ({
   from: '2026-11-30T00:00:00.000Z',
   to: '2026-11-30T02:00:00.000Z',
   step: 'hour',
+  keptGroups: [],
+  foldedGroups: 0,
   points: records.map((wastedRetriesBy, i) => ({
     from: `2026-11-30T0${i}:00:00.000Z`,
     wastedRetriesBy,
@@ -36,6 +38,30 @@ describe('wasted retries stacked by group', () => {
       { name: 'c', values: [0, 2] },
       { name: 'a', values: [1, 0] },
     ]);
+  });
+
+  it('adds the groups the API folded into "other", and counts them when a group is itself named "other"', () => {
+    // The API kept 9 of 12 groups, folded 3 (wasting 7 and 4 in the two buckets).
+    const kept = Object.fromEntries(
+      Array.from({ length: 9 }, (_, n) => [n === 0 ? 'other' : `k${n}`, 100 - n]),
+    );
+    const folded = [7, 4];
+    const series = response([kept, kept]);
+    const stacked = stackedSeries(series, byGroup, {
+      values: (point) => folded[series.points.indexOf(point)]!,
+      groups: 3,
+    });
+    expect(stacked.map((s) => s.name)).toEqual([
+      'other',
+      ...Array.from({ length: 7 }, (_, n) => `k${n + 1}`),
+      'other (4)',
+    ]);
+    expect(stacked.at(-1)!.values).toEqual([92 + 7, 92 + 4]);
+  });
+
+  it('given a ninth group kept and none folded, draws it as itself', () => {
+    const record = Object.fromEntries(Array.from({ length: 9 }, (_, n) => [`k${n}`, n + 1]));
+    expect(stackedSeries(response([record]), byGroup, { values: () => 0, groups: 0 })).toHaveLength(9);
   });
 
   it('does not fold a single remaining group into "other"', () => {

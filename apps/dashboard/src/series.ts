@@ -5,6 +5,9 @@ export interface SeriesResponse {
   readonly from: string;
   readonly to: string;
   readonly step: 'hour' | 'day';
+  /** The breakdown's groups the API kept (its `groupLimit`) and how many it folded into the points' `folded…`. */
+  readonly keptGroups: readonly string[];
+  readonly foldedGroups: number;
   readonly points: readonly SeriesPoint[];
 }
 
@@ -20,15 +23,25 @@ export const seriesOf = (
 /** The name of the series that sums the groups past the top ones. */
 export const OTHER_SERIES = 'other';
 
+/** Groups a stacked chart draws as themselves; the API is asked for one more (see `stackedSeries`). */
+export const STACKED_GROUPS = 8;
+
+/** What the API folded of a breakdown: each point's sum of the groups past its kept ones, and how many there were. */
+export interface FoldedGroups {
+  readonly values: (point: SeriesPoint) => number;
+  readonly groups: number;
+}
+
 /**
  * One series per key of a per-bucket record (e.g. wasted retries by category): the `top` keys with the largest
- * sums (ties by key), then one `other` series summing the rest, so that a grouping by tool over hundreds of tools
- * stays readable and quick to draw. Keys in a stable order: largest first.
+ * sums (ties by key), then one `other` series summing the rest and what the API already folded (`folded`), so that
+ * a grouping by tool over hundreds of tools stays readable and quick to draw. Keys in a stable order: largest first.
  */
 export function stackedSeries(
   series: SeriesResponse,
   record: (point: SeriesPoint) => Readonly<Record<string, number>>,
-  top = 8,
+  folded: FoldedGroups = { values: () => 0, groups: 0 },
+  top = STACKED_GROUPS,
 ): Series[] {
   const totals = new Map<string, number>();
   for (const point of series.points) {
@@ -38,21 +51,22 @@ export function stackedSeries(
     .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0))
     .map(([key]) => key);
   // An "other" of one key would hide a group for nothing: keep it as itself.
-  const shown = ranked.length <= top + 1 ? ranked : ranked.slice(0, top);
+  const shown = ranked.length + folded.groups <= top + 1 ? ranked : ranked.slice(0, top);
   const rest = ranked.slice(shown.length);
   const stacked = shown.map((key) => ({
     name: key,
     values: series.points.map((point) => record(point)[key] ?? 0),
   }));
-  if (rest.length === 0) return stacked;
-  const name = shown.includes(OTHER_SERIES) ? `${OTHER_SERIES} (${rest.length})` : OTHER_SERIES;
+  const others = rest.length + folded.groups;
+  if (others === 0) return stacked;
+  const name = shown.includes(OTHER_SERIES) ? `${OTHER_SERIES} (${others})` : OTHER_SERIES;
   return [
     ...stacked,
     {
       name,
       values: series.points.map((point) => {
         const values = record(point);
-        return rest.reduce((sum, key) => sum + (values[key] ?? 0), 0);
+        return rest.reduce((sum, key) => sum + (values[key] ?? 0), folded.values(point));
       }),
     },
   ];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { reportCall } from './fixtures.spec-helper';
 import { contributionsInMemory, sumContributions, traceFactsOfCalls } from './report-contributions';
-import { seriesPointFromSums } from './report-series';
+import { boundSeriesGroups, seriesPointFromSums, type SeriesPoint } from './report-series';
 
 describe('seriesPointFromSums', () => {
   it('given a recovered transient retry and a wasted blind retry, gives the headline figures of the bucket', () => {
@@ -29,6 +29,8 @@ describe('seriesPointFromSums', () => {
       meanCoverage: null,
       wastedRetriesBy: { transient: 0, validation: 1 },
       wastedMsBy: { transient: 0, validation: 100 },
+      foldedWastedRetries: 0,
+      foldedWastedMs: 0,
     });
     expect(seriesPointFromSums(window, sums.calls, sums.reports, 'tool').wastedRetriesBy).toEqual({
       'support-server/lookup_order': 0,
@@ -62,5 +64,54 @@ describe('seriesPointFromSums', () => {
       meanCoverage: null,
       wastedRetriesBy: {},
     });
+  });
+});
+
+describe('boundSeriesGroups', () => {
+  /** A point wasting `by[key]` retries of 10 ms each per group. */
+  const point = (hour: number, by: Record<string, number>): SeriesPoint => {
+    const window = { from: new Date(hour * 3_600_000), to: new Date((hour + 1) * 3_600_000) };
+    const wasted = Object.values(by).reduce((a, b) => a + b, 0);
+    return {
+      ...seriesPointFromSums(window, [], []),
+      wastedRetries: wasted,
+      wastedMs: 10 * wasted,
+      wastedRetriesBy: by,
+      wastedMsBy: Object.fromEntries(Object.entries(by).map(([key, n]) => [key, 10 * n])),
+    };
+  };
+  const sum = (record: Readonly<Record<string, number>>) => Object.values(record).reduce((a, b) => a + b, 0);
+
+  it('given 2,000 groups, keeps the top ones over the whole window and folds the rest, each point adding up', () => {
+    // g-N wastes N retries in hour 0 and one more in hour 1 when N is even.
+    const keys = Array.from({ length: 2_000 }, (_, n) => `srv/g-${String(n).padStart(4, '0')}`);
+    const points = [
+      point(0, Object.fromEntries(keys.map((key, n) => [key, n]))),
+      point(1, Object.fromEntries(keys.filter((_, n) => n % 2 === 0).map((key) => [key, 1]))),
+      point(2, {}),
+    ];
+    const bounded = boundSeriesGroups(points, 5);
+    // 1999 + 0, 1998 + 1 tie 1999: by key
+    expect(bounded.keptGroups).toEqual([
+      'srv/g-1998',
+      'srv/g-1999',
+      'srv/g-1996',
+      'srv/g-1997',
+      'srv/g-1994',
+    ]);
+    expect(bounded.foldedGroups).toBe(1_995);
+    expect(bounded.points.map((p) => Object.keys(p.wastedRetriesBy).length)).toEqual([5, 3, 0]);
+    for (const p of bounded.points) {
+      expect(sum(p.wastedRetriesBy) + p.foldedWastedRetries).toBe(p.wastedRetries);
+      expect(sum(p.wastedMsBy) + p.foldedWastedMs).toBe(p.wastedMs);
+    }
+    expect(bounded.points[1]).toMatchObject({ foldedWastedRetries: 997, foldedWastedMs: 9_970 });
+    expect(bounded.points[1]!.wastedRetriesBy).toEqual({ 'srv/g-1998': 1, 'srv/g-1996': 1, 'srv/g-1994': 1 });
+  });
+
+  it('given no more groups than the limit, keeps them all and folds nothing', () => {
+    const points = [point(0, { b: 2, a: 2 }), point(1, { c: 0 })];
+    const bounded = boundSeriesGroups(points, 3);
+    expect(bounded).toEqual({ keptGroups: ['a', 'b', 'c'], foldedGroups: 0, points });
   });
 });

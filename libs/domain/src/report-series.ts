@@ -3,6 +3,7 @@
  * report groups them. Each point is shaped by the reports' own shapers
  * from the sums of its bucket, so a point equals what the reports answer for that bucket's window. Pure.
  */
+import { compareText } from './report-order';
 import { COVERAGE_CALL_MEASURES, subagentCoverageFromSums } from './subagent-coverage-report';
 import { ESCALATION_MEASURES, escalationsFromSums } from './escalation-report';
 import type { CallMeasure, CallSums, ReportSums } from './report-contributions';
@@ -40,6 +41,12 @@ export interface SeriesPoint {
    */
   readonly wastedRetriesBy: Readonly<Record<string, number>>;
   readonly wastedMsBy: Readonly<Record<string, number>>;
+  /**
+   * Wasted retries and their time of the groups `boundSeriesGroups` folded (those past the series' top groups), so
+   * that `wastedRetriesBy` and `foldedWastedRetries` add up to `wastedRetries` (and likewise for the time).
+   */
+  readonly foldedWastedRetries: number;
+  readonly foldedWastedMs: number;
 }
 
 /** Groups whose keys read alike (a server and a tool named with "/") add up under that key. */
@@ -77,5 +84,59 @@ export function seriesPointFromSums(
     meanCoverage: coverage.meanCoverage,
     wastedRetriesBy: sumByKey(retried, (group) => group.wastedRetries),
     wastedMsBy: sumByKey(retried, (group) => group.wastedMs),
+    foldedWastedRetries: 0,
+    foldedWastedMs: 0,
+  };
+}
+
+/** Groups a series keeps by default, and at most (`groupLimit`). */
+export const DEFAULT_SERIES_GROUPS = 10;
+export const MAX_SERIES_GROUPS = 100;
+
+export interface BoundedSeries {
+  /** The groups kept, most wasted retries over the window first (ties by key). */
+  readonly keptGroups: readonly string[];
+  /** How many other groups had retries in the window: their figures are each point's `folded…` ones. */
+  readonly foldedGroups: number;
+  readonly points: readonly SeriesPoint[];
+}
+
+/**
+ * A series' breakdown cut to its top `limit` groups over the whole window (most wasted retries, ties by key), the
+ * rest folded into each point's `foldedWastedRetries` / `foldedWastedMs`: grouped by tool, every point carried a key
+ * per tool the project has, thousands of them, where a chart draws a few and one "other". The groups are the same in
+ * every point, so a kept group's bars are whole, and each point still adds up to its totals.
+ */
+export function boundSeriesGroups(points: readonly SeriesPoint[], limit: number): BoundedSeries {
+  const totals = new Map<string, number>();
+  for (const point of points) {
+    for (const [key, n] of Object.entries(point.wastedRetriesBy)) totals.set(key, (totals.get(key) ?? 0) + n);
+  }
+  const ranked = [...totals].sort(([a, x], [b, y]) => y - x || compareText(a, b)).map(([key]) => key);
+  const keptGroups = ranked.slice(0, limit);
+  const kept = new Set(keptGroups);
+  const split = (record: Readonly<Record<string, number>>) => {
+    const shown: Record<string, number> = {};
+    let folded = 0;
+    for (const [key, n] of Object.entries(record)) {
+      if (kept.has(key)) shown[key] = n;
+      else folded += n;
+    }
+    return { shown, folded };
+  };
+  return {
+    keptGroups,
+    foldedGroups: ranked.length - keptGroups.length,
+    points: points.map((point) => {
+      const retries = split(point.wastedRetriesBy);
+      const ms = split(point.wastedMsBy);
+      return {
+        ...point,
+        wastedRetriesBy: retries.shown,
+        wastedMsBy: ms.shown,
+        foldedWastedRetries: point.foldedWastedRetries + retries.folded,
+        foldedWastedMs: point.foldedWastedMs + ms.folded,
+      };
+    }),
   };
 }

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { CallFinding } from './call-findings';
 import type { Outcome } from './events';
 import { reportCall } from './fixtures.spec-helper';
-import { gradeOf, serverScorecard } from './server-scorecard';
+import { contributionsInMemory, sumContributions, traceFactsOfCalls } from './report-contributions';
+import { gradeOf, scorecardFromSums, serverScorecard } from './server-scorecard';
 
 const call = (
   key: string,
@@ -78,5 +79,28 @@ describe('serverScorecard', () => {
         grade: 'F',
       },
     ]);
+  });
+});
+
+describe('scorecardFromSums with many tools', () => {
+  it('lists the tools with the most violating calls, then the most calls, then by name, up to toolLimit; the server figures count them all', () => {
+    const untyped: CallFinding[] = [{ rule: 'untyped-error', evidence: 'source:none' }];
+    const calls = [
+      // quiet-N: one clean call each; busy: three clean calls; bad-a, bad-b: one violating call each, bad-b twice
+      ...Array.from({ length: 60 }, (_, n) =>
+        call(`q${n}`, 'orders', `quiet-${String(n).padStart(2, '0')}`, 'ok'),
+      ),
+      ...['b1', 'b2', 'b3'].map((key) => call(key, 'orders', 'busy', 'ok')),
+      call('v1', 'orders', 'bad-a', 'tool_error', untyped),
+      call('v2', 'orders', 'bad-b', 'tool_error', untyped),
+      call('v3', 'orders', 'bad-b', 'tool_error', untyped),
+    ];
+    const sums = sumContributions(contributionsInMemory(traceFactsOfCalls(calls)));
+    const [orders] = scorecardFromSums(sums, 4).servers;
+    expect(orders).toMatchObject({ calls: 66, failures: 3, violatingCalls: 3, toolCount: 63 });
+    expect(orders!.tools.map((tool) => tool.tool)).toEqual(['bad-b', 'bad-a', 'busy', 'quiet-00']);
+    expect(orders!.tools[0]).toMatchObject({ violatingCalls: 2, rules: { 'untyped-error': 2 } });
+    // By default 50 of them.
+    expect(scorecardFromSums(sums).servers[0]!.tools).toHaveLength(50);
   });
 });

@@ -15,6 +15,7 @@ import {
   traceFactsOfCalls,
   type CallMeasure,
   type CallSums,
+  type FindingSums,
   type SummedContributions,
 } from './report-contributions';
 import { RULES_VERSION, FINDING_RULES, type FindingRule } from './rules';
@@ -36,16 +37,40 @@ export interface ToolScore {
 export interface ServerScore {
   readonly server: string | null;
   readonly versions: readonly string[];
+  /** Over all the server's tools, those `tools` leaves out too. */
   readonly calls: number;
   readonly failures: number;
   readonly violatingCalls: number;
   readonly grade: Grade;
+  /** Tools the server has in the window; `tools` lists the first `toolLimit` of them (`compareToolScores`). */
+  readonly toolCount: number;
   readonly tools: readonly ToolScore[];
 }
 
 export interface ServerScorecard {
   readonly rulesVersion: number;
   readonly servers: readonly ServerScore[];
+}
+
+/** Tools a server's score lists by default, and at most (`toolLimit`). */
+export const DEFAULT_SCORECARD_TOOLS = 50;
+export const MAX_SCORECARD_TOOLS = 500;
+
+/**
+ * The order of a server's tools, in which they are cut at `toolLimit`: most violating calls first (the tools to fix),
+ * then most calls, then by name.
+ */
+export const compareToolScores = (a: ToolScore, b: ToolScore): number =>
+  b.violatingCalls - a.violatingCalls || b.calls - a.calls || compareText(a.tool, b.tool);
+
+/** A server's figures over all its tools in the window, whichever of them its score lists. */
+export interface ServerTotals {
+  readonly server: string | null;
+  readonly versions: readonly string[];
+  readonly calls: bigint;
+  readonly failures: bigint;
+  readonly violatingCalls: bigint;
+  readonly toolCount: number;
 }
 
 export function gradeOf(violatingCalls: number, calls: number): Grade {
@@ -61,33 +86,71 @@ export function serverScorecard(calls: readonly FindingCall[]): ServerScorecard 
 /** The call measures `scorecardFromSums` reads. */
 export const SCORECARD_MEASURES: readonly CallMeasure[] = ['calls', 'failures', 'violating_calls'];
 
-/** The scorecard from summed contributions: calls, failures and violations per tool, rules per tool. */
-export function scorecardFromSums(sums: SummedContributions): ServerScorecard {
-  const servers = new Map<
-    string,
-    { server: string | null; versions: Set<string>; tools: Map<string, CallSums[]> }
-  >();
+/**
+ * The scorecard from summed contributions: calls, failures and violations per server and tool, rules per tool, each
+ * server's tools cut at `toolLimit`.
+ */
+export function scorecardFromSums(
+  sums: SummedContributions,
+  toolLimit: number = DEFAULT_SCORECARD_TOOLS,
+): ServerScorecard {
+  const servers = new Map<string, { server: string | null; versions: Set<string>; rows: CallSums[] }>();
   for (const row of sums.calls) {
     if (row.tool === null || row.sums.calls === 0n) continue;
     const key = JSON.stringify(row.server);
-    const entry = servers.get(key) ?? { server: row.server, versions: new Set<string>(), tools: new Map() };
+    const entry = servers.get(key) ?? { server: row.server, versions: new Set<string>(), rows: [] };
     if (row.serverVersion !== null) entry.versions.add(row.serverVersion);
-    entry.tools.set(row.tool, [...(entry.tools.get(row.tool) ?? []), row]);
+    entry.rows.push(row);
     servers.set(key, entry);
   }
+  const totals = [...servers.values()].map((entry): ServerTotals => {
+    const total = sumRows(entry.rows);
+    return {
+      server: entry.server,
+      versions: [...entry.versions],
+      calls: total.calls,
+      failures: total.failures,
+      violatingCalls: total.violating_calls,
+      toolCount: new Set(entry.rows.map((row) => row.tool)).size,
+    };
+  });
+  return scorecardOf(totals, sums.calls, sums.findings, toolLimit);
+}
+
+/**
+ * The scorecard from each server's totals (`ServerTotals`), the call sums of its tools and their findings: the
+ * tools ranked (`compareToolScores`) and cut at `toolLimit`. The sums may hold only the tools to list (as the
+ * repository cuts them); a server's figures and grade are its totals'.
+ */
+export function scorecardOf(
+  totals: readonly ServerTotals[],
+  calls: readonly CallSums[],
+  findings: readonly FindingSums[],
+  toolLimit: number,
+): ServerScorecard {
+  // Per server, per tool: the rows of its calls.
+  const toolRows = new Map<string, Map<string, CallSums[]>>();
+  for (const row of calls) {
+    if (row.tool === null || row.sums.calls === 0n) continue;
+    const key = JSON.stringify(row.server);
+    const tools = toolRows.get(key) ?? new Map<string, CallSums[]>();
+    const rows = tools.get(row.tool);
+    if (rows === undefined) tools.set(row.tool, [row]);
+    else rows.push(row);
+    toolRows.set(key, tools);
+  }
   const ruleCalls = new Map<string, bigint>();
-  for (const row of sums.findings) {
+  for (const row of findings) {
     const key = offenceKey(row.server, row.tool, row.rule);
     ruleCalls.set(key, (ruleCalls.get(key) ?? 0n) + row.sums.call_offences);
   }
-  const scores = [...servers.values()].map((entry): ServerScore => {
-    const tools = [...entry.tools.entries()]
-      .sort(([a], [b]) => compareText(a, b))
+  const scores = totals.map((server): ServerScore => {
+    const tools = [...(toolRows.get(JSON.stringify(server.server)) ?? new Map<string, CallSums[]>())]
       .map(([tool, rows]): ToolScore => {
         const total = sumRows(rows);
         const rules = Object.fromEntries(
           FINDING_RULES.flatMap((rule) => {
-            const count = Number(ruleCalls.get(offenceKey(entry.server, tool, rule)) ?? 0n);
+            const count = Number(ruleCalls.get(offenceKey(server.server, tool, rule)) ?? 0n);
             return count > 0 ? [[rule, count]] : [];
           }),
         );
@@ -101,16 +164,19 @@ export function scorecardFromSums(sums: SummedContributions): ServerScorecard {
           rules,
           grade: gradeOf(violating, calls),
         };
-      });
-    const calls = tools.reduce((sum, t) => sum + t.calls, 0);
-    const violating = tools.reduce((sum, t) => sum + t.violatingCalls, 0);
+      })
+      .sort(compareToolScores)
+      .slice(0, toolLimit);
+    const calls = Number(server.calls);
+    const violating = Number(server.violatingCalls);
     return {
-      server: entry.server,
-      versions: [...entry.versions].sort(),
+      server: server.server,
+      versions: [...server.versions].sort(),
       calls,
-      failures: tools.reduce((sum, t) => sum + t.failures, 0),
+      failures: Number(server.failures),
       violatingCalls: violating,
       grade: gradeOf(violating, calls),
+      toolCount: server.toolCount,
       tools,
     };
   });

@@ -21,11 +21,13 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
   // go back) or none (the hour they go forward), so the other end keeps the URL's instant exactly.
   const [from, setFrom] = useState<string | null>(null);
   const [to, setTo] = useState<string | null>(null);
-  // The lists name the first 500 servers by name (the scorecard's largest page), not only its default 50.
+  // The lists name the first 500 servers by name (the scorecard's largest page), not only its default 50, and up
+  // to 500 tools of each (its most violating ones), not only its default 50.
   const servers = useApi<ServerScorecard>('/api/v1/servers', {
     from: filters.from.toISOString(),
     to: filters.to.toISOString(),
     limit: '500',
+    toolLimit: '500',
   });
   const scorecard = servers.state === 'ready' ? servers.data.servers : [];
   const serverNames = [
@@ -33,16 +35,14 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
   ]
     .filter((name) => name !== '')
     .sort();
-  const toolNames = [
-    ...new Set([
-      ...scorecard
-        .filter((s) => filters.server === null || (s.server ?? UNKNOWN_SERVER) === filters.server)
-        .flatMap((s) => s.tools.map((t) => t.tool)),
-      filters.tool ?? '',
-    ]),
-  ]
+  const toolsOf = scorecard.filter(
+    (s) => filters.server === null || (s.server ?? UNKNOWN_SERVER) === filters.server,
+  );
+  const toolNames = [...new Set([...toolsOf.flatMap((s) => s.tools.map((t) => t.tool)), filters.tool ?? ''])]
     .filter((name) => name !== '')
     .sort();
+  // A server with more tools than the scorecard lists: the list says it is not all of them.
+  const toolsCut = toolsOf.some((s) => s.toolCount > s.tools.length);
 
   // Other filters make other pages: a pager's offset does not carry over to them.
   const go = (changes: Record<string, string | null>) =>
@@ -149,6 +149,7 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
           names={toolNames}
           value={filters.tool}
           onChange={(tool) => go({ tool })}
+          cut={toolsCut ? 'Not every tool is listed: a server has more than 500' : null}
         />
         {servers.state === 'error' && <ListsNotLoaded retry={servers.retry} />}
         {filters.agent !== null && (
@@ -181,6 +182,8 @@ function NameFilter(props: {
   names: readonly string[];
   value: string | null;
   onChange: (name: string | null) => void;
+  /** Why the list does not name every choice, if it does not: a last option no one can choose says so. */
+  cut?: string | null;
 }) {
   return (
     <div class="field">
@@ -198,6 +201,11 @@ function NameFilter(props: {
             {name}
           </option>
         ))}
+        {props.cut && (
+          <option disabled data-cut>
+            {props.cut}
+          </option>
+        )}
       </select>
     </div>
   );

@@ -10,6 +10,7 @@ import { ScrollBox } from '../components/scroll-box';
 import { Name } from '../components/name';
 import { Fragment } from 'preact';
 import { offsetOf, PAGE_SIZE, Pager } from '../components/pager';
+import { formatCount } from '../format';
 
 const Grade = ({ grade }: { grade: string }) => (
   <span class={`grade grade-${grade}`} data-grade={grade} aria-label={`grade ${grade}`}>
@@ -106,6 +107,19 @@ export function ServersPage({ filters, query }: PageProps) {
                             </td>
                           </tr>
                         ))}
+                        {server.toolCount > server.tools.length && (
+                          <tr
+                            class="tool-row more-tools"
+                            data-more-tools={server.toolCount - server.tools.length}
+                          >
+                            <td colSpan={6} class="indent muted">
+                              {formatCount(server.toolCount - server.tools.length)} more of its{' '}
+                              {formatCount(server.toolCount)} tools not shown: these are the{' '}
+                              {formatCount(server.tools.length)} with the most violating calls, then the most
+                              calls. The server's figures count them all.
+                            </td>
+                          </tr>
+                        )}
                       </tbody>
                     );
                   })}

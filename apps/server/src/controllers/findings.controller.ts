@@ -7,7 +7,7 @@ import {
   UseGuards,
   UseInterceptors,
 } from '@nestjs/common';
-import { FINDING_RULES } from '@errata/domain';
+import { DEFAULT_SCORECARD_TOOLS, FINDING_RULES, MAX_SCORECARD_TOOLS } from '@errata/domain';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ReadAdmitted } from '../http/read-admission.interceptor';
@@ -15,7 +15,7 @@ import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.gua
 import { ApiGroupPage, ApiReadKey, ApiReportFilters, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
 import { DEFAULT_LIMIT, FINDING_ID, MAX_LIMIT, parsePage } from '../http/findings-page';
-import { parseReportFilter, withGroupPage } from '../http/report-query';
+import { parseReportFilter, parseScorecardQuery } from '../http/report-query';
 import type { Principal } from '../services/api-key.service';
 import { FindingsService } from '../services/findings.service';
 
@@ -32,10 +32,17 @@ export class FindingsController {
   @ApiOperation({ summary: 'A graded scorecard per MCP server and tool' })
   @ApiReportFilters()
   @ApiGroupPage()
+  @QueryParameter({
+    name: 'toolLimit',
+    required: false,
+    description:
+      "Tools listed per server: those with the most violating calls, then the most calls, then by name; each server's `toolCount` says how many it has.",
+    schema: { type: 'integer', minimum: 1, maximum: MAX_SCORECARD_TOOLS, default: DEFAULT_SCORECARD_TOOLS },
+  })
   @ApiOk('ServerScorecard')
   @ApiErrors(400, 401, 403)
   servers(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    return this.findings.servers(principal.projectId, withGroupPage(query, parseReportFilter));
+    return this.findings.servers(principal.projectId, parseScorecardQuery(query));
   }
 
   @Get('findings')

@@ -1,4 +1,5 @@
 import { Controller, Get, Query, UseGuards, UseInterceptors } from '@nestjs/common';
+import { DEFAULT_SERIES_GROUPS, MAX_SERIES_GROUPS } from '@errata/domain';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ReadAdmitted } from '../http/read-admission.interceptor';
@@ -73,11 +74,18 @@ export class ReportsController {
   @ApiOperation({
     summary: "The reports' headline figures per hour or day",
     description:
-      'Each point is the reports over its own bucket: whole UTC hours or days, clipped to the window at its edges. `from` is required; `to` defaults to now; `step` defaults to hour for windows up to 72 hours and day beyond. Wasted retries are broken down as the retry-waste report groups them (`groupBy`).',
+      "Each point is the reports over its own bucket: whole UTC hours or days, clipped to the window at its edges. `from` is required; `to` defaults to now; `step` defaults to hour for windows up to 72 hours and day beyond. Wasted retries are broken down as the retry-waste report groups them (`groupBy`): the `groupLimit` groups with the most wasted retries over the window (`keptGroups`), the others folded into each point's `foldedWastedRetries` and `foldedWastedMs` (`foldedGroups` says how many).",
   })
   @ApiReportFilters({ fromRequired: true })
   @QueryParameter({ name: 'step', required: false, enum: ['hour', 'day'] })
   @QueryParameter({ name: 'groupBy', required: false, enum: RETRY_WASTE_GROUPINGS })
+  @QueryParameter({
+    name: 'groupLimit',
+    required: false,
+    description:
+      'Groups of the breakdown to keep: those with the most wasted retries over the window, ties by key; the others are folded.',
+    schema: { type: 'integer', minimum: 1, maximum: MAX_SERIES_GROUPS, default: DEFAULT_SERIES_GROUPS },
+  })
   @ApiOk('ReportSeries')
   @ApiErrors(400, 401, 403)
   timeseries(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {

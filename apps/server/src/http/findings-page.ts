@@ -32,12 +32,19 @@ export function parseLimitOffset(
   defaultLimit: number,
 ): { limit: number; offset: number } {
   return {
-    limit: integer(limit, 'limit', defaultLimit, 1, MAX_LIMIT),
-    offset: integer(offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER),
+    limit: wholeNumber(limit, 'limit', defaultLimit, 1, MAX_LIMIT),
+    offset: wholeNumber(offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER),
   };
 }
 
-function integer(value: unknown, name: string, fallback: number, min: number, max: number): number {
+/** A whole-number parameter from `min` to `max` (`fallback` when not given), answering 400 with what was wrong. */
+export function wholeNumber(
+  value: unknown,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   if (value === undefined || value === '') return fallback;
   refuseRepeated(value, name);
   const parsed =

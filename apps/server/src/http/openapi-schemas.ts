@@ -364,9 +364,15 @@ export const OPENAPI_SCHEMAS = {
     meanCoverage: nullableRate('Mean subagent coverage', 'without reports carrying it'),
     wastedRetriesBy: map(
       integer(),
-      'Wasted retries per retry-waste group key (`groupBy`); groups without retries left out.',
+      'Wasted retries per kept retry-waste group key (`groupBy`, `keptGroups`); groups without retries in the bucket left out.',
     ),
-    wastedMsBy: map(integer(), 'Wasted milliseconds per retry-waste group key (`groupBy`).'),
+    wastedMsBy: map(integer(), 'Wasted milliseconds per kept retry-waste group key.'),
+    foldedWastedRetries: integer(
+      'Wasted retries of the groups past `keptGroups`: with `wastedRetriesBy` they add up to `wastedRetries`.',
+    ),
+    foldedWastedMs: integer(
+      'Wasted milliseconds of the groups past `keptGroups`: with `wastedMsBy` they add up to `wastedMs`.',
+    ),
   }),
   ReportSeries: object({
     rulesVersion,
@@ -374,6 +380,12 @@ export const OPENAPI_SCHEMAS = {
     to: dateTime(),
     step: oneOf(['hour', 'day']),
     groupBy: oneOf(RETRY_WASTE_GROUPINGS),
+    groupLimit: integer('Groups of the breakdown kept at most.'),
+    keptGroups: array(
+      string(),
+      'The group keys the points break down by: most wasted retries over the window first, ties by key.',
+    ),
+    foldedGroups: integer('Groups with retries in the window past `keptGroups`, folded into `folded…`.'),
     points: array(ref('SeriesPoint'), 'One per UTC hour or day, in order.'),
   }),
 
@@ -391,14 +403,19 @@ export const OPENAPI_SCHEMAS = {
     calls: integer(),
     failures: integer(),
     violatingCalls: integer(),
-    grade: oneOf(GRADES),
-    tools: array(ref('ToolScore')),
+    grade: oneOf(GRADES, 'Over all its calls, of every tool.'),
+    toolCount: integer('Tools the server has in the window: more than `tools` lists when they were cut.'),
+    tools: array(
+      ref('ToolScore'),
+      'Its first `toolLimit` tools: most violating calls first, then most calls, then by name.',
+    ),
   }),
   ServerScorecard: object({
     rulesVersion,
     groupCount: integer('Servers in all: `servers` is the page of them `limit` and `offset` select.'),
     limit: integer(),
     offset: integer(),
+    toolLimit: integer('Tools listed per server at most (`toolCount` says how many each has).'),
     servers: array(
       ref('ServerScore'),
       'By name (the unnamed server first): the page `limit` and `offset` select.',

@@ -25,6 +25,7 @@ describe('parseSeriesQuery', () => {
       agent: null,
       step: 'hour',
       groupBy: 'category',
+      groupLimit: 10,
     });
     expect(parse({ from: '2026-11-27T10:30:00Z' }).step).toBe('hour');
     expect(parse({ from: '2026-11-27T10:29:59Z' }).step).toBe('day');
@@ -44,6 +45,16 @@ describe('parseSeriesQuery', () => {
       '"groupBy" must be one of',
     );
     expect(parse({ from: '2026-11-29T00:00:00Z', groupBy: 'tool' }).groupBy).toBe('tool');
+  });
+
+  it('keeps 10 groups of the breakdown by default, 1 to 100 when asked, and answers 400 otherwise', () => {
+    const from = '2026-11-29T00:00:00Z';
+    expect(parse({ from, groupLimit: '100' }).groupLimit).toBe(100);
+    expect(parse({ from, groupLimit: '' }).groupLimit).toBe(10);
+    for (const bad of ['0', '101', '-1', '2.5', 'ten']) {
+      expect(message({ from, groupLimit: bad })).toBe('"groupLimit" must be a whole number from 1 to 100');
+    }
+    expect(message({ from, groupLimit: ['5', '6'] })).toContain('"groupLimit"');
   });
 });
 

@@ -1,7 +1,14 @@
-import { parseIsoInstant, storedName } from '@errata/domain';
+import {
+  DEFAULT_SCORECARD_TOOLS,
+  DEFAULT_SERIES_GROUPS,
+  MAX_SCORECARD_TOOLS,
+  MAX_SERIES_GROUPS,
+  parseIsoInstant,
+  storedName,
+} from '@errata/domain';
 import { BadRequestException } from '@nestjs/common';
 import { seriesLength, type SeriesStep } from '../rollups/window-slices';
-import { DEFAULT_LIMIT, parseLimitOffset } from './findings-page';
+import { DEFAULT_LIMIT, parseLimitOffset, wholeNumber } from './findings-page';
 import { refuseNul, refuseRepeated } from './text-parameter';
 
 /** The filters every report accepts (DOMAIN.md §8). */
@@ -78,11 +85,13 @@ function date(raw: RawQuery, name: string): Date | null {
   return parsed;
 }
 
-/** A series: the filters, a bounded window, its bucket size and how its breakdown is grouped. */
+/** A series: the filters, a bounded window, its bucket size and how its breakdown is grouped and bounded. */
 export interface SeriesQuery<GroupBy extends string> extends ReportQuery<GroupBy> {
   readonly from: Date;
   readonly to: Date;
   readonly step: SeriesStep;
+  /** The breakdown's groups to keep (`boundSeriesGroups`); the others are folded. */
+  readonly groupLimit: number;
 }
 
 /** Buckets one series may have: a month of hours, or years of days. */
@@ -97,8 +106,9 @@ export function parseSeriesQuery<GroupBy extends string>(
   defaultGroup: GroupBy,
   now: Date = new Date(),
 ): SeriesQuery<GroupBy> {
-  const { step: rawStep, ...rest } = raw;
+  const { step: rawStep, groupLimit: rawGroupLimit, ...rest } = raw;
   const query = parseReportQuery(rest, groupings, defaultGroup);
+  const groupLimit = wholeNumber(rawGroupLimit, 'groupLimit', DEFAULT_SERIES_GROUPS, 1, MAX_SERIES_GROUPS);
   if (query.from === null) throw new BadRequestException('a series needs "from" (an ISO-8601 date-time)');
   const to = query.to ?? now;
   if (query.from >= to) throw new BadRequestException('"from" must be before "to" (which defaults to now)');
@@ -114,7 +124,7 @@ export function parseSeriesQuery<GroupBy extends string>(
       `the window has ${points} ${step}s; a series has at most ${MAX_SERIES_POINTS} points (use a shorter window or step=day)`,
     );
   }
-  return { ...query, from: query.from, to, step };
+  return { ...query, from: query.from, to, step, groupLimit };
 }
 
 /** Which of a report's groups to answer: `limit` of them (1–500, default 50) after `offset`, in the report's order. */
@@ -133,4 +143,16 @@ export function withGroupPage<Query>(
 ): Query & { readonly page: GroupPage } {
   const { limit, offset, ...rest } = raw;
   return { ...parse(rest), page: parseLimitOffset(limit, offset, DEFAULT_LIMIT) };
+}
+
+/**
+ * `GET /servers`: the filters, the page of servers, and the tools listed per server (`toolLimit`, 1–500, default
+ * 50): a server with thousands of tools made an answer of megabytes.
+ */
+export function parseScorecardQuery(raw: RawQuery) {
+  const { toolLimit, ...rest } = raw;
+  return {
+    ...withGroupPage(rest, parseReportFilter),
+    toolLimit: wholeNumber(toolLimit, 'toolLimit', DEFAULT_SCORECARD_TOOLS, 1, MAX_SCORECARD_TOOLS),
+  };
 }

@@ -11,6 +11,7 @@ import {
   type ReportSums,
   type RetryWasteGroupBy,
   type RetryWasteGroupDimensions,
+  type ServerTotals,
   type WastedRetry,
   UNKNOWN_SERVER,
 } from '@errata/domain';
@@ -45,6 +46,8 @@ export interface RollupFilter {
   readonly agent: string | null;
   /** Only these servers (null: the calls whose server did not say its name), as a page of a report selects them. */
   readonly servers?: readonly (string | null)[];
+  /** Only these (server, tool) pairs, as the scorecard's listed tools select their findings. */
+  readonly serverTools?: readonly { readonly server: string | null; readonly tool: string }[];
 }
 
 /**
@@ -262,6 +265,66 @@ export class RollupQueryRepository {
       limit,
       offset,
     });
+  }
+
+  /**
+   * The scorecard of the servers `filter.servers` selects: each server's totals and versions over all its tools, and
+   * its first `toolLimit` tools in the scorecard's order (`compareToolScores`: most violating calls, then most
+   * calls, then name), ranked and cut in SQL with how many tools it has. A server with thousands of tools answers
+   * its top ones without the others being read out of the database. One snapshot.
+   */
+  async scorecardTools(
+    filter: RollupFilter,
+    toolLimit: number,
+  ): Promise<{ totals: ServerTotals[]; tools: CallSums[] }> {
+    const measures = ['calls', 'failures', 'violating_calls'] as const satisfies readonly CallMeasure[];
+    const shape = { ...CALL_ROLLUP, measures };
+    const summed = list(measures.map((m) => `sum(${m}) AS ${m}`));
+    const asText = list(measures.map((m) => `${m}::text AS ${m}`));
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        // A row with a tool is a call's; those without are escalations no failure explains.
+        const { rows: versions } = await sql<Record<string, string | null>>`
+          SELECT server, server_version, ${list(measures.map((m) => `sum(${m})::text AS ${m}`))}
+            ${await this.windowRows(trx, shape, filter, ['server', 'server_version'])} AND tool IS NOT NULL
+           GROUP BY server, server_version
+          HAVING sum(calls) > 0`.execute(trx);
+        const { rows: tools } = await sql<Record<string, string | null> & { tool_count: string }>`
+          WITH t AS (
+            SELECT server, tool, ${summed}
+              ${await this.windowRows(trx, shape, filter, ['server', 'tool'])} AND tool IS NOT NULL
+             GROUP BY server, tool
+            HAVING sum(calls) > 0),
+          r AS (SELECT t.*,
+                       row_number() OVER (PARTITION BY server
+                                          ORDER BY violating_calls DESC, calls DESC, tool COLLATE "C") AS rank,
+                       count(*) OVER (PARTITION BY server) AS tool_count
+                  FROM t)
+          SELECT server, tool, ${asText}, tool_count::text AS tool_count FROM r WHERE rank <= ${toolLimit}`.execute(
+          trx,
+        );
+        const toolCounts = new Map(tools.map((row) => [row['server'] ?? null, Number(row.tool_count)]));
+        const totals = new Map<string | null, ServerTotals>();
+        for (const row of versions) {
+          const server = row['server'] ?? null;
+          const sums = measuresOf(row, measures);
+          const before = totals.get(server);
+          totals.set(server, {
+            server,
+            versions: [
+              ...(before?.versions ?? []),
+              ...(row['server_version'] === null ? [] : [row['server_version']!]),
+            ],
+            calls: (before?.calls ?? 0n) + sums['calls']!,
+            failures: (before?.failures ?? 0n) + sums['failures']!,
+            violatingCalls: (before?.violatingCalls ?? 0n) + sums['violating_calls']!,
+            toolCount: toolCounts.get(server) ?? 0,
+          });
+        }
+        return { totals: [...totals.values()], tools: tools.map(callSumsOf) };
+      });
   }
 
   /** Subagent reports are filtered by window and agent only: they belong to no server or tool. */
@@ -537,6 +600,7 @@ function filterConditions(filter: RollupFilter, shape: RollupShape): RawBuilder<
       ...(filter.server !== null ? [serverCondition(filter.server, shape)] : []),
       ...(filter.tool !== null ? [sql<boolean>`tool = ${filter.tool}`] : []),
       ...(filter.servers === undefined ? [] : [serversCondition(filter.servers)]),
+      ...(filter.serverTools === undefined ? [] : [serverToolsCondition(filter.serverTools)]),
     ],
     sql` AND `,
   ) as RawBuilder<boolean>;
@@ -559,6 +623,13 @@ function serverCondition(server: string, shape: RollupShape): RawBuilder<boolean
 function serversCondition(servers: readonly (string | null)[]): RawBuilder<boolean> {
   const named = servers.filter((server): server is string => server !== null);
   return sql<boolean>`(server = ANY(${named}::text[]) OR (${servers.includes(null)} AND server IS NULL))`;
+}
+
+function serverToolsCondition(pairs: NonNullable<RollupFilter['serverTools']>): RawBuilder<boolean> {
+  // A null server (one that did not say its name) is a pair of its own, apart from a server named "".
+  return sql<boolean>`(coalesce(server, ''), server IS NULL, tool) IN (
+    SELECT coalesce(p_server, ''), p_server IS NULL, p_tool
+      FROM unnest(${pairs.map((p) => p.server)}::text[], ${pairs.map((p) => p.tool)}::text[]) AS p (p_server, p_tool))`;
 }
 
 function agentCondition(agent: string | null, prefix: RawBuilder<unknown>): RawBuilder<boolean> {

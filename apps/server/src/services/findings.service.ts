@@ -5,7 +5,7 @@ import {
   declaredErrorOfCall,
   findingId,
   findingsFromSums,
-  scorecardFromSums,
+  scorecardOf,
   suggestContract,
   type CallSums,
   type Category,
@@ -24,6 +24,9 @@ import {
   type RollupFilter,
 } from '../repositories/rollup-query.repository';
 import { FindingNotFound } from './finding-not-found';
+
+/** `GET /servers`: the filters, the page of servers, and the tools listed per server at most. */
+export type ScorecardQuery = ReportFilter & { readonly page: GroupPage; readonly toolLimit: number };
 
 export interface FindingsPage {
   readonly rule: FindingRule | null;
@@ -103,10 +106,11 @@ export class FindingsService {
 
   /**
    * DOMAIN.md §8 `GET /servers`: a scorecard per server and tool, graded from the calls' findings. One page of the
-   * servers (`page`), cut in SQL, with `groupCount` saying how many there are; only their calls and findings are read.
+   * servers (`page`), cut in SQL, with `groupCount` saying how many there are; each with its first `toolLimit` tools
+   * (most violating calls first) and `toolCount`, cut in SQL too. Only the listed tools' findings are read.
    */
-  async servers(projectId: number, query: ReportFilter & { readonly page: GroupPage }) {
-    const { page, ...filter } = query;
+  async servers(projectId: number, query: ScorecardQuery) {
+    const { page, toolLimit, ...filter } = query;
     const rollup = { projectId, ...filter };
     const { rows, groupCount } = await this.rollups.scorecardServersPage(
       rollup,
@@ -115,15 +119,15 @@ export class FindingsService {
       page.offset,
     );
     const servers = rows.map((row) => row.server);
-    const [calls, findings] =
+    const { totals, tools } =
       servers.length === 0
-        ? [[], []]
-        : await Promise.all([
-            this.rollups.callSums({ ...rollup, servers }, SCORECARD_MEASURES),
-            this.rollups.findingSums({ ...rollup, servers }),
-          ]);
-    const { servers: scores, ...scorecard } = scorecardFromSums({ calls, findings, reports: [] });
-    return { ...scorecard, groupCount, limit: page.limit, offset: page.offset, servers: scores };
+        ? { totals: [], tools: [] }
+        : await this.rollups.scorecardTools({ ...rollup, servers }, toolLimit);
+    const serverTools = tools.map((row) => ({ server: row.server, tool: row.tool! }));
+    const findings =
+      serverTools.length === 0 ? [] : await this.rollups.findingSums({ ...rollup, serverTools });
+    const { servers: scores, ...scorecard } = scorecardOf(totals, tools, findings, toolLimit);
+    return { ...scorecard, groupCount, limit: page.limit, offset: page.offset, toolLimit, servers: scores };
   }
 
   /** Every finding (one sample each): the ones the fix lifecycle may suggest fixes for. */

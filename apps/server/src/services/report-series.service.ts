@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  boundSeriesGroups,
   RULES_VERSION,
   SERIES_CALL_MEASURES,
   seriesPointFromSums,
@@ -30,15 +31,20 @@ export class ReportSeriesService {
       SERIES_CALL_MEASURES,
       GROUP_DIMENSIONS[query.groupBy],
     );
+    const { keptGroups, foldedGroups, points } = boundSeriesGroups(
+      sums.map(({ bucket, calls, reports }) => seriesPointFromSums(bucket, calls, reports, query.groupBy)),
+      query.groupLimit,
+    );
     return {
       rulesVersion: RULES_VERSION,
       from: query.from.toISOString(),
       to: query.to.toISOString(),
       step: query.step,
       groupBy: query.groupBy,
-      points: sums.map(({ bucket, calls, reports }) =>
-        seriesPointFromSums(bucket, calls, reports, query.groupBy),
-      ),
+      groupLimit: query.groupLimit,
+      keptGroups,
+      foldedGroups,
+      points,
     };
   }
 }
