@@ -108,10 +108,7 @@ export function ServersPage({ filters, query }: PageProps) {
                           </tr>
                         ))}
                         {server.toolCount > server.tools.length && (
-                          <tr
-                            class="tool-row more-tools"
-                            data-more-tools={server.toolCount - server.tools.length}
-                          >
+                          <tr class="more-tools" data-more-tools={server.toolCount - server.tools.length}>
                             <td colSpan={6} class="indent muted">
                               {formatCount(server.toolCount - server.tools.length)} more of its{' '}
                               {formatCount(server.toolCount)} tools not shown: these are the{' '}
