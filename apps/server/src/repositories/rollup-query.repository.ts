@@ -302,9 +302,9 @@ export class RollupQueryRepository {
                                           ORDER BY violating_calls DESC, calls DESC, tool COLLATE "C") AS rank,
                        count(*) OVER (PARTITION BY server) AS tool_count
                   FROM t)
-          SELECT server, tool, ${asText}, tool_count::text AS tool_count FROM r WHERE rank <= ${toolLimit}`.execute(
-          trx,
-        );
+          SELECT server, tool, ${asText}, tool_count::text AS tool_count
+            FROM r
+           WHERE rank <= ${toolLimit}`.execute(trx);
         const toolCounts = new Map(tools.map((row) => [row['server'] ?? null, Number(row.tool_count)]));
         const totals = new Map<string | null, ServerTotals>();
         for (const row of versions) {
