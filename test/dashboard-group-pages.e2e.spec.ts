@@ -139,4 +139,21 @@ it('lists the first 50 of the 120 tools of a server, and says how many more it h
   expect(await table.locator('tr.server-row td.num').first().getAttribute('data-value')).toBe('240');
   expect(await page.locator('#filter-tool option').count()).toBe(121);
   expect(await page.locator('#filter-tool option[data-cut]').count()).toBe(0);
+
+  // A server with more tools than the filter bar's 500: its tool list says it does not name them all.
+  await page.route('**/api/v1/servers?*toolLimit=500*', async (route) => {
+    const response = await route.fetch();
+    const body = (await response.json()) as { servers: { toolCount: number }[] };
+    for (const score of body.servers) score.toolCount += 1_000;
+    await route.fulfill({ response, json: body });
+  });
+  try {
+    await page.reload();
+    const cut = page.locator('#filter-tool option[data-cut]');
+    await cut.waitFor({ state: 'attached' });
+    expect(await cut.isDisabled()).toBe(true);
+    expect(await cut.textContent()).toContain('Not every tool is listed');
+  } finally {
+    await page.unroute('**/api/v1/servers?*toolLimit=500*');
+  }
 }, 60_000);
