@@ -1,5 +1,6 @@
 /** The OpenAPI document at /docs-json and the Swagger UI at /docs describe every REST endpoint (issue 4). */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { launchChromium } from './support/browser';
 import { startTestServer, type TestServer } from './support/server';
 
 let server: TestServer;
@@ -98,3 +99,25 @@ it('documents fix delivery as admin-key endpoints with the owner registration bo
     'application/x-protobuf',
   ]);
 });
+
+it('shows Errata’s own operations at /docs/?url=…, /docs?url=… and /docs/index.html, loading no spec the URL names', async () => {
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    const foreign = encodeURIComponent('https://example.invalid/x.json');
+    // Nest's page took `/docs/?…` and `/docs/index.html` for `/docs`, asked for /docs/docs/… and stayed blank.
+    for (const path of [`/docs/?url=${foreign}`, `/docs?url=${foreign}`, '/docs/index.html']) {
+      await page.goto(`${server.url}${path}`);
+      await page
+        .locator('.opblock-summary-path', { hasText: '/api/v1/reports/retry-waste' })
+        .first()
+        .waitFor();
+      expect(await page.locator('.info .title').first().textContent(), path).toContain('Errata REST API');
+    }
+    expect(requested.filter((url) => new URL(url).hostname === 'example.invalid')).toEqual([]);
+  } finally {
+    await browser.close();
+  }
+}, 60_000);

@@ -106,5 +106,21 @@ export function mountOpenApi(app: NestExpressApplication): void {
     res.set({ 'content-security-policy': "frame-ancestors 'none'", 'x-frame-options': 'DENY' });
     next();
   });
+  app.use('/docs', docsPageAtItsOwnUrl);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+}
+
+/**
+ * Nest's Swagger UI page names its scripts relative to its URL, and takes any URL not ending in "/" for `/docs`: at
+ * `/docs/?url=…` (an old link, or someone trying to load another spec) or `/docs/index.html` it asks for
+ * /docs/docs/… and stays blank. Those go to `/docs/` with the query dropped (a relative Location keeps a path prefix a
+ * proxy puts in front of the service). The page shows Errata's own document whatever the URL says: the document is
+ * embedded in it, and the Swagger UI loads no spec the URL names.
+ */
+function docsPageAtItsOwnUrl(req: Request, res: Response, next: NextFunction): void {
+  const path = req.originalUrl.split('?', 1)[0];
+  const page = path === '/docs/' || path === '/docs/index.html';
+  if (page && !req.originalUrl.endsWith('/') && (req.method === 'GET' || req.method === 'HEAD'))
+    return res.redirect(302, './');
+  next();
 }
