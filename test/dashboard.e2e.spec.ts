@@ -797,6 +797,25 @@ describe('dashboard (chromium)', () => {
     await page.locator('[data-table="findings"]').waitFor();
   });
 
+  it('misclassified results, servers and retry waste: a page past the last group says so and links to the first (no empty table)', async () => {
+    for (const [path, heading, report, table, what] of [
+      ['/misclassified', 'Misclassified results', 'reports/misclassified-results', 'misclassified', 'tools'],
+      ['/servers', 'Servers', 'servers', 'scorecard', 'servers'],
+      ['/retry-waste', 'Retry waste', 'reports/retry-waste', 'retry-groups', 'groups'],
+    ] as const) {
+      const { groupCount } = await api<{ groupCount: number }>(report, { limit: '1' });
+      expect(groupCount, path).toBeGreaterThan(0);
+      const offset = Math.ceil((groupCount + 1) / 50) * 50;
+      await visit(`${path}?range=24h&offset=${offset}`, heading);
+      const pastEnd = page.locator('[data-past-end]');
+      expect(await pastEnd.textContent(), path).toContain(`There are ${groupCount} ${what}`);
+      expect(await page.locator(`[data-table="${table}"], [data-empty], .pager`).count(), path).toBe(0);
+      await pastEnd.getByRole('link', { name: 'Go to the first page' }).click();
+      await page.locator(`[data-table="${table}"]`).waitFor();
+      expect(new URL(page.url()).searchParams.get('offset'), path).toBeNull();
+    }
+  });
+
   it('a run timeline keeps the window and filters, and its back link stays in the app when opened from a link', async () => {
     await visit('/misclassified?range=7d', 'Misclassified results');
     const sample = page.locator('[data-sample]').first();

@@ -1,5 +1,6 @@
 import { formatCount } from '../format';
 import { navigate, withQuery } from '../route';
+import { Link } from './link';
 
 /** Rows a paged table shows: the API's default page (its `limit`). */
 export const PAGE_SIZE = 50;
@@ -25,9 +26,7 @@ export function Pager(props: {
   return (
     <nav class="pager" aria-label={label}>
       <span data-page-range>
-        {shown === 0
-          ? `past the last of ${formatCount(total)}`
-          : `${formatCount(offset + 1)}–${formatCount(offset + shown)} of ${formatCount(total)}`}
+        {formatCount(offset + 1)}–{formatCount(offset + shown)} of {formatCount(total)}
       </span>
       <button type="button" disabled={offset === 0} onClick={() => go(Math.max(0, offset - PAGE_SIZE))}>
         Previous
@@ -36,5 +35,25 @@ export function Pager(props: {
         Next
       </button>
     </nav>
+  );
+}
+
+/**
+ * What a paged table shows instead of an empty page when its `offset` starts past the last row (a bookmark from
+ * before data was pruned, an edited URL): how many there are, and a link back to the first page. `what` is plural:
+ * "findings", "servers".
+ */
+export function PastEnd(props: {
+  readonly what: string;
+  readonly query: URLSearchParams;
+  readonly offset: number;
+  readonly total: number;
+}) {
+  const { what, query, offset, total } = props;
+  return (
+    <p class="url-notice" role="status" data-past-end>
+      There are {formatCount(total)} {what}: this page starts past the last one (offset {formatCount(offset)}
+      ). <Link href={location.pathname + withQuery(query, { offset: null })}>Go to the first page</Link>
+    </p>
   );
 }

@@ -4,12 +4,12 @@ import type { PageProps } from '../app';
 import { NoData, NumberCell, PageHeader } from '../components/figures';
 import { Link } from '../components/link';
 import { Await, UrlNotice } from '../components/states';
-import { formatCount, formatDateTime, formatPercent, labelOf } from '../format';
+import { formatDateTime, formatPercent, labelOf } from '../format';
 import { filterQuery, navigate, reportParams, withQuery } from '../route';
 import { useApi } from '../use-api';
 import { ScrollBox } from '../components/scroll-box';
 import { ServerTool } from '../components/name';
-import { offsetOf, PAGE_SIZE, Pager } from '../components/pager';
+import { offsetOf, PAGE_SIZE, Pager, PastEnd } from '../components/pager';
 
 interface FindingsList {
   readonly total: number;
@@ -73,15 +73,7 @@ export function FindingsPage({ filters, query }: PageProps) {
           // The finding's page links back to this page of this rule.
           const carried = filterQuery(query, ['rule', 'offset']);
           if (list.findings.length === 0) {
-            return (
-              <p class="url-notice" role="status" data-past-end>
-                There are {formatCount(list.total)} findings: this page starts past the last one (offset{' '}
-                {formatCount(offset)}).{' '}
-                <Link href={location.pathname + withQuery(query, { offset: null })}>
-                  Go to the first page
-                </Link>
-              </p>
-            );
+            return <PastEnd what="findings" query={query} offset={offset} total={list.total} />;
           }
           return (
             <>

@@ -8,16 +8,17 @@ import { reportParams } from '../route';
 import { useApi } from '../use-api';
 import { ScrollBox } from '../components/scroll-box';
 import { ServerTool } from '../components/name';
-import { offsetOf, PAGE_SIZE, Pager } from '../components/pager';
+import { offsetOf, PAGE_SIZE, Pager, PastEnd } from '../components/pager';
 
 /** The API answers a page of the groups (most offences first): `groupCount` says how many there are in all. */
 type MisclassifiedPage = MisclassifiedReport & { readonly groupCount: number; readonly offset: number };
 
 export function MisclassifiedPage({ filters, query }: PageProps) {
+  const offset = offsetOf(query);
   const report = useApi<MisclassifiedPage>('/api/v1/reports/misclassified-results', {
     ...reportParams(filters),
     limit: String(PAGE_SIZE),
-    offset: String(offsetOf(query)),
+    offset: String(offset),
   });
   return (
     <section aria-labelledby="page-title">
@@ -35,10 +36,17 @@ export function MisclassifiedPage({ filters, query }: PageProps) {
                 <Stat id="empty-as-error" label="Empty as error" value={report.totals.emptyAsError} />
                 <Stat id="failure-as-empty" label="Failure as empty" value={report.totals.failureAsEmpty} />
               </div>
-              {report.groups.length === 0 ? (
+              {report.groupCount === 0 ? (
                 <p class="muted" data-empty>
                   No misclassified results in this window.
                 </p>
+              ) : report.groups.length === 0 ? (
+                <PastEnd
+                  what="tools with misclassified results"
+                  query={query}
+                  offset={offset}
+                  total={report.groupCount}
+                />
               ) : (
                 <ScrollBox label="Misclassified results by server and tool">
                   <table aria-label="Misclassified results by server and tool" data-table="misclassified">
@@ -89,7 +97,7 @@ export function MisclassifiedPage({ filters, query }: PageProps) {
                   </table>
                 </ScrollBox>
               )}
-              {report.groups.length < report.groupCount && (
+              {report.groups.length > 0 && report.groups.length < report.groupCount && (
                 <Pager
                   label="Pages of misclassified results"
                   query={query}

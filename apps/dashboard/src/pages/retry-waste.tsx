@@ -10,8 +10,7 @@ import { bucketsOf, STACKED_GROUPS, stackedSeries, type SeriesResponse } from '.
 import { all, useApi } from '../use-api';
 import { ScrollBox } from '../components/scroll-box';
 import { Name } from '../components/name';
-import { offsetOf, PAGE_SIZE, Pager } from '../components/pager';
-import { Link } from '../components/link';
+import { offsetOf, PAGE_SIZE, Pager, PastEnd } from '../components/pager';
 
 const GROUPINGS = ['category', 'server', 'tool'] as const;
 type Grouping = (typeof GROUPINGS)[number];
@@ -159,13 +158,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
               {report.groupCount === 0 ? (
                 <p class="muted">No retries in this window.</p>
               ) : report.groups.length === 0 ? (
-                <p class="url-notice" role="status" data-past-end>
-                  There are {formatCount(report.groupCount)} groups: this page starts past the last one
-                  (offset {formatCount(offset)}).{' '}
-                  <Link href={location.pathname + withQuery(query, { offset: null })}>
-                    Go to the first page
-                  </Link>
-                </p>
+                <PastEnd what="groups" query={query} offset={offset} total={report.groupCount} />
               ) : (
                 <>
                   <ScrollBox label={`Retries by ${groupBy}`}>

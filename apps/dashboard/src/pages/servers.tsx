@@ -9,7 +9,7 @@ import { useApi } from '../use-api';
 import { ScrollBox } from '../components/scroll-box';
 import { Name } from '../components/name';
 import { Fragment } from 'preact';
-import { offsetOf, PAGE_SIZE, Pager } from '../components/pager';
+import { offsetOf, PAGE_SIZE, Pager, PastEnd } from '../components/pager';
 import { formatCount } from '../format';
 
 const Grade = ({ grade }: { grade: string }) => (
@@ -36,6 +36,8 @@ export function ServersPage({ filters, query }: PageProps) {
       <Await loaded={scorecard} what="the scorecard" retry={scorecard.retry}>
         {({ servers, groupCount, offset }) => {
           if (groupCount === 0) return <NoData what="MCP servers" filters={filters} />;
+          if (servers.length === 0)
+            return <PastEnd what="servers" query={query} offset={offset} total={groupCount} />;
           return (
             <>
               <ScrollBox label="Scorecard per server and tool">
