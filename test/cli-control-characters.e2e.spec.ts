@@ -112,4 +112,49 @@ describe('the CLI prints stored names with their control characters escaped', ()
     expect(runs.keys.stdout).toContain('lab\\u001b]0;T\\u0007el');
     expect(runs.projects.stdout).toContain('p\\u001b[2Jroject\n');
   });
+
+  it('error lines echo names from the command line and from storage escaped, one line each', async () => {
+    const project = 'errors\u202e\u001b]0;T\u0007';
+    const shown = 'errors\\u202e\\u001b]0;T\\u0007';
+    const server =
+      'ctl\\u001b]0;OWNED-TITLE\\u0007\\u001b[2J\\u001b[31mRED\\u001b[0m\\u000aFORGED LINE\\u009b\\u202e';
+    expect((await cli('projects', 'create', project)).code).toBe(0);
+    const owner = [
+      'owners',
+      'add',
+      '--project',
+      project,
+      '--server',
+      SERVER,
+      '--url',
+      'https://hooks.example.com/e',
+    ];
+    expect((await cli(...owner)).code).toBe(0);
+    const [again, duplicate, missing, command, option, before] = await Promise.all([
+      cli('projects', 'create', project),
+      cli(...owner),
+      cli('keys', 'list', '--project', `${project}-missing`),
+      cli('frob\u001b[2Jnicate'),
+      cli('keys', 'list', '--evil\u001b[2J'),
+      cli('events', 'prune', '--before', 'soon\u001b]0;T\u0007\nFORGED'),
+    ]);
+    for (const [name, run] of Object.entries({ again, duplicate, missing, command, option, before })) {
+      expect(run.code, name).toBe(2);
+      expect(run.stderr, name).not.toMatch(RAW_CONTROL);
+    }
+    expect(again.stderr).toBe(`errata: project "${shown}" already exists\n`);
+    expect(duplicate.stderr).toMatch(
+      new RegExp(`^errata: server "${escapeRegExp(server)}" already has .*\n$`),
+    );
+    expect(missing.stderr).toBe(
+      `errata: project "${shown}-missing" does not exist; create it with: npm run errata -- projects create ${shown}-missing\n`,
+    );
+    expect(command.stderr).toMatch(/^errata: unknown command "frob\\u001b\[2Jnicate"\n\nUsage: /);
+    expect(option.stderr).toContain('--evil\\u001b[2J');
+    expect(before.stderr).toBe(
+      'errata: --before must be an ISO-8601 date or date-time (UTC when it has no offset), not "soon\\u001b]0;T\\u0007\\u000aFORGED"\n',
+    );
+  });
 });
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

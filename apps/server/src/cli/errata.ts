@@ -83,12 +83,40 @@ const COMMANDS = [
   'fixes acknowledge',
 ];
 
-class UsageError extends Error {}
+/** A mistake in how the CLI was called (exit 2, no stack trace); `withUsage` prints the usage after it. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly withUsage = false,
+  ) {
+    super(message);
+  }
+}
 
-/** The CLI's stdout is its own (scripts read keys and lists from it): what the services log goes to stderr. */
+/**
+ * Every line the CLI writes for a person holds names and texts from spans, from whoever registered them (server names,
+ * tools, contacts, labels) or from the command line (a project name, an unknown command): their control characters
+ * are escaped, line breaks included, or the terminal would run them (retitle, clear the screen, forge a line, turn
+ * text around with a bidi override). Results, notes, warnings and errors alike go through here.
+ */
+function writeLine(stream: NodeJS.WriteStream, line: string): void {
+  stream.write(`${escapeControls(line)}\n`);
+}
+
+/**
+ * The CLI's stdout is its own (scripts read keys and lists from it): what the services log goes to stderr, its
+ * messages escaped as `writeLine` escapes (they name servers and tools too).
+ */
 class StderrLogger extends ConsoleLogger {
   protected override printMessages(messages: unknown[], context?: string, logLevel?: LogLevel): void {
-    super.printMessages(messages, context, logLevel, 'stderr');
+    const escaped = messages.map((message) =>
+      typeof message === 'string' ? escapeControls(message) : message,
+    );
+    super.printMessages(escaped, context, logLevel, 'stderr');
+  }
+
+  protected override printStackTrace(stack: string): void {
+    if (stack) for (const line of stack.split('\n')) writeLine(process.stderr, line);
   }
 }
 
@@ -125,9 +153,9 @@ async function main(argv: string[]): Promise<void> {
     const subcommands = COMMANDS.filter((known) => known.startsWith(`${positionals[0]} `));
     if (positionals.length === 1 && subcommands.length > 0) {
       const names = subcommands.map((known) => known.split(' ')[1]).join(', ');
-      throw new UsageError(`${positionals[0]} needs a subcommand: ${names}\n\n${USAGE}`);
+      throw new UsageError(`${positionals[0]} needs a subcommand: ${names}`, true);
     }
-    throw new UsageError(`unknown command "${positionals.join(' ')}"\n\n${USAGE}`);
+    throw new UsageError(`unknown command "${positionals.join(' ')}"`, true);
   }
   // The last of a repeated option would win silently (`--scope read --scope admin` made an admin key).
   const given = new Set<string>();
@@ -143,7 +171,7 @@ async function main(argv: string[]): Promise<void> {
   // redaction over a large log has statements that run for minutes, and a person watching stops one that hangs.
   const database = await openMigratedDatabase({ ...loadConfig(), queryTimeoutMs: 0 }, (names) => {
     applied = names;
-    if (command !== 'migrate') process.stderr.write(`applied migrations ${names.join(', ')}\n`);
+    if (command !== 'migrate') writeLine(process.stderr, `applied migrations ${names.join(', ')}`);
   });
   try {
     await run(command, positionals, values, database, applied);
@@ -160,11 +188,9 @@ async function run(
   applied: readonly string[],
 ): Promise<void> {
   const projects = new ProjectRepository(database);
-  // Every line holds names and texts from spans or from whoever registered them (server names, tools, contacts,
-  // labels): their control characters are escaped, or the terminal would run them (retitle, clear, forge a line).
-  const out = (line: string) => process.stdout.write(`${escapeControls(line)}\n`);
+  const out = (line: string) => writeLine(process.stdout, line);
   // Said on stderr, so that a script reading the list on stdout gets an empty one.
-  const note = (line: string) => process.stderr.write(`${escapeControls(line)}\n`);
+  const note = (line: string) => writeLine(process.stderr, line);
   switch (command) {
     case 'migrate': {
       out(
@@ -395,7 +421,7 @@ async function run(
       return;
     }
     default:
-      throw new UsageError(`unknown command "${positionals.join(' ')}"\n\n${USAGE}`);
+      throw new UsageError(`unknown command "${positionals.join(' ')}"`, true);
   }
 }
 
@@ -406,7 +432,7 @@ async function projectorFor(database: Database): Promise<ProjectorService> {
   const recorded =
     (await new CheckpointRepository().get(database.db, READ_MODELS_PROJECTION))?.derivation ?? null;
   const config = adoptRecordedDerivation(loadConfig(), recorded, process.env, (line) =>
-    process.stderr.write(`${line}\n`),
+    writeLine(process.stderr, line),
   );
   return standaloneProjector(config, database);
 }
@@ -462,8 +488,17 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     ['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'].includes(
       (error as { code?: string })?.code ?? '',
     );
-  process.stderr.write(
-    `errata: ${error instanceof Error ? (known ? error.message : (error.stack ?? error.message)) : String(error)}\n`,
-  );
+  // The message names what was given or stored (a project, a server, an option): one escaped line. An unexpected
+  // error's stack follows it, a line per frame.
+  if (!(error instanceof Error)) writeLine(process.stderr, `errata: ${String(error)}`);
+  else if (known) writeLine(process.stderr, `errata: ${error.message}`);
+  else {
+    const head = `${error.name}: ${error.message}`;
+    writeLine(process.stderr, `errata: ${head}`);
+    const stack = error.stack ?? '';
+    const frames = stack.startsWith(head) ? stack.slice(head.length) : `\n${stack}`;
+    for (const line of frames.split('\n').slice(1)) writeLine(process.stderr, line);
+  }
+  if (error instanceof UsageError && error.withUsage) process.stderr.write(`\n${USAGE}\n`);
   process.exit(known ? 2 : 1);
 });
