@@ -95,4 +95,22 @@ describe('dashboard: a bidi control in a name reorders no other name', () => {
     expect(toolLast).toBeGreaterThan(toolFirst);
     expect(toolFirst).toBeGreaterThan(serverFirst);
   });
+
+  it("the filter bar's server and tool options: labels isolated (FSI … PDI, no <bdi> in an <option>), values the names", async () => {
+    await page.goto(`${server.url}/findings?range=24h`);
+    const serverOption = page.locator('#filter-server option').nth(1);
+    await serverOption.waitFor({ state: 'attached' });
+    expect(await serverOption.evaluate((o: HTMLOptionElement) => [o.value, o.text])).toEqual([
+      SERVER,
+      `\u2068${SERVER}\u2069`,
+    ]);
+    await page.locator('#filter-server').selectOption(SERVER);
+    await page.waitForURL((url) => url.searchParams.get('server') === SERVER);
+    const toolOption = page.locator('#filter-tool option', { hasText: TOOL });
+    await toolOption.waitFor({ state: 'attached' });
+    expect(await toolOption.evaluate((o: HTMLOptionElement) => [o.value, o.text])).toEqual([
+      TOOL,
+      `\u2068${TOOL}\u2069`,
+    ]);
+  });
 });

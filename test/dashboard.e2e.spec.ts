@@ -650,7 +650,7 @@ describe('dashboard (chromium)', () => {
     expect(await page.getByLabel('Server', { exact: true }).inputValue()).toBe('(unknown)');
     expect(await page.getByLabel('Tool', { exact: true }).locator('option').allTextContents()).toEqual([
       'All tools',
-      'mystery_lookup',
+      '\u2068mystery_lookup\u2069', // the label isolated (FSI … PDI), as every name's
     ]);
   });
 
@@ -969,7 +969,10 @@ describe('dashboard (chromium)', () => {
       const { servers } = await api<{ servers: { server: string | null }[] }>('servers', window);
       expect(await serverOptions()).toEqual([
         'All servers',
-        ...servers.map((s) => s.server ?? '(unknown)').sort(),
+        ...servers
+          .map((s) => s.server ?? '(unknown)')
+          .sort()
+          .map((name) => `\u2068${name}\u2069`), // labels isolated (FSI … PDI)
       ]);
 
       // A list that fails alone says so, and loads again on request

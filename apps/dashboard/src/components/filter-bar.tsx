@@ -1,7 +1,7 @@
 import type { ServerScorecard } from '@errata/domain';
 import { UNKNOWN_SERVER } from '@errata/domain/server-label';
 import { useState } from 'preact/hooks';
-import { formatDateTime } from '../format';
+import { formatDateTime, isolated } from '../format';
 import { navigate, RANGES, withQuery, type Filters, type RangeName } from '../route';
 import { useApi } from '../use-api';
 import { UrlNotice } from './states';
@@ -171,7 +171,8 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
 
 /**
  * A server or tool filter. A name can be 256 bytes without a space (as Errata stores it): the select keeps a width
- * the bar can hold, and the chosen name stays whole on hover.
+ * the bar can hold, and the chosen name stays whole on hover. An option's label is the name isolated (`isolated`:
+ * `<bdi>` cannot go in an `<option>`); its value, which the URL carries, is the name itself.
  */
 function NameFilter(props: {
   /** The URL parameter; the select's id is `filter-<name>`. */
@@ -198,7 +199,7 @@ function NameFilter(props: {
         <option value="">{props.everything}</option>
         {props.names.map((name) => (
           <option value={name} key={name} title={name}>
-            {name}
+            {isolated(name)}
           </option>
         ))}
         {props.cut && (
