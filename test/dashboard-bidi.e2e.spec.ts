@@ -113,4 +113,16 @@ describe('dashboard: a bidi control in a name reorders no other name', () => {
       `\u2068${TOOL}\u2069`,
     ]);
   });
+
+  it("the filter bar's agent chip: an override opening the agent name does not move the clear button before it", async () => {
+    const agent = '\u202ebidi-agent';
+    await page.goto(`${server.url}/findings?range=24h&agent=${encodeURIComponent(agent)}`);
+    const chip = page.locator('.filter-chip');
+    await chip.waitFor();
+    const [name, clear] = await chip.evaluate((p) => [
+      p.querySelector('strong')!.getBoundingClientRect().left,
+      p.querySelector('button')!.getBoundingClientRect().left,
+    ]);
+    expect(clear).toBeGreaterThan(name!);
+  });
 });

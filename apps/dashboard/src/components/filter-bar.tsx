@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { formatDateTime, isolated } from '../format';
 import { navigate, RANGES, withQuery, type Filters, type RangeName } from '../route';
 import { useApi } from '../use-api';
+import { Name } from './name';
 import { UrlNotice } from './states';
 
 /** `datetime-local` inputs speak local time; the URL speaks ISO-8601 UTC. */
@@ -154,7 +155,10 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
         {servers.state === 'error' && <ListsNotLoaded retry={servers.retry} />}
         {filters.agent !== null && (
           <p class="filter-chip">
-            Agent <strong>{filters.agent}</strong>{' '}
+            Agent{' '}
+            <strong>
+              <Name>{filters.agent}</Name>
+            </strong>{' '}
             <button type="button" aria-label="Clear the agent filter" onClick={() => go({ agent: null })}>
               ×
             </button>
