@@ -799,7 +799,13 @@ describe('dashboard (chromium)', () => {
 
   it('misclassified results, servers and retry waste: a page past the last group says so and links to the first (no empty table)', async () => {
     for (const [path, heading, report, table, what] of [
-      ['/misclassified', 'Misclassified results', 'reports/misclassified-results', 'misclassified', 'tools'],
+      [
+        '/misclassified',
+        'Misclassified results',
+        'reports/misclassified-results',
+        'misclassified',
+        'tools with misclassified results',
+      ],
       ['/servers', 'Servers', 'servers', 'scorecard', 'servers'],
       ['/retry-waste', 'Retry waste', 'reports/retry-waste', 'retry-groups', 'groups'],
     ] as const) {
@@ -808,7 +814,9 @@ describe('dashboard (chromium)', () => {
       const offset = Math.ceil((groupCount + 1) / 50) * 50;
       await visit(`${path}?range=24h&offset=${offset}`, heading);
       const pastEnd = page.locator('[data-past-end]');
-      expect(await pastEnd.textContent(), path).toContain(`There are ${groupCount} ${what}`);
+      expect(await pastEnd.textContent(), path).toContain(
+        `There are ${groupCount} ${what}: this page starts past the last one (offset ${offset}). Go to the first page`,
+      );
       expect(await page.locator(`[data-table="${table}"], [data-empty], .pager`).count(), path).toBe(0);
       await pastEnd.getByRole('link', { name: 'Go to the first page' }).click();
       await page.locator(`[data-table="${table}"]`).waitFor();

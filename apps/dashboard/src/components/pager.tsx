@@ -52,8 +52,9 @@ export function PastEnd(props: {
   const { what, query, offset, total } = props;
   return (
     <p class="url-notice" role="status" data-past-end>
-      There are {formatCount(total)} {what}: this page starts past the last one (offset {formatCount(offset)}
-      ). <Link href={location.pathname + withQuery(query, { offset: null })}>Go to the first page</Link>
+      There are {formatCount(total)} {what}: this page starts past the last one{' '}
+      {`(offset ${formatCount(offset)}).`}{' '}
+      <Link href={location.pathname + withQuery(query, { offset: null })}>Go to the first page</Link>
     </p>
   );
 }
