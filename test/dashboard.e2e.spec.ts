@@ -648,6 +648,10 @@ describe('dashboard (chromium)', () => {
     await page.waitForURL(/server=%28unknown%29/);
     await page.getByRole('heading', { name: 'Findings', level: 1 }).waitFor();
     expect(await page.getByLabel('Server', { exact: true }).inputValue()).toBe('(unknown)');
+    // The lists come with the filter bar's own request, after the page's.
+    await page.getByLabel('Tool', { exact: true }).locator('option', { hasText: 'mystery_lookup' }).waitFor({
+      state: 'attached',
+    });
     expect(await page.getByLabel('Tool', { exact: true }).locator('option').allTextContents()).toEqual([
       'All tools',
       '\u2068mystery_lookup\u2069', // the label isolated (FSI … PDI), as every name's
