@@ -706,6 +706,10 @@ describe('answers match the schemas the document declares', () => {
     expect(
       (await call('get', '/api/v1/servers', { ...read, path: '/api/v1/servers?to=2026-11-31' })).status,
     ).toBe(400);
+    expect((await call('get', '/api/v1/names', read)).status).toBe(200);
+    expect((await call('get', '/api/v1/names', { ...read, path: '/api/v1/names?limit=1001' })).status).toBe(
+      400,
+    );
     const list = await call('get', '/api/v1/findings', { ...read, path: '/api/v1/findings?limit=500' });
     expect(
       (await call('get', '/api/v1/findings', { ...read, path: '/api/v1/findings?limit=0' })).status,

@@ -43,6 +43,7 @@ it('documents every report, findings and servers endpoint with its parameters an
     '/api/v1/findings': ['from', 'to', 'server', 'tool', 'agent', 'rule', 'limit', 'offset'],
     '/api/v1/findings/{id}': ['id', 'from', 'to', 'server', 'tool', 'agent'],
     '/api/v1/servers': ['from', 'to', 'server', 'tool', 'agent', 'limit', 'offset', 'toolLimit'],
+    '/api/v1/names': ['from', 'to', 'server', 'limit'],
     '/api/v1/reports/timeseries': ['from', 'to', 'server', 'tool', 'agent', 'step', 'groupBy', 'groupLimit'],
     '/api/v1/traces/{traceId}': ['traceId'],
   };

@@ -62,11 +62,15 @@ it('with ERRATA_MAX_CONCURRENT_READS=1, a read waits while the first is answered
       '/api/v1/servers',
       '/api/v1/findings',
       '/api/v1/reports/escalations',
-      '/api/v1/servers',
+      '/api/v1/names',
     ])
       queued.push(read(path));
     await until('four reads waiting', () => admission.readsWaiting === 4);
-    for (const path of ['/api/v1/reports/retry-waste', '/api/v1/reports/misclassified-results']) {
+    for (const path of [
+      '/api/v1/reports/retry-waste',
+      '/api/v1/reports/misclassified-results',
+      '/api/v1/names',
+    ]) {
       const refused = await read(path);
       expect(refused.status, path).toBe(503);
       expect(refused.headers.get('retry-after'), path).toBe('1');

@@ -274,3 +274,117 @@ it('bounds the time series by tool to its top groups over the window, folding th
     );
   }
 }, 60_000);
+
+it('lists the server and tool names of the window for the filters, by name, cut at limit with how many there are, without a key refused', async () => {
+  interface Names {
+    readonly limit: number;
+    readonly serverCount: number;
+    readonly servers: readonly (string | null)[];
+    readonly toolCount: number;
+    readonly tools: readonly string[];
+    readonly message?: string;
+  }
+  const names = async (query: string, status = 200, key: string | null = server.readKey) => {
+    const response = await fetch(`${server.url}/api/v1/names${query}`, {
+      headers: key === null ? {} : { authorization: `Bearer ${key}` },
+    });
+    const text = await response.text();
+    expect(response.status, query).toBe(status);
+    return { size: text.length, body: JSON.parse(text) as Names };
+  };
+  const at = (ms: number) => new Date(t0 + ms).toISOString();
+  const servers = ['test-server', ...Array.from({ length: EMPTY_AS_ERROR_TOOLS }, (_, j) => `srv-${j}`)].sort(
+    byText,
+  );
+  const retried = (from: number, to: number) =>
+    Array.from({ length: to - from }, (_, k) => `tool-${from + k}`);
+  const lookups = Array.from({ length: EMPTY_AS_ERROR_TOOLS }, (_, j) => `lookup-${j}`);
+  const allTools = [...retried(0, RETRIED_TOOLS), ...lookups].sort(byText);
+
+  // Every name: 61 servers, and 1,260 tool names cut at the default (and largest) limit of 1,000.
+  const all = await names('');
+  expect(all.body).toEqual({
+    limit: 1_000,
+    serverCount: servers.length,
+    servers,
+    toolCount: allTools.length,
+    tools: allTools.slice(0, 1_000),
+  });
+  expect(all.size).toBeLessThan(20_000);
+  // A server's tools; the servers all the same.
+  const testServer = await names('?server=test-server');
+  expect(testServer.body).toMatchObject({ serverCount: servers.length, servers, toolCount: RETRIED_TOOLS });
+  expect(testServer.body.tools).toEqual(retried(0, RETRIED_TOOLS).sort(byText).slice(0, 1_000));
+  expect((await names('?server=srv-7')).body).toMatchObject({ toolCount: 1, tools: ['lookup-7'] });
+  expect((await names('?server=nobody')).body).toMatchObject({
+    serverCount: servers.length,
+    toolCount: 0,
+    tools: [],
+  });
+  // A smaller bound cuts both lists, by name; the counts still say how many there are.
+  expect((await names('?limit=5')).body).toEqual({
+    limit: 5,
+    serverCount: servers.length,
+    servers: servers.slice(0, 5),
+    toolCount: allTools.length,
+    tools: allTools.slice(0, 5),
+  });
+
+  // The window: 08:10–08:15 is read from the contributions (a partial hour), the test server's calls alone in it.
+  expect((await names(`?from=${at(600_000)}&to=${at(900_000)}`)).body).toMatchObject({
+    serverCount: 1,
+    servers: ['test-server'],
+    toolCount: 300,
+    tools: retried(600, 900).sort(byText),
+  });
+  // 07:30–08:00:00.500 holds the first lookups, 08:00 is whole hours and days from the rollups.
+  const first = await names(`?from=${at(-1_800_000)}&to=${at(500)}`);
+  expect(first.body).toMatchObject({ serverCount: 51, toolCount: 51 });
+  expect(first.body.tools).toEqual(['lookup-0', ...lookups.slice(1, 50), 'tool-0'].sort(byText));
+  expect((await names(`?from=${at(-3_600_000)}&to=${at(3_600_000)}`)).body).toMatchObject({
+    serverCount: servers.length,
+    toolCount: allTools.length,
+  });
+  expect((await names('?from=2026-11-30&to=2026-12-01')).body.toolCount).toBe(allTools.length);
+  expect((await names('?from=2026-11-29&to=2026-11-30')).body).toEqual({
+    limit: 1_000,
+    serverCount: 0,
+    servers: [],
+    toolCount: 0,
+    tools: [],
+  });
+
+  // Calls whose server did not say its name are the null server, and `(unknown)` lists their tools.
+  const nameless = new AgentTrace().run('nameless', t0 - 2 * 86_400_000, [
+    {
+      tool: 'mystery',
+      startMs: t0 - 2 * 86_400_000 + 1,
+      durationMs: 1,
+      extra: { 'errata.server.name': undefined },
+    },
+  ]);
+  expect(await sendSpans(server.url, server.ingestKey, nameless)).toBe(200);
+  await server.catchUp();
+  expect((await names('?from=2026-11-28&to=2026-11-29')).body).toMatchObject({
+    servers: [null],
+    tools: ['mystery'],
+  });
+  const unknown = await names(`?server=${encodeURIComponent('(unknown)')}`);
+  expect(unknown.body).toMatchObject({ serverCount: servers.length + 1, toolCount: 1, tools: ['mystery'] });
+  expect(unknown.body.servers[0]).toBeNull();
+
+  for (const [bad, message] of [
+    ['limit=0', '"limit" must be a whole number from 1 to 1000'],
+    ['limit=1001', '"limit" must be a whole number from 1 to 1000'],
+    ['limit=all', '"limit" must be a whole number from 1 to 1000'],
+    ['from=nope', '"from" must be an ISO-8601 date'],
+    ['from=2026-12-01&to=2026-11-30', '"from" must be before "to"'],
+    ['server=a&server=b', 'server'],
+    ['agent=planner', 'agent'],
+    ['tool=tool-1', 'tool'],
+  ]) {
+    expect((await names(`?${bad}`, 400)).body.message, bad).toContain(message);
+  }
+  await names('', 401, null);
+  await names('', 403, server.ingestKey);
+}, 60_000);

@@ -12,10 +12,10 @@ import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ReadAdmitted } from '../http/read-admission.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
-import { ApiGroupPage, ApiReadKey, ApiReportFilters, QueryParameter } from '../http/openapi';
+import { ApiGroupPage, ApiReadKey, ApiReportFilters, ApiWindow, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
 import { DEFAULT_LIMIT, FINDING_ID, MAX_LIMIT, parsePage } from '../http/findings-page';
-import { parseReportFilter, parseScorecardQuery } from '../http/report-query';
+import { MAX_NAMES, parseNamesQuery, parseReportFilter, parseScorecardQuery } from '../http/report-query';
 import type { Principal } from '../services/api-key.service';
 import { FindingsService } from '../services/findings.service';
 
@@ -43,6 +43,32 @@ export class FindingsController {
   @ApiErrors(400, 401, 403)
   servers(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.findings.servers(principal.projectId, parseScorecardQuery(query));
+  }
+
+  @Get('names')
+  @ApiOperation({
+    summary: 'The server and tool names of the calls in the window, to filter by',
+    description:
+      "Names only, for a filter's choices: the servers with calls in the window (null for the calls whose server did not say its name), and the tool names of `server`'s calls, or of every server's without it. Each list is by name and holds its first `limit` names; `serverCount` and `toolCount` say how many there are.",
+  })
+  @ApiWindow()
+  @QueryParameter({
+    name: 'server',
+    required: false,
+    description:
+      'Lists the tools of this MCP server’s calls only (`(unknown)`: those of the calls whose server did not say its name, as the reports label them); the servers are listed all the same.',
+    schema: { type: 'string' },
+  })
+  @QueryParameter({
+    name: 'limit',
+    required: false,
+    description: 'Names listed per list at most, by name.',
+    schema: { type: 'integer', minimum: 1, maximum: MAX_NAMES, default: MAX_NAMES },
+  })
+  @ApiOk('CallNames')
+  @ApiErrors(400, 401, 403)
+  names(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
+    return this.findings.names(principal.projectId, parseNamesQuery(query));
   }
 
   @Get('findings')

@@ -422,6 +422,16 @@ export const OPENAPI_SCHEMAS = {
     ),
   }),
 
+  CallNames: object({
+    limit: integer('Names listed per list at most.'),
+    serverCount: integer('Servers with calls in the window: `servers` lists the first `limit` of them.'),
+    servers: array(serverName, 'By name, the unnamed server (null) first; the first `limit` of them.'),
+    toolCount: integer(
+      'Tool names of the calls in the window (of `server`’s when given): `tools` lists the first `limit` of them.',
+    ),
+    tools: array(string(), 'Tool names, each once, by name; the first `limit` of them.'),
+  }),
+
   Finding: object(findingProperties),
   FindingsPage: object({
     rulesVersion,

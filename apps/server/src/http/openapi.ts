@@ -27,26 +27,34 @@ export function QueryParameter(options: ApiQueryOptions & { readonly name: strin
   };
 }
 
-/** The report filters of DOMAIN.md §8, as OpenAPI query parameters; a series needs `from`. */
-export function ApiReportFilters(options: { readonly fromRequired?: boolean } = {}): MethodDecorator {
+const textParameter = (name: string, description: string, required = false) =>
+  QueryParameter({ name, required, description, schema: { type: 'string' } });
+
+/** A report's window, `from` and `to`; a series needs `from`. */
+export function ApiWindow(options: { readonly fromRequired?: boolean } = {}): MethodDecorator {
   // No `format: date-time`: a date alone (UTC midnight) and a date-time without an offset (UTC) are taken too.
-  const parameter = (name: string, description: string, required = false) =>
-    QueryParameter({ name, required, description, schema: { type: 'string' } });
   const instant =
     'ISO-8601: a date (2026-11-30) or a date-time (2026-11-30T12:00:00Z), UTC without an offset, to the millisecond at most';
   return applyDecorators(
-    parameter(
+    textParameter(
       'from',
       `Start of the window, inclusive, on each record’s start time. ${instant}.`,
       options.fromRequired === true,
     ),
-    parameter('to', `End of the window, exclusive. ${instant}.`),
-    parameter(
+    textParameter('to', `End of the window, exclusive. ${instant}.`),
+  );
+}
+
+/** The report filters of DOMAIN.md §8, as OpenAPI query parameters; a series needs `from`. */
+export function ApiReportFilters(options: { readonly fromRequired?: boolean } = {}): MethodDecorator {
+  return applyDecorators(
+    ApiWindow(options),
+    textParameter(
       'server',
       'MCP server name (serverInfo.name); selects tool calls. `(unknown)` selects the calls whose server did not say its name.',
     ),
-    parameter('tool', 'Tool name; selects tool calls.'),
-    parameter('agent', 'Agent run name or id (gen_ai.agent.name / gen_ai.agent.id).'),
+    textParameter('tool', 'Tool name; selects tool calls.'),
+    textParameter('agent', 'Agent run name or id (gen_ai.agent.name / gen_ai.agent.id).'),
   );
 }
 

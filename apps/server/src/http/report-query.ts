@@ -156,3 +156,20 @@ export function parseScorecardQuery(raw: RawQuery) {
     toolLimit: wholeNumber(toolLimit, 'toolLimit', DEFAULT_SCORECARD_TOOLS, 1, MAX_SCORECARD_TOOLS),
   };
 }
+
+/** Names `GET /names` lists at most per list: more than a dropdown can offer anyway, and an answer of kilobytes. */
+export const MAX_NAMES = 1_000;
+
+/** `GET /names`: the window, the server whose tools to list (every server's without it), and the names per list. */
+export interface NamesQuery {
+  readonly from: Date | null;
+  readonly to: Date | null;
+  readonly server: string | null;
+  readonly limit: number;
+}
+
+export function parseNamesQuery(raw: RawQuery): NamesQuery {
+  const { limit, ...rest } = raw;
+  const { from, to, server } = parseReportFilter(rest);
+  return { from, to, server, limit: wholeNumber(limit, 'limit', MAX_NAMES, 1, MAX_NAMES) };
+}

@@ -70,6 +70,14 @@ export interface OffenceGroup {
   readonly rule: FindingRule;
 }
 
+/** The server and tool names of a window's calls, each list cut at a limit, with how many there are. */
+export interface CallNames {
+  readonly servers: readonly (string | null)[];
+  readonly serverCount: number;
+  readonly tools: readonly string[];
+  readonly toolCount: number;
+}
+
 const TRUE = sql<boolean>`TRUE`;
 const FALSE = sql<boolean>`FALSE`;
 
@@ -324,6 +332,48 @@ export class RollupQueryRepository {
           });
         }
         return { totals: [...totals.values()], tools: tools.map(callSumsOf) };
+      });
+  }
+
+  /**
+   * The names a filter can choose from in the window: the servers with calls (null: those whose server did not say
+   * its name), and the distinct tool names of `filter.server`'s calls (of every server's without it), each by name,
+   * the first `limit` of them, with how many there are. Only `calls` is summed, to leave out names whose calls were
+   * all taken back out of a rollup row; agent and tool filters do not apply. One snapshot.
+   */
+  async callNames(filter: RollupFilter, limit: number): Promise<CallNames> {
+    const shape = { ...CALL_ROLLUP, measures: ['calls'] };
+    const window = { ...filter, server: null, tool: null, agent: null };
+    const toolsOf = filter.server === null ? TRUE : serverCondition(filter.server, shape);
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        // A row with a tool is a call's; those without are escalations no failure explains.
+        const { rows } = await sql<{
+          server_count: string;
+          servers: (string | null)[];
+          tool_count: string;
+          tools: string[];
+        }>`
+          WITH p AS (
+            SELECT server, tool
+              ${await this.windowRows(trx, shape, window, ['server', 'tool'])} AND tool IS NOT NULL
+             GROUP BY server, tool
+            HAVING sum(calls) > 0),
+          s AS (SELECT DISTINCT server FROM p),
+          t AS (SELECT DISTINCT tool FROM p WHERE ${toolsOf})
+          SELECT (SELECT count(*) FROM s)::text AS server_count,
+                 ARRAY(SELECT server FROM s ORDER BY server COLLATE "C" NULLS FIRST LIMIT ${limit}) AS servers,
+                 (SELECT count(*) FROM t)::text AS tool_count,
+                 ARRAY(SELECT tool FROM t ORDER BY tool COLLATE "C" LIMIT ${limit}) AS tools`.execute(trx);
+        const row = rows[0]!;
+        return {
+          servers: row.servers,
+          serverCount: Number(row.server_count),
+          tools: row.tools,
+          toolCount: Number(row.tool_count),
+        };
       });
   }
 

@@ -14,7 +14,7 @@ import {
   UNKNOWN_SERVER,
   type VersionTraffic,
 } from '@errata/domain';
-import type { GroupPage, ReportFilter } from '../http/report-query';
+import type { GroupPage, NamesQuery, ReportFilter } from '../http/report-query';
 import { DeliveryRepository } from '../repositories/delivery.repository';
 import { EventRepository } from '../repositories/event.repository';
 import { FixRepository } from '../repositories/fix.repository';
@@ -102,6 +102,16 @@ export class FindingsService {
       1,
     );
     return report.findings.some((finding) => finding.id === id);
+  }
+
+  /**
+   * `GET /names`: the server and tool names of the window's calls, for the dashboard's filters: names only, listed
+   * and counted in SQL, where the scorecard ranked and graded every tool of every server to the same end.
+   */
+  async names(projectId: number, query: NamesQuery) {
+    const { limit, ...window } = query;
+    const names = await this.rollups.callNames({ projectId, ...window, tool: null, agent: null }, limit);
+    return { limit, ...names };
   }
 
   /**
