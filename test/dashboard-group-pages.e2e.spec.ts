@@ -135,16 +135,17 @@ it('lists the first 50 of the 120 tools of a server, and says how many more it h
   expect(await table.locator('tr.tool-row[data-key]').count()).toBe(50);
   expect(await more.getAttribute('data-more-tools')).toBe('70');
   expect(await more.textContent()).toContain('70 more of its 120 tools not shown');
-  // The server's figures count every tool's calls; the filter bar still lists all 120 tools.
+  // The server's figures count every tool's calls; the filter bar lists all 120 tools (the API's names of them).
   expect(await table.locator('tr.server-row td.num').first().getAttribute('data-value')).toBe('240');
   expect(await page.locator('#filter-tool option').count()).toBe(121);
   expect(await page.locator('#filter-tool option[data-cut]').count()).toBe(0);
 
-  // A server with more tools than the filter bar's 500: its tool list says it does not name them all.
-  await page.route('**/api/v1/servers?*toolLimit=500*', async (route) => {
+  // More names than the API lists (its `limit`): each list says it does not name them all.
+  await page.route('**/api/v1/names?*', async (route) => {
     const response = await route.fetch();
-    const body = (await response.json()) as { servers: { toolCount: number }[] };
-    for (const score of body.servers) score.toolCount += 1_000;
+    const body = (await response.json()) as { serverCount: number; toolCount: number };
+    body.serverCount += 1_000;
+    body.toolCount += 1_000;
     await route.fulfill({ response, json: body });
   });
   try {
@@ -152,8 +153,14 @@ it('lists the first 50 of the 120 tools of a server, and says how many more it h
     const cut = page.locator('#filter-tool option[data-cut]');
     await cut.waitFor({ state: 'attached' });
     expect(await cut.isDisabled()).toBe(true);
-    expect(await cut.textContent()).toContain('Not every tool is listed');
+    expect(await cut.textContent()).toMatch(/^Not every tool is listed: the first 120 of 1.120 by name$/);
+    expect(await page.locator('#filter-tool option:not([data-cut])').count()).toBe(121);
+    const serversCut = page.locator('#filter-server option[data-cut]');
+    expect(await serversCut.isDisabled()).toBe(true);
+    expect(await serversCut.textContent()).toMatch(
+      /^Not every server is listed: the first 56 of 1.056 by name$/,
+    );
   } finally {
-    await page.unroute('**/api/v1/servers?*toolLimit=500*');
+    await page.unroute('**/api/v1/names?*');
   }
 }, 60_000);

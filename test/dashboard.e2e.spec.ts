@@ -648,7 +648,7 @@ describe('dashboard (chromium)', () => {
     await page.waitForURL(/server=%28unknown%29/);
     await page.getByRole('heading', { name: 'Findings', level: 1 }).waitFor();
     expect(await page.getByLabel('Server', { exact: true }).inputValue()).toBe('(unknown)');
-    // The lists come with the filter bar's own request, after the page's.
+    // The tool list is that server's: asked for once it is chosen, after the page's own request.
     await page.getByLabel('Tool', { exact: true }).locator('option', { hasText: 'mystery_lookup' }).waitFor({
       state: 'attached',
     });
@@ -989,7 +989,7 @@ describe('dashboard (chromium)', () => {
 
       // A list that fails alone says so, and loads again on request
       let listsDown = true;
-      await tab.route('**/api/v1/servers?*', (route) =>
+      await tab.route('**/api/v1/names?*', (route) =>
         listsDown ? route.abort('connectionrefused') : route.continue(),
       );
       await tab.getByLabel('Time range', { exact: true }).selectOption('30d');

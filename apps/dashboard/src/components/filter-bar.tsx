@@ -1,7 +1,6 @@
-import type { ServerScorecard } from '@errata/domain';
 import { UNKNOWN_SERVER } from '@errata/domain/server-label';
 import { useState } from 'preact/hooks';
-import { formatDateTime, isolated } from '../format';
+import { formatCount, formatDateTime, isolated } from '../format';
 import { navigate, RANGES, withQuery, type Filters, type RangeName } from '../route';
 import { useApi } from '../use-api';
 import { Name } from './name';
@@ -15,6 +14,16 @@ const fromLocalInput = (value: string): string | null => {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 };
 
+/** `GET /api/v1/names`: the server and tool names of the window's calls, each list cut at `limit`. */
+interface CallNames {
+  readonly limit: number;
+  readonly serverCount: number;
+  /** null: the calls whose server did not say its name. */
+  readonly servers: readonly (string | null)[];
+  readonly toolCount: number;
+  readonly tools: readonly string[];
+}
+
 /** The time range and server and tool filters. Every change goes into the URL, so the view can be shared. */
 export function FilterBar({ filters, query }: { filters: Filters; query: URLSearchParams }) {
   const [custom, setCustom] = useState(filters.range === 'custom');
@@ -22,28 +31,30 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
   // go back) or none (the hour they go forward), so the other end keeps the URL's instant exactly.
   const [from, setFrom] = useState<string | null>(null);
   const [to, setTo] = useState<string | null>(null);
-  // The lists name the first 500 servers by name (the scorecard's largest page), not only its default 50, and up
-  // to 500 tools of each (its most violating ones), not only its default 50.
-  const servers = useApi<ServerScorecard>('/api/v1/servers', {
+  // The names seen in the window, listed and counted by the API (`GET /names`): the tools of the chosen server, or of
+  // every server without one.
+  const loaded = useApi<CallNames>('/api/v1/names', {
     from: filters.from.toISOString(),
     to: filters.to.toISOString(),
-    limit: '500',
-    toolLimit: '500',
+    server: filters.server,
   });
-  const scorecard = servers.state === 'ready' ? servers.data.servers : [];
+  const names = loaded.state === 'ready' ? loaded.data : null;
   const serverNames = [
-    ...new Set([...scorecard.map((s) => s.server ?? UNKNOWN_SERVER), filters.server ?? '']),
+    ...new Set([...(names?.servers ?? []).map((server) => server ?? UNKNOWN_SERVER), filters.server ?? '']),
   ]
     .filter((name) => name !== '')
     .sort();
-  const toolsOf = scorecard.filter(
-    (s) => filters.server === null || (s.server ?? UNKNOWN_SERVER) === filters.server,
-  );
-  const toolNames = [...new Set([...toolsOf.flatMap((s) => s.tools.map((t) => t.tool)), filters.tool ?? ''])]
+  const toolNames = [...new Set([...(names?.tools ?? []), filters.tool ?? ''])]
     .filter((name) => name !== '')
     .sort();
-  // A server with more tools than the scorecard lists: the list says it is not all of them.
-  const toolsCut = toolsOf.some((s) => s.toolCount > s.tools.length);
+  const serversCut =
+    names !== null && names.serverCount > names.servers.length
+      ? `Not every server is listed: the first ${formatCount(names.servers.length)} of ${formatCount(names.serverCount)} by name`
+      : null;
+  const toolsCut =
+    names !== null && names.toolCount > names.tools.length
+      ? `Not every tool is listed: the first ${formatCount(names.tools.length)} of ${formatCount(names.toolCount)} by name`
+      : null;
 
   // Other filters make other pages: a pager's offset does not carry over to them.
   const go = (changes: Record<string, string | null>) =>
@@ -142,6 +153,7 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
           names={serverNames}
           value={filters.server}
           onChange={(server) => go({ server, tool: null })}
+          cut={serversCut}
         />
         <NameFilter
           name="tool"
@@ -150,9 +162,9 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
           names={toolNames}
           value={filters.tool}
           onChange={(tool) => go({ tool })}
-          cut={toolsCut ? 'Not every tool is listed: a server has more than 500' : null}
+          cut={toolsCut}
         />
-        {servers.state === 'error' && <ListsNotLoaded retry={servers.retry} />}
+        {loaded.state === 'error' && <ListsNotLoaded retry={loaded.retry} />}
         {filters.agent !== null && (
           <p class="filter-chip">
             Agent{' '}
