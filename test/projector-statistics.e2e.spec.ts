@@ -5,6 +5,7 @@
  * projector analyzes here.
  */
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatedCorpus } from './support/generated-corpus';
 import { sendSpans, startTestServer, type Store, type TestServer } from './support/server';
@@ -40,4 +41,40 @@ describe.each(['postgres', 'pglite'] as Store[])('projector statistics on %s', (
     expect(after['contribution']).toBeGreaterThan(1_000); // the planner no longer sees an empty table
     expect(after['tool_call']).toBeGreaterThan(1_000);
   }, 60_000);
+});
+
+describe('projector statistics that cannot be refreshed', () => {
+  it('are a warning: a catch-up whose ANALYZE is canceled (past ERRATA_PG_QUERY_TIMEOUT_MS) projects everything', async () => {
+    // Given an ANALYZE that must wait for another session's lock, past the server's 1 s statement bound
+    const server = await startTestServer('postgres', { ERRATA_PG_QUERY_TIMEOUT_MS: '1000' });
+    const holder = new pg.Client({ connectionString: server.databaseUrl! });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      // Writes (ROW EXCLUSIVE) go on beside this lock; an ANALYZE (SHARE UPDATE EXCLUSIVE) waits for it.
+      await holder.query('LOCK TABLE span_edge IN SHARE UPDATE EXCLUSIVE MODE');
+      const spans = generatedCorpus({ traces: 1_400, seed: 12, startMs: Date.UTC(2026, 10, 29) });
+      expect(spans.length).toBeGreaterThan(10_000);
+
+      // When more than 10,000 events are projected
+      for (let at = 0; at < spans.length; at += 4_000) {
+        expect(await sendSpans(server.url, server.ingestKey, spans.slice(at, at + 4_000))).toBe(200);
+      }
+      await server.catchUp();
+
+      // Then every call is projected, though the statistics were not refreshed
+      const { rows } = await sql<{ observed: string; calls: string; analyzed: number }>`
+        SELECT (SELECT count(*) FROM event WHERE type = 'ToolCallObserved')::text AS observed,
+               (SELECT count(*) FROM tool_call)::text AS calls,
+               (SELECT reltuples FROM pg_class WHERE relname = 'span_edge' AND relkind = 'r')::float8 AS analyzed
+      `.execute(server.db);
+      expect(Number(rows[0]!.observed)).toBeGreaterThan(5_000);
+      expect(rows[0]!.calls).toBe(rows[0]!.observed);
+      expect(Number(rows[0]!.analyzed)).toBe(-1);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+      await server.close();
+    }
+  }, 90_000);
 });

@@ -37,7 +37,8 @@ export class StatisticsRepository {
     return Number(rows[0]?.rows ?? 0);
   }
 
+  /** One table a statement, each well within ERRATA_PG_QUERY_TIMEOUT_MS; the first that fails ends it. */
   async analyze(): Promise<void> {
-    await sql`ANALYZE ${sql.join(PROJECTION_TABLES.map((table) => sql.table(table)))}`.execute(this.db);
+    for (const table of PROJECTION_TABLES) await sql`ANALYZE ${sql.table(table)}`.execute(this.db);
   }
 }

@@ -511,13 +511,25 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
     return !this.shuttingDown.signal.aborted;
   }
 
+  /**
+   * Statistics only help the planner: an ANALYZE that fails (past ERRATA_PG_QUERY_TIMEOUT_MS behind another's lock,
+   * say) is a warning, and is tried again once as many events more are applied. Thrown, it failed the catch-up after
+   * every batch, whose work was done, and the next batch asked for the same ANALYZE again.
+   */
   private async refreshStatisticsAfter(applied: number): Promise<void> {
     this.analyzedRows ??= await this.statistics.contributionRowsEstimate();
     this.appliedSinceAnalyze += applied;
     if (this.appliedSinceAnalyze < Math.max(ANALYZE_MIN_ROWS, this.analyzedRows * ANALYZE_GROWTH)) return;
-    await this.statistics.analyze();
-    this.analyzedRows = await this.statistics.contributionRowsEstimate();
     this.appliedSinceAnalyze = 0;
+    try {
+      await this.statistics.analyze();
+      this.analyzedRows = await this.statistics.contributionRowsEstimate();
+    } catch (error) {
+      this.logger.warn(
+        `the planner's statistics of the read models could not be refreshed (${error instanceof Error ? error.message : String(error)}); ` +
+          'projection goes on, and they are tried again later',
+      );
+    }
   }
 
   /**
