@@ -1,7 +1,8 @@
 /**
  * `npm run demo` when it starts its own Errata, and how it ends: kept running until Ctrl-C with working `curl`
- * lines, stopped by a signal in the middle of the episodes (from a terminal, or through npm by a process manager),
- * and refusing a port where something else answers. The built demo (`npm run build`) on the embedded store.
+ * lines, stopped by a signal in the middle of the episodes (from a terminal, through npm by a process manager, or
+ * its terminal closing), its Errata stopping when the demo is killed, and refusing a port where something else
+ * answers. The built demo (`npm run build`) on the embedded store.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -18,6 +19,8 @@ const DEMO = join(ROOT, 'apps/demo-agent/dist/main.js');
 interface DemoProcess {
   readonly child: ChildProcess;
   readonly url: string;
+  /** DEMO_DATA_DIR: the store of the Errata it starts. */
+  readonly store: string;
   /** The demo's temporary directories are made in here (TMPDIR). */
   readonly tmp: string;
   stdout(): string;
@@ -50,13 +53,21 @@ async function startDemo(
   const errataUrl = url ?? `http://127.0.0.1:${await freePort()}`;
   const [command, args] =
     how === 'node' ? [process.execPath, [DEMO]] : ['npm', ['run', 'demo', '--silent', '--ignore-scripts']];
-  const { ERRATA_INGEST_KEY: _i, ERRATA_READ_KEY: _r, DATABASE_URL: _d, ...inherited } = process.env;
+  const {
+    ERRATA_INGEST_KEY: _i,
+    ERRATA_READ_KEY: _r,
+    DATABASE_URL: _d,
+    PORT: _p,
+    HOST: _h,
+    ...inherited
+  } = process.env;
+  const store = env['DEMO_DATA_DIR'] ?? join(dir, 'store');
   const child = spawn(command, args, {
     cwd: ROOT,
     env: {
       ...inherited,
       ERRATA_URL: errataUrl,
-      DEMO_DATA_DIR: join(dir, 'store'),
+      DEMO_DATA_DIR: store,
       TMPDIR: tmp,
       ...env,
     },
@@ -72,6 +83,7 @@ async function startDemo(
   return {
     child,
     url: errataUrl,
+    store,
     tmp,
     stdout: () => stdout,
     stderr: () => stderr,
@@ -94,6 +106,12 @@ const errataAnswers = (url: string): Promise<boolean> =>
     () => false,
   );
 
+/** As npm does: it forwards to its script the SIGINT the terminal sent to the whole process group a moment ago. */
+const forwardedByNpm = async (child: ChildProcess): Promise<void> => {
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  child.kill('SIGINT');
+};
+
 describe('npm run demo with an Errata of its own', () => {
   it('keeps it running in a terminal-like run until Ctrl-C; every line it prints works meanwhile', async () => {
     const demo = await startDemo('node', { DEMO_EPISODES: '1', DEMO_KEEP_SERVER: '1' });
@@ -101,7 +119,10 @@ describe('npm run demo with an Errata of its own', () => {
     const out = demo.stdout();
     expect(out).toContain(`Nothing answers at ${demo.url}: starting Errata`);
     expect(out).toContain('Keys of project "default" in the Errata the demo started:');
-    expect(out).toContain("Earlier runs' events stay in its store too: the embedded database in");
+    // Its first run: a new store, with no earlier run's keys to replace or events to keep.
+    expect(out).toContain("(generated for this run, in the demo's own store; set ERRATA_INGEST_KEY");
+    expect(out).toContain("Its store keeps this run's events for later runs: the embedded database in");
+    expect(out).not.toContain('earlier run');
     const curls = [...out.matchAll(/curl -s -H "Authorization: Bearer (\S+)" "(\S+)"/g)];
     expect(curls.map(([, , url]) => url)).toEqual(
       expect.arrayContaining([
@@ -126,14 +147,33 @@ describe('npm run demo with an Errata of its own', () => {
     );
 
     demo.child.kill('SIGINT');
+    await forwardedByNpm(demo.child);
     expect(await demo.exited()).toBe(0);
     expect(demo.stdout()).toContain('Errata stopped.');
     expect(await errataAnswers(demo.url)).toBe(false);
+
+    // A second run on that store, found by PORT alone (as `PORT=… npm start` sets Errata's port): the keys it
+    // generates replace the first run's, whose events stay.
+    const port = String(await freePort());
+    const again = await startDemo('node', {
+      DEMO_EPISODES: '1',
+      DEMO_KEEP_SERVER: '0',
+      DEMO_DATA_DIR: demo.store,
+      ERRATA_URL: '',
+      PORT: port,
+    });
+    expect(await again.exited()).toBe(0);
+    expect(again.stdout()).toContain(`Nothing answers at http://127.0.0.1:${port}: starting Errata`);
+    expect(again.stdout()).toContain(
+      "(generated for this run, in the demo's own store, replacing an earlier run's;",
+    );
+    expect(again.stdout()).toContain("Earlier runs' events stay in its store too: the embedded database in");
   }, 120_000);
 
   it.each([
     ['Ctrl-C in a terminal', 'node', 'SIGINT'],
     ['a process manager stopping `npm run demo`', 'npm', 'SIGTERM'],
+    ['its terminal closed', 'node', 'SIGHUP'],
   ] as const)(
     'interrupted in the middle of the episodes (%s): stops the MCP servers, its workspace and its Errata',
     async (_how, how, signal) => {
@@ -141,6 +181,8 @@ describe('npm run demo with an Errata of its own', () => {
       await demo.waitFor('Episode 2/1000');
       expect(await readdir(demo.tmp)).toHaveLength(1); // the workspace of server-filesystem and server-memory
       demo.child.kill(signal);
+      // Under `npm run demo` a Ctrl-C comes twice; the second, while the demo cleans up, is the same Ctrl-C.
+      if (signal === 'SIGINT') await forwardedByNpm(demo.child);
       const code = await demo.exited();
       expect(code).toBe(130);
       expect(demo.stdout()).toContain(`${signal}: stopping what the demo started…`);
@@ -154,7 +196,9 @@ describe('npm run demo with an Errata of its own', () => {
   );
 
   it('Ctrl-C in a terminal (the whole process group, MCP servers and its Errata too): no call after it, exit at once', async () => {
-    const demo = await startDemo('node', { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' }, undefined, true);
+    // Through npm, as `npm run demo` in a terminal: npm forwards the terminal's SIGINT to the demo, which so gets it
+    // twice, a moment apart. The second is the same Ctrl-C, not a request to quit at once (skipping the cleanup).
+    const demo = await startDemo('npm', { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' }, undefined, true);
     // Episode 1 prints a line for every agent run; stop after the first.
     await demo.waitFor(/naive +order-status-malformed-id/);
     const signalled = Date.now();
@@ -172,6 +216,18 @@ describe('npm run demo with an Errata of its own', () => {
       'Demo interrupted: the MCP servers, its workspace and any Errata it started are stopped.',
     );
     expect(await readdir(demo.tmp)).toEqual([]);
+  }, 120_000);
+
+  it('killed (SIGKILL): the Errata it started stops too, rather than hold the port and store under unknown keys', async () => {
+    const demo = await startDemo('node', { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' });
+    await demo.waitFor('Episode 2/1000');
+    demo.child.kill('SIGKILL');
+    await demo.exited();
+    const deadline = Date.now() + 15_000;
+    while ((await errataAnswers(demo.url)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await errataAnswers(demo.url)).toBe(false);
   }, 120_000);
 
   it('its output closed (`npm run demo | head`): stops the MCP servers, its workspace and its Errata, exit 141', async () => {

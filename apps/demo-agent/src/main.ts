@@ -128,22 +128,28 @@ function printKeys(errata: ErrataConnection): void {
   log('Keys of project "default" in the Errata the demo started:');
   log(`  ingest  ${errata.ingestKey}`);
   log(`  read    ${errata.readKey}`);
+  // A first run's store is new: there are no earlier keys to replace, and no earlier events.
+  const earlier = !errata.process.newStore;
   if (errata.generatedKeys) {
     log(
-      "  (generated for this run, in the demo's own store, replacing an earlier run's; set ERRATA_INGEST_KEY / ERRATA_READ_KEY to choose them)",
+      `  (generated for this run, in the demo's own store${earlier ? ", replacing an earlier run's" : ''}; set ERRATA_INGEST_KEY / ERRATA_READ_KEY to choose them)`,
     );
   }
-  log(`  Earlier runs' events stay in its store too: ${errata.store}.`);
+  if (earlier) log(`  Earlier runs' events stay in its store too: ${errata.store}.`);
+  else log(`  Its store keeps this run's events for later runs: ${errata.store}.`);
 }
 
-/** Keeps the Errata the demo started until Ctrl-C (or SIGTERM), or until it exits by itself. */
-function serveUntilStopped(server: ErrataProcess): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => void server.stop().then(resolve);
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    void server.exited.then(resolve);
-  });
+/**
+ * Keeps the Errata the demo started until Ctrl-C (or SIGTERM, SIGHUP), or until it exits by itself. The demo's own
+ * listeners stay on: under npm a Ctrl-C comes twice, and the second, left to Node's default, ended the demo before
+ * it had stopped its Errata.
+ */
+async function serveUntilStopped(server: ErrataProcess, interruption: Interruption): Promise<void> {
+  const asked = await Promise.race([
+    interruption.interrupted.then(() => true),
+    server.exited.then(() => false),
+  ]);
+  if (asked) await server.stop();
 }
 
 async function main(): Promise<void> {
@@ -153,6 +159,14 @@ async function main(): Promise<void> {
   }
   const config = readDemoConfig(process.env);
   const interruption = listenForInterrupt(log);
+  try {
+    await run(config, interruption);
+  } finally {
+    interruption.release();
+  }
+}
+
+async function run(config: DemoConfig, interruption: Interruption): Promise<void> {
   let errata: ErrataConnection | undefined;
   try {
     // Inside the try: a Ctrl-C while Errata starts stops it too, which is an interruption, not a failure.
@@ -179,8 +193,6 @@ async function main(): Promise<void> {
     // A Ctrl-C in a terminal also stops the MCP servers, so the step under way fails: it was the interruption.
     interruption.check();
     throw error;
-  } finally {
-    interruption.release();
   }
   if (errata.process === null) return;
   log();
@@ -188,7 +200,7 @@ async function main(): Promise<void> {
     log(
       `Errata keeps running (pid ${errata.process.pid}) so that the lines above work. Press Ctrl-C to stop it.`,
     );
-    await serveUntilStopped(errata.process);
+    await serveUntilStopped(errata.process, interruption);
     log('Errata stopped.');
   } else {
     await errata.process.stop();

@@ -1,4 +1,5 @@
 /** The demo's knobs, all environment variables (apps/demo-agent/README.md). */
+import { isIPv6 } from 'node:net';
 import { resolve } from 'node:path';
 import { DemoError } from '../demo-error';
 
@@ -39,6 +40,30 @@ function errataUrl(raw: string | null): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
+/**
+ * Errata's URL without ERRATA_URL: from PORT and HOST, read as Errata reads them (apps/server/src/config/app-config.ts:
+ * 4318 and 0.0.0.0 by default), so that with PORT=5000 set the demo uses that Errata (or starts one there), rather
+ * than a second Errata on 4318. A wildcard address is where Errata listens, not one to connect to: its loopback.
+ */
+function errataUrlFromPortAndHost(env: NodeJS.ProcessEnv): string | null {
+  const rawPort = nonEmpty(env['PORT']);
+  const rawHost = nonEmpty(env['HOST']);
+  if (rawPort === null && rawHost === null) return null;
+  const port = rawPort === null ? 4318 : Number(rawPort);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new DemoError(`PORT must be an integer between 0 and 65535, got "${rawPort}"`);
+  }
+  if (port === 0) {
+    throw new DemoError(
+      "PORT=0 has Errata listen on any free port, which the demo cannot guess; set ERRATA_URL to Errata's URL",
+    );
+  }
+  const host = rawHost === null || rawHost === '0.0.0.0' ? '127.0.0.1' : rawHost === '::' ? '::1' : rawHost;
+  const text = `http://${isIPv6(host) ? `[${host}]` : host}:${port}`;
+  if (!URL.canParse(text)) throw new DemoError(`HOST must be a host name or an IP address; got "${rawHost}"`);
+  return text;
+}
+
 function episodes(raw: string | null): number {
   if (raw === null) return DEFAULT_EPISODES;
   const value = /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN; // not 1e3 or 0x5
@@ -57,7 +82,7 @@ function keepServer(raw: string | null): boolean | null {
 
 export function readDemoConfig(env: NodeJS.ProcessEnv): DemoConfig {
   return {
-    errataUrl: errataUrl(nonEmpty(env['ERRATA_URL'])),
+    errataUrl: errataUrl(nonEmpty(env['ERRATA_URL']) ?? errataUrlFromPortAndHost(env)),
     ingestKey: nonEmpty(env['ERRATA_INGEST_KEY']),
     readKey: nonEmpty(env['ERRATA_READ_KEY']),
     episodes: episodes(nonEmpty(env['DEMO_EPISODES'])),
@@ -75,6 +100,7 @@ export const DEMO_USAGE = [
   'It takes no arguments; these environment variables configure it (apps/demo-agent/README.md):',
   `  DEMO_EPISODES       episodes to play, 1-${MAX_EPISODES} (default ${DEFAULT_EPISODES})`,
   `  ERRATA_URL          Errata to use, or to start on this port (default ${DEFAULT_ERRATA_URL})`,
+  "  PORT, HOST          without ERRATA_URL: Errata's own port and address (as `npm start` reads them)",
   '  ERRATA_INGEST_KEY   required when Errata runs already; generated when the demo starts it',
   "  ERRATA_READ_KEY     for Errata's figures and the curl lines; generated when the demo starts it",
   '  DEMO_DATA_DIR       embedded database of an Errata the demo starts (default ./.errata-demo)',

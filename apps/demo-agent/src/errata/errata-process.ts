@@ -10,6 +10,8 @@ import { answers } from './errata-http';
 
 /** apps/demo-agent/dist/errata → apps/server/dist/main.js */
 const SERVER_ENTRY = join(__dirname, '..', '..', '..', 'server', 'dist', 'main.js');
+/** Stops that Errata when the demo's process ends, however it ends (errata-leash.ts). */
+const LEASH = join(__dirname, 'errata-leash.js');
 
 const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
@@ -19,6 +21,8 @@ export interface ErrataProcess {
   readonly pid: number;
   /** The server's "listening on … — store: …" line. */
   readonly listening: string | null;
+  /** Its store was new: this start created it (applied the first migration), so no earlier run left keys or events. */
+  readonly newStore: boolean;
   /** Resolves when the process has exited, however it ended. */
   readonly exited: Promise<void>;
   stop(): Promise<void>;
@@ -27,13 +31,16 @@ export interface ErrataProcess {
 /** The last lines a process wrote, for an error message that shows why it failed. */
 class OutputTail {
   private lines: string[] = [];
+  /** Errata says `applied 0001_event_log, …` (Migrations) when it migrates a store that has none of its tables. */
+  firstMigrationApplied = false;
 
   add(chunk: Buffer): void {
-    this.lines.push(
-      ...stripVTControlCharacters(chunk.toString())
-        .split('\n')
-        .filter((line) => line.trim() !== ''),
-    );
+    const lines = stripVTControlCharacters(chunk.toString())
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    // Seen as it comes: Nest's route lines that follow would push it out of the tail.
+    if (lines.some((line) => /\bapplied 0001_/.test(line))) this.firstMigrationApplied = true;
+    this.lines.push(...lines);
     if (this.lines.length > OUTPUT_LINES_KEPT) this.lines = this.lines.slice(-OUTPUT_LINES_KEPT);
   }
 
@@ -68,7 +75,11 @@ export async function startErrataProcess(url: string, env: NodeJS.ProcessEnv): P
       `the Errata server is not built (${SERVER_ENTRY} is missing); run \`npm run build\` first`,
     );
   }
-  const child = spawn(process.execPath, [SERVER_ENTRY], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its standard input is the leash's pipe: the demo never writes to it, and its end closes when the demo exits.
+  const child = spawn(process.execPath, ['--require', LEASH, SERVER_ENTRY], {
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const output = new OutputTail();
   child.stdout!.on('data', (chunk: Buffer) => output.add(chunk));
   child.stderr!.on('data', (chunk: Buffer) => output.add(chunk));
@@ -90,6 +101,7 @@ export async function startErrataProcess(url: string, env: NodeJS.ProcessEnv): P
       return {
         pid: child.pid!,
         listening: output.find('listening on'),
+        newStore: output.firstMigrationApplied,
         exited,
         stop: () => stopChild(child, exited),
       };
