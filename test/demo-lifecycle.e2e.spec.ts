@@ -6,6 +6,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -221,12 +222,21 @@ describe('npm run demo with an Errata of its own', () => {
   it('killed (SIGKILL): the Errata it started stops too, rather than hold the port and store under unknown keys', async () => {
     const demo = await startDemo('node', { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' });
     await demo.waitFor('Episode 2/1000');
+    const pid = Number(/Errata started \(pid (\d+)\)/.exec(demo.stdout())![1]);
     demo.child.kill('SIGKILL');
     await demo.exited();
+    // Reparented when the demo died: a zombie until its new parent reaps it, which is exited all the same.
+    const running = (): boolean => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    // Gone, not only closed to requests: it closes its store after that (and the test's store goes next).
     const deadline = Date.now() + 15_000;
-    while ((await errataAnswers(demo.url)) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    while (running() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(running()).toBe(false);
     expect(await errataAnswers(demo.url)).toBe(false);
   }, 120_000);
 
