@@ -22,5 +22,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two files at a time on CI's two cores (Vitest's default is one fewer than the cores): most of a file's time
+    // is spent waiting on child processes, PostgreSQL, chromium and timers, not computing.
+    maxWorkers: 2,
+    minWorkers: 1,
   },
 });
