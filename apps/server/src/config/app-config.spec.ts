@@ -66,6 +66,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ERRATA_PG_QUERY_TIMEOUT_MS: '5s' })).toThrow(
       'ERRATA_PG_QUERY_TIMEOUT_MS must be',
     );
+    // Shorter than a second, PostgreSQL would cancel startup's own statements, with an error naming no setting.
+    expect(() => loadConfig({ ERRATA_PG_QUERY_TIMEOUT_MS: '1' })).toThrow(
+      'ERRATA_PG_QUERY_TIMEOUT_MS must be 0 (no bound) or at least 1000 ms, got "1"',
+    );
+    expect(loadConfig({ ERRATA_PG_QUERY_TIMEOUT_MS: '1000' }).queryTimeoutMs).toBe(1_000);
   });
 
   it('keeps ERRATA_MAX_CONCURRENT_READS below the pool size, half of it by default, so reads never take every connection', () => {

@@ -122,7 +122,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConf
     maxConcurrentIngests: integer(env, 'ERRATA_MAX_CONCURRENT_INGESTS', 16, 1),
     maxDecodingBytes: integer(env, 'ERRATA_MAX_DECODING_BYTES', 128 * 1024 * 1024, 1024),
     poolSize,
-    queryTimeoutMs: integer(env, 'ERRATA_PG_QUERY_TIMEOUT_MS', 30_000, 0, MAX_TIMER_MS),
+    queryTimeoutMs: statementBound(env),
     // Half the pool by default: reads queue for connections with everything else, and a burst of heavy reports
     // held every one of them (the projector, webhooks and fix rounds timed out waiting).
     maxConcurrentReads: integer(
@@ -193,6 +193,23 @@ function apiKey(env: Env, name: ConfigVariable): string | null {
   if (key !== null && key.length > MAX_API_KEY_LENGTH)
     throw new ConfigError(`${name} must be at most ${MAX_API_KEY_LENGTH} characters long, got ${key.length}`);
   return key;
+}
+
+/**
+ * Below a second, PostgreSQL cancels ordinary statements (startup's own, a report's) and Errata cannot start, with
+ * an error that does not name the setting: refused here instead. `0` is no bound.
+ */
+const MIN_STATEMENT_BOUND_MS = 1_000;
+
+function statementBound(env: Env): number {
+  const bound = integer(env, 'ERRATA_PG_QUERY_TIMEOUT_MS', 30_000, 0, MAX_TIMER_MS);
+  if (bound !== 0 && bound < MIN_STATEMENT_BOUND_MS) {
+    throw new ConfigError(
+      `ERRATA_PG_QUERY_TIMEOUT_MS must be 0 (no bound) or at least ${MIN_STATEMENT_BOUND_MS} ms, got "${bound}": ` +
+        "shorter, PostgreSQL cancels Errata's ordinary statements",
+    );
+  }
+  return bound;
 }
 
 function integer(
