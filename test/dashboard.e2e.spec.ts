@@ -808,10 +808,10 @@ describe('dashboard (chromium)', () => {
         'Misclassified results',
         'reports/misclassified-results',
         'misclassified',
-        'tools with misclassified results',
+        ['tool with misclassified results', 'tools with misclassified results'],
       ],
-      ['/servers', 'Servers', 'servers', 'scorecard', 'servers'],
-      ['/retry-waste', 'Retry waste', 'reports/retry-waste', 'retry-groups', 'groups'],
+      ['/servers', 'Servers', 'servers', 'scorecard', ['server', 'servers']],
+      ['/retry-waste', 'Retry waste', 'reports/retry-waste', 'retry-groups', ['group', 'groups']],
     ] as const) {
       const { groupCount } = await api<{ groupCount: number }>(report, { limit: '1' });
       expect(groupCount, path).toBeGreaterThan(0);
@@ -819,7 +819,7 @@ describe('dashboard (chromium)', () => {
       await visit(`${path}?range=24h&offset=${offset}`, heading);
       const pastEnd = page.locator('[data-past-end]');
       expect(await pastEnd.textContent(), path).toContain(
-        `There are ${groupCount} ${what}: this page starts past the last one (offset ${offset}). Go to the first page`,
+        `There ${groupCount === 1 ? `is 1 ${what[0]}` : `are ${groupCount} ${what[1]}`}: this page starts past the last one (offset ${offset}). Go to the first page`,
       );
       expect(await page.locator(`[data-table="${table}"], [data-empty], .pager`).count(), path).toBe(0);
       await pastEnd.getByRole('link', { name: 'Go to the first page' }).click();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, isolated } from './format';
+import { counted, formatDuration, isolated } from './format';
 
 describe('formatDuration', () => {
   it('gives a duration under 10 ms its tenth, and a tiny one as under a tenth, not as nothing', () => {
@@ -29,5 +29,19 @@ describe('isolated', () => {
     expect(isolated('a\u2069\u202eb')).toBe('\u2068a\u202eb\u2069');
     expect(isolated('a\u2067b')).toBe('\u2068a\u2067b\u2069\u2069');
     expect(isolated('\u2066x\u2069y')).toBe('\u2068\u2066x\u2069y\u2069');
+  });
+});
+
+describe('counted', () => {
+  it('gives one thing the singular, and none or many the plural (its own, when it is not the singular + "s")', () => {
+    expect(counted(1, 'item')).toBe('1 item');
+    expect(counted(0, 'item')).toBe('0 items');
+    expect(counted(12_345, 'agent run')).toBe('12,345 agent runs');
+    expect(counted(1, 'tool with misclassified results', 'tools with misclassified results')).toBe(
+      '1 tool with misclassified results',
+    );
+    expect(counted(2, 'tool with misclassified results', 'tools with misclassified results')).toBe(
+      '2 tools with misclassified results',
+    );
   });
 });

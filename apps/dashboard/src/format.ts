@@ -4,6 +4,10 @@ const decimal = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
 
 export const formatCount = (n: number): string => integer.format(n);
 
+/** A count and the noun that goes with it: "1 item", "2 items" (give the plural when it is not the singular + "s"). */
+export const counted = (n: number, singular: string, plural = `${singular}s`): string =>
+  `${formatCount(n)} ${n === 1 ? singular : plural}`;
+
 export const formatPercent = (share: number | null): string =>
   share === null ? '—' : `${decimal.format(share * 100)}%`;
 

@@ -1,4 +1,4 @@
-import { formatCount } from '../format';
+import { counted, formatCount } from '../format';
 import { navigate, withQuery } from '../route';
 import { Link } from './link';
 
@@ -44,7 +44,8 @@ export function Pager(props: {
  * "findings", "servers".
  */
 export function PastEnd(props: {
-  readonly what: string;
+  /** What the page lists, singular and plural. */
+  readonly what: readonly [singular: string, plural: string];
   readonly query: URLSearchParams;
   readonly offset: number;
   readonly total: number;
@@ -52,7 +53,7 @@ export function PastEnd(props: {
   const { what, query, offset, total } = props;
   return (
     <p class="url-notice" role="status" data-past-end>
-      There are {formatCount(total)} {what}: this page starts past the last one{' '}
+      There {total === 1 ? 'is' : 'are'} {counted(total, ...what)}: this page starts past the last one{' '}
       {`(offset ${formatCount(offset)}).`}{' '}
       <Link href={location.pathname + withQuery(query, { offset: null })}>Go to the first page</Link>
     </p>

@@ -73,7 +73,9 @@ export function FindingsPage({ filters, query }: PageProps) {
           // The finding's page links back to this page of this rule.
           const carried = filterQuery(query, ['rule', 'offset']);
           if (list.findings.length === 0) {
-            return <PastEnd what="findings" query={query} offset={offset} total={list.total} />;
+            return (
+              <PastEnd what={['finding', 'findings']} query={query} offset={offset} total={list.total} />
+            );
           }
           return (
             <>

@@ -42,7 +42,7 @@ export function MisclassifiedPage({ filters, query }: PageProps) {
                 </p>
               ) : report.groups.length === 0 ? (
                 <PastEnd
-                  what="tools with misclassified results"
+                  what={['tool with misclassified results', 'tools with misclassified results']}
                   query={query}
                   offset={offset}
                   total={report.groupCount}

@@ -158,7 +158,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
               {report.groupCount === 0 ? (
                 <p class="muted">No retries in this window.</p>
               ) : report.groups.length === 0 ? (
-                <PastEnd what="groups" query={query} offset={offset} total={report.groupCount} />
+                <PastEnd what={['group', 'groups']} query={query} offset={offset} total={report.groupCount} />
               ) : (
                 <>
                   <ScrollBox label={`Retries by ${groupBy}`}>

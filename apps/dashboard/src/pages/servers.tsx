@@ -37,7 +37,7 @@ export function ServersPage({ filters, query }: PageProps) {
         {({ servers, groupCount, offset }) => {
           if (groupCount === 0) return <NoData what="MCP servers" filters={filters} />;
           if (servers.length === 0)
-            return <PastEnd what="servers" query={query} offset={offset} total={groupCount} />;
+            return <PastEnd what={['server', 'servers']} query={query} offset={offset} total={groupCount} />;
           return (
             <>
               <ScrollBox label="Scorecard per server and tool">

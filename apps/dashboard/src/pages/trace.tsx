@@ -3,7 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { PageHeader } from '../components/figures';
 import { Link } from '../components/link';
 import { Await } from '../components/states';
-import { formatClock, formatCount, formatDuration, labelOf } from '../format';
+import { counted, formatClock, formatCount, formatDuration, labelOf } from '../format';
 import { canGoBackInApp, filterQuery, withQuery } from '../route';
 import { useApi } from '../use-api';
 import { Name } from '../components/name';
@@ -107,9 +107,8 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
                   </>
                 }
               >
-                Trace <code>{timeline.traceId}</code> · {formatCount(timeline.runs.length)} agent run
-                {timeline.runs.length === 1 ? '' : 's'} · {formatCount(timeline.items.length)} calls,
-                escalations and reports
+                Trace <code>{timeline.traceId}</code> · {counted(timeline.runs.length, 'agent run')} ·{' '}
+                {formatCount(timeline.items.length)} calls, escalations and reports
               </PageHeader>
               <div class="trace-layout">
                 <nav aria-label="Agent runs in this trace" class="run-list">
@@ -126,10 +125,11 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
                           <Name>{runLabel(run)}</Name>
                           <span class="muted">
                             {' '}
-                            · {formatCount(
+                            ·{' '}
+                            {counted(
                               timeline.items.filter((item) => item.runId === run.runId).length,
-                            )}{' '}
-                            items
+                              'item',
+                            )}
                           </span>
                         </Link>
                       </li>
