@@ -11,6 +11,7 @@ import {
   type ReportSums,
   type RetryWasteGroupBy,
   type RetryWasteGroupDimensions,
+  SCORECARD_MEASURES,
   type ServerTotals,
   type WastedRetry,
   UNKNOWN_SERVER,
@@ -285,17 +286,18 @@ export class RollupQueryRepository {
     filter: RollupFilter,
     toolLimit: number,
   ): Promise<{ totals: ServerTotals[]; tools: CallSums[] }> {
-    const measures = ['calls', 'failures', 'violating_calls'] as const satisfies readonly CallMeasure[];
+    const measures = SCORECARD_MEASURES;
     const shape = { ...CALL_ROLLUP, measures };
     const summed = list(measures.map((m) => `sum(${m}) AS ${m}`));
     const asText = list(measures.map((m) => `${m}::text AS ${m}`));
+    const summedAsText = list(measures.map((m) => `sum(${m})::text AS ${m}`));
     return this.db
       .transaction()
       .setIsolationLevel('repeatable read')
       .execute(async (trx) => {
         // A row with a tool is a call's; those without are escalations no failure explains.
         const { rows: versions } = await sql<Record<string, string | null>>`
-          SELECT server, server_version, ${list(measures.map((m) => `sum(${m})::text AS ${m}`))}
+          SELECT server, server_version, ${summedAsText}
             ${await this.windowRows(trx, shape, filter, ['server', 'server_version'])} AND tool IS NOT NULL
            GROUP BY server, server_version
           HAVING sum(calls) > 0`.execute(trx);
