@@ -83,6 +83,11 @@ async function storedToolCalls(): Promise<{ tool: string | null; outcome: string
 it('in a project that installed the packed SDK, the README quick start compiles, runs, exits and reaches Errata', async () => {
   const quickStart = await readmeBlock('## Quick start (TypeScript agent)');
   expect(quickStart).toContain(README_ENDPOINT);
+  // Issue 3 asks for a ten-line quick start: ten lines of code below the imports.
+  const codeLines = quickStart
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.startsWith('import '));
+  expect(codeLines).toHaveLength(10);
   // The project is set up as the README tells users, above the quick start: an ES module (top-level await).
   const readme = await readFile(join(ROOT, 'libs/sdk/README.md'), 'utf8');
   const start = readme.indexOf('## Quick start (TypeScript agent)\n');
