@@ -599,7 +599,7 @@ describe('dashboard (chromium)', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Escalations', level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/escalations');
-    for (const label of ['Time range', 'Server', 'Tool']) {
+    for (const label of ['Time range', 'Server', 'Tool', 'Agent']) {
       expect(await page.getByLabel(label, { exact: true }).count()).toBe(1);
     }
   });
@@ -869,6 +869,55 @@ describe('dashboard (chromium)', () => {
     expect(await page.getByRole('alert').textContent()).not.toContain('time range');
   });
 
+  it('the agent filter offers the agents of the window as /names lists them, choosing one filters the figures, and an agent the list does not name still shows and clears', async () => {
+    const agentSelect = page.getByLabel('Agent', { exact: true });
+    const agentOptions = () =>
+      page
+        .locator('#filter-agent option')
+        .evaluateAll((options) => options.map((o) => [(o as HTMLOptionElement).value, o.textContent]));
+    await visit('/retry-waste?range=24h', 'Retry waste');
+    let window = await shownWindow();
+    const { agents, agentCount } = await api<{ agents: string[]; agentCount: number }>('names', window);
+    // The demo's coordinators and subagents
+    expect(agents.length).toBeGreaterThan(1);
+    expect(agentCount).toBe(agents.length);
+    await page.locator('#filter-agent option').nth(agents.length).waitFor({ state: 'attached' });
+    expect(await agentOptions()).toEqual([
+      ['', 'All agents'],
+      ...[...agents].sort().map((agent) => [agent, `\u2068${agent}\u2069`]), // labels isolated (FSI … PDI)
+    ]);
+    expect(await page.locator('.filter-chip').count()).toBe(0);
+
+    const allCalls = Number(await statValue('calls'));
+    const agent = agents[0]!;
+    await agentSelect.selectOption(agent);
+    await page.waitForURL((url) => url.searchParams.get('agent') === agent);
+    await page.locator('[role=status][aria-busy=true]').first().waitFor({ state: 'detached' });
+    window = await shownWindow();
+    const filtered = await api<{ totals: Record<string, number> }>('reports/retry-waste', {
+      ...window,
+      agent,
+    });
+    expect(await statValue('calls')).toBe(String(filtered.totals['calls']));
+    expect(filtered.totals['calls']).toBeLessThan(allCalls);
+    expect(await agentSelect.getAttribute('title')).toBe(agent);
+
+    // An agent the window does not have (a link from another week, say) is chosen all the same, and "All agents"
+    // clears it
+    await visit('/retry-waste?range=24h&agent=no-such-agent', 'Retry waste');
+    await page
+      .locator('#filter-agent option')
+      .nth(agents.length + 1)
+      .waitFor({ state: 'attached' });
+    expect(await agentSelect.inputValue()).toBe('no-such-agent');
+    expect(await agentOptions()).toContainEqual(['no-such-agent', '\u2068no-such-agent\u2069']);
+    await agentSelect.selectOption('');
+    await page.waitForURL((url) => !url.searchParams.has('agent') && url.searchParams.get('range') === '24h');
+    await page.locator('[role=status][aria-busy=true]').first().waitFor({ state: 'detached' });
+    expect(await agentSelect.inputValue()).toBe('');
+    expect(await agentOptions()).not.toContainEqual(['no-such-agent', '\u2068no-such-agent\u2069']);
+  });
+
   it('"← All findings" goes back to the same rule and page of findings', async () => {
     await visit('/findings?range=24h&rule=empty-as-error', 'Findings');
     await page.locator('[data-table="findings"] tbody tr a').first().click();
@@ -964,6 +1013,7 @@ describe('dashboard (chromium)', () => {
       await alert.waitFor();
       await listsFailed.waitFor();
       expect(await serverOptions()).toEqual(['All servers']);
+      expect(await tab.locator('#filter-agent option').allTextContents()).toEqual(['All agents']);
       await tab.screenshot({ path: join(SCREENSHOTS, 'outage.png'), fullPage: true });
 
       // When it is back and the error view's Try again is clicked
@@ -1065,7 +1115,7 @@ describe('dashboard (chromium)', () => {
       text: 'No results found',
     };
     const trace = new AgentTrace();
-    const spans = trace.run('long-names-agent', at, [
+    const spans = trace.run(`agent-${'a'.repeat(400)}`, at, [
       { ...call, startMs: at + 1 },
       { ...call, startMs: at + 20 },
     ]);
@@ -1081,9 +1131,12 @@ describe('dashboard (chromium)', () => {
     const { findings } = await api<{ findings: { id: string }[] }>('findings', { server: longServer });
     expect(findings.length).toBeGreaterThan(0);
     const traceId = spans[0]!.spanContext().traceId;
+    const { agents } = await api<{ agents: string[] }>('names');
+    const longAgent = agents.find((agent) => agent.startsWith('agent-aaa'))!;
+    expect(longAgent).toMatch(/…\[truncated \d+ bytes\]$/);
 
     // Then every page, filtered to it or not, fits a 1400 px window
-    const filtered = `range=24h&server=${encodeURIComponent(longServer)}&tool=${encodeURIComponent(longTool)}`;
+    const filtered = `range=24h&server=${encodeURIComponent(longServer)}&tool=${encodeURIComponent(longTool)}&agent=${encodeURIComponent(longAgent)}`;
     await page.setViewportSize({ width: 1400, height: 900 });
     try {
       for (const [path, heading] of [
@@ -1123,6 +1176,7 @@ describe('dashboard (chromium)', () => {
       await screenshot('long-names-servers');
       expect(await page.getByLabel('Server', { exact: true }).getAttribute('title')).toBe(longServer);
       expect(await page.getByLabel('Tool', { exact: true }).getAttribute('title')).toBe(longTool);
+      expect(await page.getByLabel('Agent', { exact: true }).getAttribute('title')).toBe(longAgent);
     } finally {
       await page.setViewportSize({ width: 1360, height: 900 });
     }

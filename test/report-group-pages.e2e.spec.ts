@@ -275,13 +275,15 @@ it('bounds the time series by tool to its top groups over the window, folding th
   }
 }, 60_000);
 
-it('lists the server and tool names of the window for the filters, by name, cut at limit with how many there are, without a key refused', async () => {
+it('lists the server, tool and agent names of the window for the filters, by name, cut at limit with how many there are, without a key refused', async () => {
   interface Names {
     readonly limit: number;
     readonly serverCount: number;
     readonly servers: readonly (string | null)[];
     readonly toolCount: number;
     readonly tools: readonly string[];
+    readonly agentCount: number;
+    readonly agents: readonly string[];
     readonly message?: string;
   }
   const names = async (query: string, status = 200, key: string | null = server.readKey) => {
@@ -300,8 +302,13 @@ it('lists the server and tool names of the window for the filters, by name, cut 
     Array.from({ length: to - from }, (_, k) => `tool-${from + k}`);
   const lookups = Array.from({ length: EMPTY_AS_ERROR_TOOLS }, (_, j) => `lookup-${j}`);
   const allTools = [...retried(0, RETRIED_TOOLS), ...lookups].sort(byText);
+  // A run per hundred retried tools, and the empties' run.
+  const agents = [
+    ...Array.from({ length: RETRIED_TOOLS / 100 }, (_, k) => `agent-${k * 100}`),
+    'empties',
+  ].sort(byText);
 
-  // Every name: 61 servers, and 1,260 tool names cut at the default (and largest) limit of 1,000.
+  // Every name: 61 servers, 1,260 tool names cut at the default (and largest) limit of 1,000, and 13 agents.
   const all = await names('');
   expect(all.body).toEqual({
     limit: 1_000,
@@ -309,11 +316,18 @@ it('lists the server and tool names of the window for the filters, by name, cut 
     servers,
     toolCount: allTools.length,
     tools: allTools.slice(0, 1_000),
+    agentCount: agents.length,
+    agents,
   });
   expect(all.size).toBeLessThan(20_000);
-  // A server's tools; the servers all the same.
+  // A server's tools; the servers and agents all the same.
   const testServer = await names('?server=test-server');
-  expect(testServer.body).toMatchObject({ serverCount: servers.length, servers, toolCount: RETRIED_TOOLS });
+  expect(testServer.body).toMatchObject({
+    serverCount: servers.length,
+    servers,
+    toolCount: RETRIED_TOOLS,
+    agents,
+  });
   expect(testServer.body.tools).toEqual(retried(0, RETRIED_TOOLS).sort(byText).slice(0, 1_000));
   expect((await names('?server=srv-7')).body).toMatchObject({ toolCount: 1, tools: ['lookup-7'] });
   expect((await names('?server=nobody')).body).toMatchObject({
@@ -321,13 +335,15 @@ it('lists the server and tool names of the window for the filters, by name, cut 
     toolCount: 0,
     tools: [],
   });
-  // A smaller bound cuts both lists, by name; the counts still say how many there are.
+  // A smaller bound cuts every list, by name; the counts still say how many there are.
   expect((await names('?limit=5')).body).toEqual({
     limit: 5,
     serverCount: servers.length,
     servers: servers.slice(0, 5),
     toolCount: allTools.length,
     tools: allTools.slice(0, 5),
+    agentCount: agents.length,
+    agents: agents.slice(0, 5),
   });
 
   // The window: 08:10–08:15 is read from the contributions (a partial hour), the test server's calls alone in it.
@@ -336,14 +352,17 @@ it('lists the server and tool names of the window for the filters, by name, cut 
     servers: ['test-server'],
     toolCount: 300,
     tools: retried(600, 900).sort(byText),
+    agentCount: 3,
+    agents: ['agent-600', 'agent-700', 'agent-800'],
   });
   // 07:30–08:00:00.500 holds the first lookups, 08:00 is whole hours and days from the rollups.
   const first = await names(`?from=${at(-1_800_000)}&to=${at(500)}`);
-  expect(first.body).toMatchObject({ serverCount: 51, toolCount: 51 });
+  expect(first.body).toMatchObject({ serverCount: 51, toolCount: 51, agents: ['agent-0', 'empties'] });
   expect(first.body.tools).toEqual(['lookup-0', ...lookups.slice(1, 50), 'tool-0'].sort(byText));
   expect((await names(`?from=${at(-3_600_000)}&to=${at(3_600_000)}`)).body).toMatchObject({
     serverCount: servers.length,
     toolCount: allTools.length,
+    agentCount: agents.length,
   });
   expect((await names('?from=2026-11-30&to=2026-12-01')).body.toolCount).toBe(allTools.length);
   expect((await names('?from=2026-11-29&to=2026-11-30')).body).toEqual({
@@ -352,6 +371,8 @@ it('lists the server and tool names of the window for the filters, by name, cut 
     servers: [],
     toolCount: 0,
     tools: [],
+    agentCount: 0,
+    agents: [],
   });
 
   // Calls whose server did not say its name are the null server, and `(unknown)` lists their tools.
@@ -363,12 +384,31 @@ it('lists the server and tool names of the window for the filters, by name, cut 
       extra: { 'errata.server.name': undefined },
     },
   ]);
-  expect(await sendSpans(server.url, server.ingestKey, nameless)).toBe(200);
+  // A subagent that made no call but escalated and reported back is an agent to filter by all the same; an agent
+  // without a name goes by its id, as `agent` selects it.
+  const handBack = new AgentTrace().subagentHandBack('reporter', t0 - 2 * 86_400_000 + 10);
+  const idOnly = new AgentTrace().run(
+    '', // "invoke_agent ": no name in the span's name either
+    t0 - 2 * 86_400_000 + 20,
+    [{ tool: 'mystery', server: 'srv-0', startMs: t0 - 2 * 86_400_000 + 21, durationMs: 1 }],
+    'coordinator',
+    { 'gen_ai.agent.name': undefined, 'gen_ai.agent.id': 'agent-id-7' },
+  );
+  expect(await sendSpans(server.url, server.ingestKey, [...nameless, ...handBack, ...idOnly])).toBe(200);
   await server.catchUp();
   expect((await names('?from=2026-11-28&to=2026-11-29')).body).toMatchObject({
-    servers: [null],
+    servers: [null, 'srv-0'],
     tools: ['mystery'],
+    agentCount: 3,
+    agents: ['agent-id-7', 'nameless', 'reporter'],
   });
+  const byId = await fetch(
+    `${server.url}/api/v1/reports/misclassified-results?from=2026-11-28&to=2026-11-29&agent=agent-id-7`,
+    {
+      headers: { authorization: `Bearer ${server.readKey}` },
+    },
+  );
+  expect(((await byId.json()) as { totals: { calls: number } }).totals.calls).toBe(1);
   const unknown = await names(`?server=${encodeURIComponent('(unknown)')}`);
   expect(unknown.body).toMatchObject({ serverCount: servers.length + 1, toolCount: 1, tools: ['mystery'] });
   expect(unknown.body.servers[0]).toBeNull();

@@ -34,13 +34,15 @@ export class AgentTrace {
   });
   private readonly tracer = this.provider.getTracer('errata-tests');
 
+  /** An agent run with `calls`; `agent` replaces agent span attributes (undefined leaves one out). */
   run(
     agentName: string,
     startMs: number,
     calls: readonly ToolCallSpec[],
     role = 'coordinator',
+    agent: Attributes = {},
   ): ReadableSpan[] {
-    const agent = this.tracer.startSpan(`invoke_agent ${agentName}`, {
+    const agentSpan = this.tracer.startSpan(`invoke_agent ${agentName}`, {
       kind: SpanKind.INTERNAL,
       startTime: startMs,
       attributes: {
@@ -48,15 +50,16 @@ export class AgentTrace {
         'gen_ai.agent.name': agentName,
         'gen_ai.agent.id': `${agentName}-1`,
         'errata.agent.role': role,
+        ...agent,
       },
     });
-    const parent = trace.setSpan(context.active(), agent);
+    const parent = trace.setSpan(context.active(), agentSpan);
     let endMs = startMs;
     for (const call of calls) {
       this.toolCall(parent, call);
       endMs = Math.max(endMs, call.startMs + call.durationMs);
     }
-    agent.end(endMs + 1);
+    agentSpan.end(endMs + 1);
     return this.memory.getFinishedSpans();
   }
 

@@ -3,7 +3,6 @@ import { useState } from 'preact/hooks';
 import { formatCount, formatDateTime, isolated } from '../format';
 import { navigate, RANGES, withQuery, type Filters, type RangeName } from '../route';
 import { useApi } from '../use-api';
-import { Name } from './name';
 import { UrlNotice } from './states';
 
 /** `datetime-local` inputs speak local time; the URL speaks ISO-8601 UTC. */
@@ -14,7 +13,7 @@ const fromLocalInput = (value: string): string | null => {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 };
 
-/** `GET /api/v1/names`: the server and tool names of the window's calls, each list cut at `limit`. */
+/** `GET /api/v1/names`: the server and tool names of the window's calls and its agents, each list cut at `limit`. */
 interface CallNames {
   readonly limit: number;
   readonly serverCount: number;
@@ -22,9 +21,22 @@ interface CallNames {
   readonly servers: readonly (string | null)[];
   readonly toolCount: number;
   readonly tools: readonly string[];
+  readonly agentCount: number;
+  /** Each by its name, or its id when it has none: what the `agent` filter selects it by. */
+  readonly agents: readonly string[];
 }
 
-/** The time range and server and tool filters. Every change goes into the URL, so the view can be shared. */
+/** The choices of a name filter: the listed names and the URL's own (listed or not, so it shows and can be cleared). */
+const choices = (listed: readonly string[], chosen: string | null): string[] =>
+  [...new Set([...listed, chosen ?? ''])].filter((name) => name !== '').sort();
+
+/** Why a name list does not name every choice, if it does not. */
+const cutNotice = (what: string, listed: number, count: number): string | null =>
+  count > listed
+    ? `Not every ${what} is listed: the first ${formatCount(listed)} of ${formatCount(count)} by name`
+    : null;
+
+/** The time range and server, tool and agent filters. Every change goes into the URL, so the view can be shared. */
 export function FilterBar({ filters, query }: { filters: Filters; query: URLSearchParams }) {
   const [custom, setCustom] = useState(filters.range === 'custom');
   // Only an end the user typed is read back from its input: a local time can name two instants (the hour the clocks
@@ -32,29 +44,22 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
   const [from, setFrom] = useState<string | null>(null);
   const [to, setTo] = useState<string | null>(null);
   // The names seen in the window, listed and counted by the API (`GET /names`): the tools of the chosen server, or of
-  // every server without one.
+  // every server without one; the servers and agents of the window.
   const loaded = useApi<CallNames>('/api/v1/names', {
     from: filters.from.toISOString(),
     to: filters.to.toISOString(),
     server: filters.server,
   });
   const names = loaded.state === 'ready' ? loaded.data : null;
-  const serverNames = [
-    ...new Set([...(names?.servers ?? []).map((server) => server ?? UNKNOWN_SERVER), filters.server ?? '']),
-  ]
-    .filter((name) => name !== '')
-    .sort();
-  const toolNames = [...new Set([...(names?.tools ?? []), filters.tool ?? ''])]
-    .filter((name) => name !== '')
-    .sort();
-  const serversCut =
-    names !== null && names.serverCount > names.servers.length
-      ? `Not every server is listed: the first ${formatCount(names.servers.length)} of ${formatCount(names.serverCount)} by name`
-      : null;
-  const toolsCut =
-    names !== null && names.toolCount > names.tools.length
-      ? `Not every tool is listed: the first ${formatCount(names.tools.length)} of ${formatCount(names.toolCount)} by name`
-      : null;
+  const serverNames = choices(
+    (names?.servers ?? []).map((server) => server ?? UNKNOWN_SERVER),
+    filters.server,
+  );
+  const toolNames = choices(names?.tools ?? [], filters.tool);
+  const agentNames = choices(names?.agents ?? [], filters.agent);
+  const serversCut = names && cutNotice('server', names.servers.length, names.serverCount);
+  const toolsCut = names && cutNotice('tool', names.tools.length, names.toolCount);
+  const agentsCut = names && cutNotice('agent', names.agents.length, names.agentCount);
 
   // Other filters make other pages: a pager's offset does not carry over to them.
   const go = (changes: Record<string, string | null>) =>
@@ -164,18 +169,16 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
           onChange={(tool) => go({ tool })}
           cut={toolsCut}
         />
+        <NameFilter
+          name="agent"
+          label="Agent"
+          everything="All agents"
+          names={agentNames}
+          value={filters.agent}
+          onChange={(agent) => go({ agent })}
+          cut={agentsCut}
+        />
         {loaded.state === 'error' && <ListsNotLoaded retry={loaded.retry} />}
-        {filters.agent !== null && (
-          <p class="filter-chip">
-            Agent{' '}
-            <strong>
-              <Name>{filters.agent}</Name>
-            </strong>{' '}
-            <button type="button" aria-label="Clear the agent filter" onClick={() => go({ agent: null })}>
-              ×
-            </button>
-          </p>
-        )}
         <p class="window" data-from={filters.from.toISOString()} data-to={filters.to.toISOString()}>
           {formatDateTime(filters.from.toISOString())} – {formatDateTime(filters.to.toISOString())}
         </p>
@@ -186,13 +189,13 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
 }
 
 /**
- * A server or tool filter. A name can be 256 bytes without a space (as Errata stores it): the select keeps a width
+ * A server, tool or agent filter. A name can be 256 bytes without a space (as Errata stores it): the select keeps a width
  * the bar can hold, and the chosen name stays whole on hover. An option's label is the name isolated (`isolated`:
  * `<bdi>` cannot go in an `<option>`); its value, which the URL carries, is the name itself.
  */
 function NameFilter(props: {
   /** The URL parameter; the select's id is `filter-<name>`. */
-  name: 'server' | 'tool';
+  name: 'server' | 'tool' | 'agent';
   label: string;
   /** The first choice, which filters nothing. */
   everything: string;
@@ -229,13 +232,13 @@ function NameFilter(props: {
 }
 
 /**
- * The server and tool lists did not load (Errata down, say): said, with a way to ask again, rather than offering
- * "All servers" alone as if there were no others.
+ * The server, tool and agent lists did not load (Errata down, say): said, with a way to ask again, rather than
+ * offering "All servers" alone as if there were no others.
  */
 function ListsNotLoaded({ retry }: { retry: () => void }) {
   return (
     <p class="field-problem" role="status" data-lists-failed>
-      The server and tool lists could not be loaded.{' '}
+      The server, tool and agent lists could not be loaded.{' '}
       <button type="button" onClick={retry}>
         Load them again
       </button>

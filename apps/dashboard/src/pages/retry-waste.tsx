@@ -198,7 +198,8 @@ export function RetryWastePage({ filters, query }: PageProps) {
                             <td>
                               <CountList counts={group.reasons} />
                             </td>
-                            <td>
+                            {/* It names each retry's agent: a name cell, which wraps a long one. */}
+                            <td class="name">
                               <ul class="samples">
                                 {group.samples.map((sample) => (
                                   <li key={sample.spanId}>

@@ -47,16 +47,16 @@ export class FindingsController {
 
   @Get('names')
   @ApiOperation({
-    summary: 'The server and tool names of the calls in the window, to filter by',
+    summary: 'The server, tool and agent names of the window, to filter by',
     description:
-      "Names only, for a filter's choices: the servers with calls in the window (null for the calls whose server did not say its name), and the tool names of `server`'s calls, or of every server's without it. Each list is by name and holds its first `limit` names; `serverCount` and `toolCount` say how many there are.",
+      "Names only, for a filter's choices: the servers with calls in the window (null for the calls whose server did not say its name), the tool names of `server`'s calls, or of every server's without it, and the agents whose runs made calls or escalations or sent subagent reports in the window (each by its `gen_ai.agent.name`, or its `gen_ai.agent.id` when it has no name: what `agent` selects it by). Each list is by name and holds its first `limit` names; `serverCount`, `toolCount` and `agentCount` say how many there are.",
   })
   @ApiWindow()
   @QueryParameter({
     name: 'server',
     required: false,
     description:
-      'Lists the tools of this MCP server’s calls only (`(unknown)`: those of the calls whose server did not say its name, as the reports label them); the servers are listed all the same.',
+      'Lists the tools of this MCP server’s calls only (`(unknown)`: those of the calls whose server did not say its name, as the reports label them); the servers and agents are listed all the same.',
     schema: { type: 'string' },
   })
   @QueryParameter({

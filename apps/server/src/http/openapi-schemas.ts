@@ -430,6 +430,13 @@ export const OPENAPI_SCHEMAS = {
       'Tool names of the calls in the window (of `server`’s when given): `tools` lists the first `limit` of them.',
     ),
     tools: array(string(), 'Tool names, each once, by name; the first `limit` of them.'),
+    agentCount: integer(
+      'Agents whose runs made calls or escalations or sent subagent reports in the window: `agents` lists the first `limit` of them.',
+    ),
+    agents: array(
+      string(),
+      'Each agent by its name, or its id when it has none (what `agent` selects it by), each once, by name; the first `limit` of them.',
+    ),
   }),
 
   Finding: object(findingProperties),

@@ -71,12 +71,14 @@ export interface OffenceGroup {
   readonly rule: FindingRule;
 }
 
-/** The server and tool names of a window's calls, each list cut at a limit, with how many there are. */
+/** The server, tool and agent names of a window's items, each list cut at a limit, with how many there are. */
 export interface CallNames {
   readonly servers: readonly (string | null)[];
   readonly serverCount: number;
   readonly tools: readonly string[];
   readonly toolCount: number;
+  readonly agents: readonly string[];
+  readonly agentCount: number;
 }
 
 const TRUE = sql<boolean>`TRUE`;
@@ -339,12 +341,17 @@ export class RollupQueryRepository {
 
   /**
    * The names a filter can choose from in the window: the servers with calls (null: those whose server did not say
-   * its name), and the distinct tool names of `filter.server`'s calls (of every server's without it), each by name,
-   * the first `limit` of them, with how many there are. Only `calls` is summed, to leave out names whose calls were
-   * all taken back out of a rollup row; agent and tool filters do not apply. One snapshot.
+   * its name), the distinct tool names of `filter.server`'s calls (of every server's without it), and the agents whose
+   * runs made calls or escalations or sent subagent reports (each by the name `agentCondition` selects it by: its
+   * name, or its id when it has none; a run of neither is no agent's), each by name, the first `limit` of them, with
+   * how many there are. Only `calls`, `escalations` and `reports` are summed, to leave out names whose items were all
+   * taken back out of a rollup row; agent and tool filters do not apply. One snapshot.
    */
   async callNames(filter: RollupFilter, limit: number): Promise<CallNames> {
     const shape = { ...CALL_ROLLUP, measures: ['calls'] };
+    const agentCalls = { ...CALL_ROLLUP, measures: ['calls', 'escalations'] };
+    const agentReports = { ...REPORT_ROLLUP, measures: ['reports'] };
+    const byAgent = ['agent_name', 'agent_id'];
     const window = { ...filter, server: null, tool: null, agent: null };
     const toolsOf = filter.server === null ? TRUE : serverCondition(filter.server, shape);
     return this.db
@@ -357,6 +364,8 @@ export class RollupQueryRepository {
           servers: (string | null)[];
           tool_count: string;
           tools: string[];
+          agent_count: string;
+          agents: string[];
         }>`
           WITH p AS (
             SELECT server, tool
@@ -364,17 +373,33 @@ export class RollupQueryRepository {
              GROUP BY server, tool
             HAVING sum(calls) > 0),
           s AS (SELECT DISTINCT server FROM p),
-          t AS (SELECT DISTINCT tool FROM p WHERE ${toolsOf})
+          t AS (SELECT DISTINCT tool FROM p WHERE ${toolsOf}),
+          r AS (
+            SELECT agent_name, agent_id
+              ${await this.windowRows(trx, agentCalls, window, byAgent)}
+             GROUP BY agent_name, agent_id
+            HAVING sum(calls) > 0 OR sum(escalations) > 0
+            UNION ALL
+            SELECT agent_name, agent_id
+              ${await this.windowRows(trx, agentReports, window, byAgent)}
+             GROUP BY agent_name, agent_id
+            HAVING sum(reports) > 0),
+          a AS (SELECT DISTINCT coalesce(agent_name, agent_id) AS agent FROM r
+                 WHERE coalesce(agent_name, agent_id) IS NOT NULL)
           SELECT (SELECT count(*) FROM s)::text AS server_count,
                  ARRAY(SELECT server FROM s ORDER BY server COLLATE "C" NULLS FIRST LIMIT ${limit}) AS servers,
                  (SELECT count(*) FROM t)::text AS tool_count,
-                 ARRAY(SELECT tool FROM t ORDER BY tool COLLATE "C" LIMIT ${limit}) AS tools`.execute(trx);
+                 ARRAY(SELECT tool FROM t ORDER BY tool COLLATE "C" LIMIT ${limit}) AS tools,
+                 (SELECT count(*) FROM a)::text AS agent_count,
+                 ARRAY(SELECT agent FROM a ORDER BY agent COLLATE "C" LIMIT ${limit}) AS agents`.execute(trx);
         const row = rows[0]!;
         return {
           servers: row.servers,
           serverCount: Number(row.server_count),
           tools: row.tools,
           toolCount: Number(row.tool_count),
+          agents: row.agents,
+          agentCount: Number(row.agent_count),
         };
       });
   }

@@ -104,8 +104,9 @@ export class FindingsService {
   }
 
   /**
-   * `GET /names`: the server and tool names of the window's calls, for the dashboard's filters: names only, listed
-   * and counted in SQL, where the scorecard ranked and graded every tool of every server to the same end.
+   * `GET /names`: the server and tool names of the window's calls and the names of its agents, for the dashboard's
+   * filters: names only, listed and counted in SQL, where the scorecard ranked and graded every tool of every server
+   * to the same end.
    */
   async names(projectId: number, query: NamesQuery) {
     const { limit, ...window } = query;
