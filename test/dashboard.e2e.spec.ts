@@ -828,7 +828,11 @@ describe('dashboard (chromium)', () => {
     }
   });
 
-  it('a run timeline keeps the window and filters, and its back link stays in the app when opened from a link', async () => {
+  it('a run timeline keeps the window and filters, marks the view it was opened from (none when opened bare), and its back link stays in the app when opened from a link', async () => {
+    const nav = page.getByRole('navigation', { name: 'Views' });
+    /** The nav's current view, if any. */
+    const currentView = () =>
+      nav.locator('a[aria-current="page"]').evaluateAll((links) => links.map((a) => a.textContent));
     await visit('/misclassified?range=7d', 'Misclassified results');
     const sample = page.locator('[data-sample]').first();
     await sample.click();
@@ -836,8 +840,8 @@ describe('dashboard (chromium)', () => {
     await page.getByRole('heading', { name: /^Run timeline/, level: 1 }).waitFor();
     const traceUrl = new URL(page.url());
     expect(traceUrl.searchParams.get('range')).toBe('7d');
-    const nav = page.getByRole('navigation', { name: 'Views' });
     expect(await nav.getByRole('link', { name: 'Findings' }).getAttribute('href')).toBe('/findings?range=7d');
+    expect(await currentView()).toEqual(['Misclassified']);
 
     // Opened from within the app, back goes back
     await page.getByRole('link', { name: '← Back' }).click();
@@ -846,22 +850,44 @@ describe('dashboard (chromium)', () => {
     // Opened from a shared link, there is no in-app page behind it: the link leads to the misclassified results
     await page.goto(traceUrl.href);
     await page.getByRole('heading', { name: /^Run timeline/, level: 1 }).waitFor();
+    expect(await currentView()).toEqual(['Misclassified']);
     await page.getByRole('link', { name: '← Misclassified results' }).click();
     await page.getByRole('heading', { name: 'Misclassified results', level: 1 }).waitFor();
     expect(new URL(page.url()).search).toBe('?range=7d');
+
+    // Opened bare (a trace id typed into the address bar): it came from no view, so none is marked, and the link
+    // leads to the overview
+    const bare = new URL(traceUrl);
+    bare.search = '?range=7d';
+    await page.goto(bare.href);
+    await page.getByRole('heading', { name: /^Run timeline/, level: 1 }).waitFor();
+    expect(await currentView()).toEqual([]);
+    await page.getByRole('link', { name: '← Overview' }).click();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe('/?range=7d');
 
     // Opened from the retry waste page, a shared link leads back there
     await visit('/retry-waste?range=7d', 'Retry waste');
     await page.locator('[data-sample]').first().click();
     await page.waitForURL(/\/traces\//);
     const fromRetryWaste = page.url();
+    await page.getByRole('heading', { name: /^Run timeline/, level: 1 }).waitFor();
+    expect(await currentView()).toEqual(['Retry waste']);
     await page.goBack();
     await page.getByRole('heading', { name: 'Retry waste', level: 1 }).waitFor();
     await page.goto(fromRetryWaste);
     await page.getByRole('heading', { name: /^Run timeline/, level: 1 }).waitFor();
+    expect(await currentView()).toEqual(['Retry waste']);
     await page.getByRole('link', { name: '← Retry waste' }).click();
     await page.getByRole('heading', { name: 'Retry waste', level: 1 }).waitFor();
     expect(new URL(page.url()).search).toBe('?range=7d');
+
+    // Opened from a finding, it is the findings' view
+    const { findings } = await api<{ findings: { id: string }[] }>('findings');
+    await visit(`/findings/${findings[0]!.id}?range=7d`, /: /);
+    await page.locator('[data-sample]').first().click();
+    await page.getByRole('heading', { name: /^Run timeline/, level: 1 }).waitFor();
+    expect(await currentView()).toEqual(['Findings']);
 
     // An unknown trace is not blamed on a time range the page does not have
     await page.goto(`${server.url}/traces/0af7651916cd43dd8448eb211c80319c`);

@@ -13,7 +13,7 @@ import { ServersPage } from './pages/servers';
 import { SignIn } from './pages/sign-in';
 import { SubagentsPage } from './pages/subagents';
 import { TracePage } from './pages/trace';
-import { filterQuery, filtersOf, useLocation, type Route } from './route';
+import { filterQuery, filtersOf, traceOrigin, useLocation, type Route } from './route';
 
 const NAV: readonly { page: Route['page']; path: string; label: string }[] = [
   { page: 'overview', path: '/', label: 'Overview' },
@@ -74,7 +74,8 @@ export function App() {
           const current =
             item.page === route.page ||
             (item.page === 'findings' && route.page === 'finding') ||
-            (item.page === 'misclassified' && route.page === 'trace');
+            // A run timeline is the page's it was opened from, when the app knows it; else no view's.
+            (route.page === 'trace' && item.page === traceOrigin(query.get('back'))?.nav);
           return (
             <li key={item.page}>
               <Link href={item.path + carried} aria-current={current ? 'page' : undefined}>

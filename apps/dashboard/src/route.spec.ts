@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filtersOf } from './route';
+import { filtersOf, traceOrigin } from './route';
 import { inTimeZone } from '@errata/domain/time-zone.spec-helper';
 
 const NOW = new Date('2026-12-01T10:00:30Z');
@@ -60,5 +60,23 @@ describe('a dashboard link whose window cannot be used as written', () => {
     expect(filters('from=2026-11-30T00:00:00Z&to=2026-12-01T00:00:00Z&range=2y').notices).toEqual([]);
     expect(filters('').notices).toEqual([]);
     expect(filters('range=7d&server=orders').notices).toEqual([]);
+  });
+});
+
+describe('the view a run timeline was opened from', () => {
+  it('is the page its link names, when that page links to timelines', () => {
+    expect(traceOrigin('/misclassified')?.nav).toBe('misclassified');
+    expect(traceOrigin('/retry-waste')?.nav).toBe('retry-waste');
+    expect(traceOrigin('/findings/0123456789abcdef0123')).toEqual({
+      path: '/findings/0123456789abcdef0123',
+      label: 'Finding',
+      nav: 'findings',
+    });
+  });
+
+  it('is none without one, or for a page that does not link to timelines or is no page (nor another site)', () => {
+    for (const back of [null, '', '/', '/servers', '/findings/nope', '//evil.example/misclassified']) {
+      expect(traceOrigin(back), String(back)).toBeNull();
+    }
   });
 });

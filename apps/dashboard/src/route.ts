@@ -162,6 +162,22 @@ export function filtersOf(query: URLSearchParams, now: Date = new Date()): Filte
   return { range, from: new Date(end.getTime() - RANGES[range].ms), to: end, ...base, notices };
 }
 
+/**
+ * The page a run timeline was opened from, as its link names it (`back`, which `traceHref` sets): one of the pages
+ * that link to timelines, with the view of the nav it belongs to. Null for a timeline opened without one (a trace id
+ * pasted into the address bar, a link from elsewhere), or with a `back` that is no such page: it came from nowhere
+ * the app knows, so no view of the nav is the current one.
+ */
+export function traceOrigin(
+  back: string | null,
+): { readonly path: string; readonly label: string; readonly nav: Route['page'] } | null {
+  if (back === '/misclassified') return { path: back, label: 'Misclassified results', nav: 'misclassified' };
+  if (back === '/retry-waste') return { path: back, label: 'Retry waste', nav: 'retry-waste' };
+  if (back !== null && /^\/findings\/[0-9a-f]{20}$/.test(back))
+    return { path: back, label: 'Finding', nav: 'findings' };
+  return null;
+}
+
 /** The REST parameters of the filters. */
 export const reportParams = (filters: Filters) => ({
   from: filters.from.toISOString(),

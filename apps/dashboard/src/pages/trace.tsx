@@ -4,7 +4,7 @@ import { PageHeader } from '../components/figures';
 import { Link } from '../components/link';
 import { Await } from '../components/states';
 import { counted, formatClock, formatCount, formatDuration, labelOf } from '../format';
-import { canGoBackInApp, filterQuery, withQuery } from '../route';
+import { canGoBackInApp, filterQuery, traceOrigin, withQuery } from '../route';
 import { useApi } from '../use-api';
 import { Name } from '../components/name';
 
@@ -33,14 +33,11 @@ function runTree(runs: readonly TimelineRun[]): { run: TimelineRun; depth: numbe
 }
 
 /**
- * The page a shared timeline link leads back to: the one that linked to it (`back`), when it is one of those that
- * link to timelines; else the misclassified results.
+ * The page a shared timeline link leads back to: the one that linked to it (`traceOrigin`); else the overview, the
+ * dashboard's start, for a timeline that came from nowhere the app knows (no page is more likely than another).
  */
-function backPage(back: string | null): { path: string; label: string } {
-  if (back === '/retry-waste') return { path: back, label: 'Retry waste' };
-  if (back !== null && /^\/findings\/[0-9a-f]{20}$/.test(back)) return { path: back, label: 'Finding' };
-  return { path: '/misclassified', label: 'Misclassified results' };
-}
+const backPage = (back: string | null): { path: string; label: string } =>
+  traceOrigin(back) ?? { path: '/', label: 'Overview' };
 
 /** How a call's category was decided, as the timeline says it (its evidence follows). */
 function classificationLabel(source: TimelineCall['categorySource']): string {
