@@ -847,6 +847,41 @@ describe('dashboard (chromium)', () => {
     await page.getByRole('link', { name: '← Back' }).click();
     await page.waitForURL(/\/misclassified\?range=7d$/);
 
+    // Having looked at another run of the timeline, back still goes back to the page it was opened from; opened bare,
+    // another run is no page to go back to
+    await visit('/retry-waste?range=7d', 'Retry waste');
+    const { groups } = await api<{ groups: { samples: { traceId: string; spanId: string }[] }[] }>(
+      'reports/retry-waste',
+      await shownWindow(),
+    );
+    let picked: { traceId: string; spanId: string } | undefined;
+    for (const candidate of groups.flatMap((group) => group.samples)) {
+      const { runs } = await api<{ runs: unknown[] }>(`traces/${candidate.traceId}`);
+      if (runs.length > 1) {
+        picked = candidate;
+        break;
+      }
+    }
+    expect(picked, 'a wasted retry in a trace of several runs').toBeDefined();
+    const otherRun = async () => {
+      const shown = page.url();
+      await page.locator('.run-list a:not([aria-current])').first().click();
+      await page.waitForURL((url) => url.href !== shown);
+      await page.getByRole('heading', { name: /^Run timeline/, level: 1 }).waitFor();
+    };
+    await page.locator(`[data-sample="${picked!.spanId}"]`).click();
+    await page.getByRole('heading', { name: /^Run timeline/, level: 1 }).waitFor();
+    await otherRun();
+    await page.getByRole('link', { name: '← Back' }).click();
+    await page.waitForURL(/\/retry-waste\?range=7d$/);
+    await page.getByRole('heading', { name: 'Retry waste', level: 1 }).waitFor();
+    await page.goto(`${server.url}/traces/${picked!.traceId}?range=7d`);
+    await page.getByRole('heading', { name: /^Run timeline/, level: 1 }).waitFor();
+    await otherRun();
+    expect(await page.getByRole('link', { name: '← Back' }).count()).toBe(0);
+    await page.getByRole('link', { name: '← Overview' }).click();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+
     // Opened from a shared link, there is no in-app page behind it: the link leads to the misclassified results
     await page.goto(traceUrl.href);
     await page.getByRole('heading', { name: /^Run timeline/, level: 1 }).waitFor();

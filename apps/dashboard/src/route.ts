@@ -42,22 +42,36 @@ function parseRoute(pathname: string): Route {
 
 const NAVIGATED = 'errata:navigated';
 
-/** How many in-app navigations lie behind the current entry, kept in the History API's state (it survives reloads). */
-const depth = (): number => {
-  const state = history.state as { errataDepth?: unknown } | null;
-  return typeof state?.errataDepth === 'number' ? state.errataDepth : 0;
+/** A count kept in the History API's state of the current entry (it survives reloads); 0 when there is none. */
+const stateCount = (key: 'errataDepth' | 'errataOnPage'): number => {
+  const value = (history.state as Record<string, unknown> | null)?.[key];
+  return typeof value === 'number' ? value : 0;
 };
+/** How many in-app navigations lie behind the current entry. */
+const depth = (): number => stateCount('errataDepth');
+/** How many of them stayed on the current page (path): another run of a timeline, another filter. */
+const onPage = (): number => stateCount('errataOnPage');
 
 export function navigate(href: string, options: { replace?: boolean } = {}): void {
   // Another page puts focus on its content (app.tsx); the same page keeps it on the control that was used.
-  if (new URL(href, location.href).pathname === location.pathname) keepFocus();
-  if (options.replace) history.replaceState({ errataDepth: depth() }, '', href);
-  else history.pushState({ errataDepth: depth() + 1 }, '', href);
+  const samePage = new URL(href, location.href).pathname === location.pathname;
+  if (samePage) keepFocus();
+  if (options.replace) {
+    history.replaceState({ errataDepth: depth(), errataOnPage: samePage ? onPage() : 0 }, '', href);
+  } else {
+    history.pushState({ errataDepth: depth() + 1, errataOnPage: samePage ? onPage() + 1 : 0 }, '', href);
+  }
   window.dispatchEvent(new Event(NAVIGATED));
 }
 
-/** Whether going back stays in the app: false when the page was opened from a link, a bookmark or another site. */
-export const canGoBackInApp = (): boolean => depth() > 0;
+/**
+ * Whether an in-app page lies behind the current page's entries: false when the page was opened from a link, a
+ * bookmark or another site (and then only looked at in other ways, such as another run of a timeline).
+ */
+export const canGoBackInApp = (): boolean => depth() - onPage() > 0;
+
+/** Back to the page before the current one, past the entries that stayed on it (the runs of a timeline looked at). */
+export const goBackToPreviousPage = (): void => history.go(-(onPage() + 1));
 
 /** The current path and query, re-rendering on every navigation (links, back and forward). */
 export function useLocation(): { route: Route; query: URLSearchParams; href: string } {

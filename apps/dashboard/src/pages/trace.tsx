@@ -4,7 +4,7 @@ import { PageHeader } from '../components/figures';
 import { Link } from '../components/link';
 import { Await } from '../components/states';
 import { counted, formatClock, formatCount, formatDuration, labelOf } from '../format';
-import { canGoBackInApp, filterQuery, traceOrigin, withQuery } from '../route';
+import { canGoBackInApp, filterQuery, goBackToPreviousPage, traceOrigin, withQuery } from '../route';
 import { useApi } from '../use-api';
 import { Name } from '../components/name';
 
@@ -69,7 +69,7 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
     <section aria-labelledby="page-title">
       <p class="breadcrumb">
         {inApp ? (
-          <a href={fallback} onClick={(e) => (e.preventDefault(), history.back())}>
+          <a href={fallback} onClick={(e) => (e.preventDefault(), goBackToPreviousPage())}>
             ← Back
           </a>
         ) : (
