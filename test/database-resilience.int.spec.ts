@@ -168,7 +168,7 @@ it('retries a projection batch PostgreSQL canceled at the bound: its events are 
   expect(await setAsideRecords(server.db)).toEqual([]);
 }, 60_000);
 
-it('sets no statement_timeout with ERRATA_PG_QUERY_TIMEOUT_MS=0, as the CLI and the migrations open the database', async () => {
+it("sets no statement_timeout with ERRATA_PG_QUERY_TIMEOUT_MS=0 (the database's applies)", async () => {
   const unbounded = openDatabase({
     databaseUrl: server.databaseUrl!,
     dataDir: '',

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Client, Pool } from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../apps/server/src/database/database';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openMigratedDatabase, type Database } from '../apps/server/src/database/database';
 import { MIGRATIONS_DIR, pendingMigrations } from '../apps/server/src/database/migrations';
 import type { DB } from '../apps/server/src/database/schema';
 import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint.repository';
@@ -17,7 +17,9 @@ import {
   standaloneProjector,
 } from '../apps/server/src/services/projector.service';
 import { loadConfig } from '../apps/server/src/config/app-config';
-import { adminDatabaseUrl, databaseUrlFor } from './support/postgres';
+import { runCli } from './support/cli';
+import { adminDatabaseUrl, createTestDatabase, databaseUrlFor, type TestDatabase } from './support/postgres';
+import { until } from './support/until';
 
 const CLI = join(__dirname, '../apps/server/dist/cli/errata.js');
 const run = promisify(execFile);
@@ -140,5 +142,98 @@ describe('migrations and readiness', () => {
     const readiness = await healthOf(database).readiness();
     await nowhere.destroy();
     expect(readiness).toMatchObject({ ready: false, database: 'unreachable' });
+  });
+});
+
+/**
+ * A DBA's bounds on Errata's database (ALTER DATABASE … SET statement_timeout / lock_timeout), far shorter than a
+ * migration or a rebuild may take: the CLI and the migrations are not cut off by them; the server's pool keeps its own.
+ */
+describe('bounds set on the database', () => {
+  const BOUND = '50ms';
+  /** Kysely's migration lock (PostgresAdapter): every migration run takes it first, also with nothing to apply. */
+  const MIGRATION_LOCK = '3853314791062309107';
+  let database: TestDatabase;
+  let admin: Client;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('templateDatabase'));
+    // The test's own session takes no bound.
+    admin = new Client({
+      connectionString: database.url,
+      options: '-c statement_timeout=0 -c lock_timeout=0',
+    });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE ${database.name} SET statement_timeout = '${BOUND}'`);
+    await admin.query(`ALTER DATABASE ${database.name} SET lock_timeout = '${BOUND}'`);
+  });
+  afterAll(async () => {
+    await admin?.end();
+    await database?.drop();
+  });
+
+  /**
+   * `work`'s end, once it has waited on a lock `hold` takes for well past the database's bound (or ended before):
+   * `hold` is then released.
+   */
+  async function pastTheBound<T>(
+    hold: () => Promise<() => Promise<unknown>>,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    const release = await hold();
+    let ended = false;
+    const done = work().finally(() => (ended = true));
+    try {
+      await until('a statement waiting past the bound, or its end', async () => {
+        if (ended) return true;
+        const { rows } = await admin.query<{ waiting: number }>(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'
+              AND query_start < clock_timestamp() - interval '300 ms'`,
+        );
+        return rows[0]!.waiting > 0;
+      });
+    } finally {
+      await release();
+    }
+    return done;
+  }
+
+  const migrationLock = async () => {
+    await admin.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+    return () => admin.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
+  };
+
+  it('the CLI migrates, and runs its command, however long it waits', async () => {
+    expect(await pastTheBound(migrationLock, () => runCli(database.url, 'migrate'))).toMatchObject({
+      code: 0,
+    });
+    // A command's own statement waiting on a table locked meanwhile (as a server's long statement would)
+    // (in a session of its own: in a transaction, pg_stat_activity would not change for this one)
+    const tableLock = async () => {
+      const locker = new Client({ connectionString: database.url, options: '-c statement_timeout=0' });
+      await locker.connect();
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE project IN ACCESS EXCLUSIVE MODE');
+      return () => locker.query('ROLLBACK').finally(() => locker.end());
+    };
+    const listed = await pastTheBound(tableLock, () => runCli(database.url, 'projects', 'list'));
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it("the server's migrations run however long they wait; its pool then bounds statements by ERRATA_PG_QUERY_TIMEOUT_MS, else by the database's", async () => {
+    for (const [queryTimeoutMs, bound] of [
+      [1_000, '1s'],
+      [0, BOUND],
+    ] as const) {
+      const config = { databaseUrl: database.url, dataDir: '', poolSize: 1, queryTimeoutMs };
+      const opened = await pastTheBound(migrationLock, () => openMigratedDatabase(config, () => undefined));
+      try {
+        const { rows } = await sql<{ statement_timeout: string }>`SHOW statement_timeout`.execute(opened.db);
+        expect(rows).toEqual([{ statement_timeout: bound }]);
+      } finally {
+        await opened.destroy();
+      }
+    }
   });
 });

@@ -167,12 +167,17 @@ async function main(argv: string[]): Promise<void> {
   // Every command migrates first; stdout stays the command's own (scripts read keys from it): what was applied goes
   // to stderr, except for `migrate`, whose own output it is.
   let applied: readonly string[] = [];
-  // No bound on how long a statement runs (ERRATA_PG_QUERY_TIMEOUT_MS is the server's): a rebuild, a prune or a
-  // redaction over a large log has statements that run for minutes, and a person watching stops one that hangs.
-  const database = await openMigratedDatabase({ ...loadConfig(), queryTimeoutMs: 0 }, (names) => {
-    applied = names;
-    if (command !== 'migrate') writeLine(process.stderr, `applied migrations ${names.join(', ')}`);
-  });
+  // No bound on how long a statement runs, neither ERRATA_PG_QUERY_TIMEOUT_MS (the server's) nor one set on the role
+  // or the database: a rebuild, a prune or a redaction over a large log has statements that run for minutes, and a
+  // person watching stops one that hangs.
+  const database = await openMigratedDatabase(
+    loadConfig(),
+    (names) => {
+      applied = names;
+      if (command !== 'migrate') writeLine(process.stderr, `applied migrations ${names.join(', ')}`);
+    },
+    'unbounded',
+  );
   try {
     await run(command, positionals, values, database, applied);
   } finally {

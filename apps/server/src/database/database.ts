@@ -28,20 +28,33 @@ export interface Database {
 type DatabaseConfig = Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'poolSize' | 'queryTimeoutMs'>;
 
 /**
+ * How long a statement may run or wait: the server's bound (`queryTimeoutMs`; 0 leaves the role's or the database's
+ * `statement_timeout`), or `unbounded`, whatever the role or the database sets: the CLI and the migrations, whose
+ * statements (a rebuild, a prune, an index over the whole log) may take minutes, watched by a person who can stop
+ * them, as pg_dump sets its own session.
+ */
+export type StatementBound = 'server' | 'unbounded';
+
+/**
  * The database of `config`. On PostgreSQL, a statement still running after `queryTimeoutMs` (unless 0) is canceled
  * by PostgreSQL itself (`statement_timeout`, error 57014: its locks and its backend freed, the connection kept),
  * which is answered 503 + Retry-After. One whose answer has still not come `STALL_GRACE_MS` later (a stalled network
  * path, over which PostgreSQL's error cannot come) fails with pg's 'Query read timeout', answered the same way, and
  * its connection is closed (`StallSafeClient`). Embedded PGlite has neither bound: it runs statements in this process.
  */
-export function openDatabase(config: DatabaseConfig): Database {
+export function openDatabase(config: DatabaseConfig, statementBound: StatementBound = 'server'): Database {
   if (config.databaseUrl) {
-    const bound = config.queryTimeoutMs > 0 ? config.queryTimeoutMs : null;
+    const bound = statementBound === 'server' && config.queryTimeoutMs > 0 ? config.queryTimeoutMs : null;
     // A pg client-side timeout only stops waiting: PostgreSQL would run the statement to its end, holding its locks,
     // its backend and the CPU and I/O it takes. statement_timeout has PostgreSQL cancel it; set at connect time, it
-    // overrides one set on the role or the database (without a bound, theirs applies).
+    // overrides one set on the role or the database (the server without a bound leaves theirs).
+    // idle_in_transaction_session_timeout is always Errata's own, never the role's: it bounds only how long Errata
+    // leaves a transaction idle between two statements, never how long a statement runs.
     const sessionSettings = ['idle_in_transaction_session_timeout=60000'];
     if (bound !== null) sessionSettings.push(`statement_timeout=${bound}`);
+    // A role's or database's bound would cut a rebuild or a migration off after its first minutes (statement_timeout),
+    // or a statement of theirs that waits a moment for a lock the server holds (lock_timeout).
+    if (statementBound === 'unbounded') sessionSettings.push('statement_timeout=0', 'lock_timeout=0');
     const pool = new Pool({
       connectionString: config.databaseUrl,
       max: config.poolSize,
@@ -196,11 +209,13 @@ export function processIdentity(pid: number): string | null {
 export async function openMigratedDatabase(
   config: DatabaseConfig,
   onApplied: (names: readonly string[]) => void,
+  statementBound: StatementBound = 'server',
 ): Promise<Database> {
-  // Migrations are not bound by ERRATA_PG_QUERY_TIMEOUT_MS: one may build an index over the whole event log for
-  // minutes. They have a pool of their own, closed once they are done, and what follows runs with the bound.
-  const bounded = config.databaseUrl !== null && config.queryTimeoutMs > 0;
-  const database = openDatabase(bounded ? { ...config, queryTimeoutMs: 0 } : config);
+  // Migrations are bound neither by ERRATA_PG_QUERY_TIMEOUT_MS nor by the role's or the database's bound: one may
+  // build an index over the whole event log for minutes. On PostgreSQL they have a pool of their own, closed once
+  // they are done, and what follows runs with `statementBound` (the embedded store has no bound to change).
+  const reopened = config.databaseUrl !== null && statementBound !== 'unbounded';
+  const database = openDatabase(config, 'unbounded');
   try {
     await database.opened.catch((error: unknown) => {
       throw new EmbeddedStoreDamagedError(
@@ -218,9 +233,9 @@ export async function openMigratedDatabase(
       `cannot reach ${database.description}: ${error.message} (is it running, and is DATABASE_URL right?)`,
     );
   }
-  if (!bounded) return database;
+  if (!reopened) return database;
   await database.destroy();
-  return openDatabase(config);
+  return openDatabase(config, statementBound);
 }
 
 /** The embedded store's directory holds files PGlite cannot open. */
