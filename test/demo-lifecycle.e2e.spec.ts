@@ -172,20 +172,20 @@ describe('npm run demo with an Errata of its own', () => {
   }, 120_000);
 
   it.each([
-    ['Ctrl-C in a terminal', 'node', 'SIGINT'],
-    ['a process manager stopping `npm run demo`', 'npm', 'SIGTERM'],
-    ['its terminal closed', 'node', 'SIGHUP'],
+    ['Ctrl-C in a terminal', 'node', 'SIGINT', 130],
+    ['a process manager stopping `npm run demo`', 'npm', 'SIGTERM', 143],
+    ['its terminal closed', 'node', 'SIGHUP', 129],
   ] as const)(
-    'interrupted in the middle of the episodes (%s): stops the MCP servers, its workspace and its Errata',
-    async (_how, how, signal) => {
+    'interrupted in the middle of the episodes (%s): stops the MCP servers, its workspace and its Errata, exits 128 + the signal number',
+    async (_how, how, signal, exitCode) => {
       const demo = await startDemo(how, { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' });
       await demo.waitFor('Episode 2/1000');
       expect(await readdir(demo.tmp)).toHaveLength(1); // the workspace of server-filesystem and server-memory
       demo.child.kill(signal);
       // Under `npm run demo` a Ctrl-C comes twice; the second, while the demo cleans up, is the same Ctrl-C.
       if (signal === 'SIGINT') await forwardedByNpm(demo.child);
-      const code = await demo.exited();
-      expect(code).toBe(130);
+      // As a shell reports the signal (128 + its number), also through npm
+      expect(await demo.exited()).toBe(exitCode);
       expect(demo.stdout()).toContain(`${signal}: stopping what the demo started…`);
       expect(demo.stderr()).toContain(
         'Demo interrupted: the MCP servers, its workspace and any Errata it started are stopped.',

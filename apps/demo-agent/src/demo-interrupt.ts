@@ -1,10 +1,12 @@
 /**
  * Ctrl-C, SIGTERM or SIGHUP (its terminal closed) while the demo plays: the step under way finishes, then the demo
- * stops what it started (the MCP servers, its temporary workspace, the Errata it started) and exits with 130. A
- * second signal a moment later is the same Ctrl-C (see SAME_INTERRUPT_MS); one after that exits at once.
+ * stops what it started (the MCP servers, its temporary workspace, the Errata it started) and exits as a shell
+ * reports that signal: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP. A second signal a moment later is the same
+ * Ctrl-C (see SAME_INTERRUPT_MS); one after that exits at once.
  * Its output closed (`npm run demo | head`) is an interruption too, exit 141 as a shell reports SIGPIPE: a write
  * to the closed pipe used to crash the demo and leave the Errata it started running, with keys it never printed.
  */
+import { constants } from 'node:os';
 import { DemoError } from './demo-error';
 
 /** What interrupted the demo: a signal, or its standard output closed. */
@@ -20,8 +22,16 @@ export class DemoInterrupted extends DemoError {
   }
 
   get exitCode(): number {
-    return this.interruptedBy === 'closed output' ? 141 : 130;
+    return this.interruptedBy === 'closed output' ? 141 : signalExitCode(this.interruptedBy);
   }
+}
+
+/**
+ * 128 + the signal's number, the shell's status for a process a signal ended: a process manager or a script told
+ * SIGTERM from SIGINT, which every signal's 130 hid.
+ */
+function signalExitCode(signal: NodeJS.Signals): number {
+  return 128 + constants.signals[signal];
 }
 
 export interface Interruption {
@@ -57,7 +67,7 @@ export function listenForInterrupt(log: (line: string) => void): Interruption {
   };
   const onSignal = (signal: NodeJS.Signals): void => {
     if (received !== null) {
-      if (Date.now() - receivedAt >= SAME_INTERRUPT_MS) process.exit(130);
+      if (Date.now() - receivedAt >= SAME_INTERRUPT_MS) process.exit(signalExitCode(signal));
       return;
     }
     interrupt(signal);
