@@ -26,6 +26,8 @@ import { until } from './support/until';
 const run = promisify(execFile);
 const UPLOADER = join(__dirname, 'fixtures/overload-uploader.cjs');
 const SIGNAL_WHILE_LOADING = join(__dirname, 'fixtures/signal-while-loading.cjs');
+/** The demo's preload into the Errata it starts (built with the demo). */
+const DEMO_LEASH = join(__dirname, '../apps/demo-agent/dist/errata/errata-leash.js');
 
 function manyCalls(count: number, t0: number): ToolCallSpec[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -249,67 +251,86 @@ describe('overload: bytes being decoded', () => {
   }, 30_000);
 });
 
-describe('graceful shutdown on SIGTERM', () => {
+describe('graceful shutdown on SIGTERM, and on SIGHUP (its terminal closed)', () => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(inject('templateDatabase'));
   });
   afterAll(() => database.drop());
 
-  it('finishes the request in flight, stores it, then exits and releases its connections', async () => {
-    const server = await spawnServer({
-      DATABASE_URL: database.url,
-      ERRATA_INGEST_KEY: 'drain-test-ingest-key',
-    });
-    const t0 = Date.UTC(2026, 10, 30, 17);
-    const spans = new AgentTrace().run('drain', t0, manyCalls(200, t0));
-    const body = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
-    const { port } = new URL(server.url);
-
-    const upload = request({
-      host: '127.0.0.1',
-      port,
-      method: 'POST',
-      path: '/v1/traces',
-      headers: {
-        'content-type': 'application/x-protobuf',
-        'content-length': body.length,
-        authorization: 'Bearer drain-test-ingest-key',
-      },
-    });
-    const answered = once(upload, 'response');
-    upload.write(body.subarray(0, 100)); // the request is in flight...
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    server.child.kill('SIGTERM'); // ...when the server is told to stop
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(server.child.exitCode).toBeNull(); // still draining
-    upload.end(body.subarray(100));
-    const [response] = (await answered) as [import('node:http').IncomingMessage];
-    response.resume();
-    expect(response.statusCode).toBe(200);
-    await once(server.child, 'exit');
-
+  const countEvents = async () => {
     const client = new Client({ connectionString: database.url });
     await client.connect();
-    const stored = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM event');
-    const connections = await client.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-    );
+    const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM event');
     await client.end();
-    expect(stored.rows[0]!.n).toBe(spans.length);
-    expect(connections.rows[0]!.n).toBe(0);
-    expect(server.output()).not.toMatch(/error/i);
+    return rows[0]!.n;
+  };
+
+  it.each(['SIGTERM', 'SIGHUP'] as const)(
+    '%s: finishes the request in flight, stores it, then exits by the signal and releases its connections',
+    async (stop) => {
+      const earlier = await countEvents();
+      const server = await spawnServer({
+        DATABASE_URL: database.url,
+        ERRATA_INGEST_KEY: 'drain-test-ingest-key',
+      });
+      const t0 = Date.UTC(2026, 10, 30, 17);
+      const spans = new AgentTrace().run('drain', t0, manyCalls(200, t0));
+      const body = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
+      const { port } = new URL(server.url);
+
+      const upload = request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1/traces',
+        headers: {
+          'content-type': 'application/x-protobuf',
+          'content-length': body.length,
+          authorization: 'Bearer drain-test-ingest-key',
+        },
+      });
+      const answered = once(upload, 'response');
+      upload.write(body.subarray(0, 100)); // the request is in flight...
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const exited = once(server.child, 'exit');
+      server.child.kill(stop); // ...when the server is told to stop
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(server.child.exitCode).toBeNull(); // still draining
+      upload.end(body.subarray(100));
+      const [response] = (await answered) as [import('node:http').IncomingMessage];
+      response.resume();
+      expect(response.statusCode).toBe(200);
+      // As the signal does (exit status 143, 129 for SIGHUP), once it has said it stopped
+      expect(await exited).toEqual([null, stop]);
+      expect(server.output()).toMatch(new RegExp(`${stop}: stopping[\\s\\S]*\\[Errata\\] stopped\\n$`));
+
+      const client = new Client({ connectionString: database.url });
+      await client.connect();
+      const connections = await client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+      await client.end();
+      expect((await countEvents()) - earlier).toBe(spans.length);
+      expect(connections.rows[0]!.n).toBe(0);
+      expect(server.output()).not.toMatch(/error/i);
+    },
+    60_000,
+  );
+
+  it("leaves SIGHUP to a preloaded module that listens for it: the demo's leash, which has the demo stop it once flushed", async () => {
+    const server = await spawnServer({ DATABASE_URL: database.url }, DEMO_LEASH);
+    const exited = once(server.child, 'exit');
+    // A closed terminal's SIGHUP, then the demo's SIGTERM: only the SIGTERM stops it
+    server.child.kill('SIGHUP');
+    server.child.kill('SIGTERM');
+    expect(await exited).toEqual([null, 'SIGTERM']);
+    expect(server.output()).toContain('SIGTERM: stopping');
+    expect(server.output()).not.toContain('SIGHUP');
   }, 60_000);
 
   it('stops when exporters keep sending on kept-alive connections (its answers close them), and every span acknowledged is stored', async () => {
     const key = 'drain-keepalive-ingest-key';
-    const countEvents = async () => {
-      const client = new Client({ connectionString: database.url });
-      await client.connect();
-      const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM event');
-      await client.end();
-      return rows[0]!.n;
-    };
     const earlier = await countEvents();
     const server = await spawnServer({ DATABASE_URL: database.url, ERRATA_INGEST_KEY: key });
     const agent = new Agent({ keepAlive: true, maxSockets: 4 });
@@ -350,7 +371,7 @@ describe('graceful shutdown on SIGTERM', () => {
   }, 60_000);
 });
 
-describe('SIGTERM during startup', () => {
+describe('a stop signal during startup', () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'errata-startup-stop-'));
@@ -401,38 +422,43 @@ describe('SIGTERM during startup', () => {
     expect(third.signal).toBe('SIGTERM');
   }, 240_000);
 
-  it('says a stop that came while its modules loaded, in its log format, opens nothing and ends by the signal', async () => {
-    // Given the built server sent SIGTERM as it begins to load Nest (a preload sends it): seconds before it could
-    // hear one, where Node's default ended it without a word
-    const { DATABASE_URL: _postgres, ...env } = process.env;
-    const loadingDir = join(dataDir, 'loading');
-    const child = spawn(process.execPath, ['--require', SIGNAL_WHILE_LOADING, SERVER_ENTRY], {
-      env: {
-        ...env,
-        ERRATA_TEST_SIGNAL_AT: '@nestjs/core',
-        ERRATA_LOG_FORMAT: 'json',
-        ERRATA_DATA_DIR: loadingDir,
-        PORT: String(await freePort()),
-        HOST: '127.0.0.1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
-    // Then it says so, in JSON lines as its others, opens no store, and ends by the signal (exit status 143)
-    const lines = output
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines.map(({ level, context, message }) => ({ level, context, message }))).toEqual([
-      { level: 'log', context: 'Errata', message: 'SIGTERM: stopping' },
-      { level: 'log', context: 'Errata', message: 'stopped' },
-    ]);
-    expect(existsSync(join(loadingDir, 'pgdata'))).toBe(false);
-    expect([code, signal]).toEqual([null, 'SIGTERM']);
-  }, 60_000);
+  it.each(['SIGTERM', 'SIGHUP'] as const)(
+    'says a %s that came while its modules loaded, in its log format, opens nothing and ends by the signal',
+    async (stop) => {
+      // Given the built server sent the signal as it begins to load Nest (a preload sends it): seconds before it could
+      // hear one, where Node's default ended it without a word
+      const { DATABASE_URL: _postgres, ...env } = process.env;
+      const loadingDir = join(dataDir, 'loading');
+      const child = spawn(process.execPath, ['--require', SIGNAL_WHILE_LOADING, SERVER_ENTRY], {
+        env: {
+          ...env,
+          ERRATA_TEST_SIGNAL_AT: '@nestjs/core',
+          ERRATA_TEST_SIGNAL: stop,
+          ERRATA_LOG_FORMAT: 'json',
+          ERRATA_DATA_DIR: loadingDir,
+          PORT: String(await freePort()),
+          HOST: '127.0.0.1',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+      // Then it says so, in JSON lines as its others, opens no store, and ends by the signal (exit status 143, 129)
+      const lines = output
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.map(({ level, context, message }) => ({ level, context, message }))).toEqual([
+        { level: 'log', context: 'Errata', message: `${stop}: stopping` },
+        { level: 'log', context: 'Errata', message: 'stopped' },
+      ]);
+      expect(existsSync(join(loadingDir, 'pgdata'))).toBe(false);
+      expect([code, signal]).toEqual([null, stop]);
+    },
+    60_000,
+  );
 });
 
 /** Starts an upload of `payload` and sends only its first bytes: the rest is sent by `finish()`. */

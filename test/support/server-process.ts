@@ -15,15 +15,24 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** The built server (`npm run build`) as its own process, as users run it; resolves once /readyz answers 200. */
+/**
+ * The built server (`npm run build`) as its own process, as users run it; resolves once /readyz answers 200. With
+ * `preload`, that module is loaded first (`node --require`), its standard input a pipe kept open (as the demo's leash
+ * wants it).
+ */
 export async function spawnServer(
   env: Record<string, string>,
+  preload?: string,
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [SERVER_ENTRY], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(preload === undefined ? [] : ['--require', preload]), SERVER_ENTRY],
+    {
+      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: [preload === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

@@ -1,6 +1,6 @@
 /**
  * `node apps/server/dist/main.js`. Loading the server's modules (Nest and the app, start-server.ts) takes seconds, and
- * a SIGTERM/SIGINT meanwhile went to Node's default action: the process ended without a word. So the stop signals are
+ * a stop signal meanwhile went to Node's default action: the process ended without a word. So the stop signals are
  * heard before anything else loads, with only what this file imports (nothing of Nest), and the server is loaded
  * after: a stop that came meanwhile is said once there is a logger, and startup goes no further.
  */

@@ -49,9 +49,9 @@ function refuseBeforeContinue(app: NestExpressApplication): void {
 }
 
 /**
- * Starts Errata; resolves once it listens. SIGTERM/SIGINT drain in-flight requests, then close the pool; one during
- * startup stops it there (StoppedDuringStartup), once what was opened is closed. `signals`: those heard since before
- * this module loaded (main.ts); by default from now on.
+ * Starts Errata; resolves once it listens. A stop signal (SIGTERM, SIGINT, SIGHUP) drains in-flight requests, then
+ * closes the pool; one during startup stops it there (StoppedDuringStartup), once what was opened is closed.
+ * `signals`: those heard since before this module loaded (main.ts); by default from now on.
  */
 export async function startServer(
   config: AppConfig = loadConfig(),

@@ -23,6 +23,7 @@ process.stdin.resume();
 // Reading the pipe must not keep Errata alive once its own shutdown has closed everything else.
 (process.stdin as { unref?: () => void }).unref?.();
 
-// A closed terminal sends SIGHUP to the whole process group, this Errata too: it would end at once, uncleanly. The
-// demo hears it as well and stops this Errata (SIGTERM) once it has cleaned up; if the demo is gone, the pipe is.
+// A closed terminal sends SIGHUP to the whole process group, this Errata too: it would stop at once, before the demo
+// has flushed its spans to it. The demo hears it as well and stops this Errata (SIGTERM) once it has cleaned up; if
+// the demo is gone, the pipe is. Listening here, before Errata's modules load, leaves SIGHUP to this (STOP_SIGNALS).
 process.on('SIGHUP', () => undefined);

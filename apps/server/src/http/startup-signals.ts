@@ -1,7 +1,13 @@
 import type { LoggerService } from '@nestjs/common';
 
-/** The signals that stop Errata, during startup as once it listens (Nest's shutdown hooks). */
-export const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+/**
+ * The signals that stop Errata, during startup as once it listens (Nest's shutdown hooks). SIGHUP is its terminal
+ * closing (Errata reloads nothing: its settings are read once, at start), whose default action ended it at once,
+ * mid-request, its pool not closed. Unless a module preloaded before Errata's (`node --require`) listens for SIGHUP
+ * already, and so decides what a hangup does: the demo's leash ignores it, to stop its Errata once it has cleaned up.
+ */
+export const STOP_SIGNALS: readonly NodeJS.Signals[] =
+  process.listenerCount('SIGHUP') > 0 ? ['SIGTERM', 'SIGINT'] : ['SIGTERM', 'SIGINT', 'SIGHUP'];
 
 /** Startup ended early: a stop signal came before the server listened, and what was opened is closed again. */
 export class StoppedDuringStartup extends Error {
@@ -11,7 +17,7 @@ export class StoppedDuringStartup extends Error {
 }
 
 /**
- * SIGTERM/SIGINT while Errata starts, before Nest's shutdown hooks take over (once it listens). A first start on
+ * A stop signal (STOP_SIGNALS) while Errata starts, before Nest's shutdown hooks take over (once it listens). A first start on
  * embedded PGlite spends seconds opening the store and migrating it: a signal then went unsaid (Node's default, an
  * exit mid-migration) or, once Nest's hooks were on, stopping began while startup went on to create the first keys
  * and say it listened. Here the stop is said at once, and startup asks (`received`) between its steps, closes what it
