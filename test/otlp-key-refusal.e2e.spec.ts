@@ -3,6 +3,7 @@ import { Agent, request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uploadAwaitingContinue } from './support/continue-upload';
 import { endlessUpload } from './support/endless-upload';
 import { startTestServer, type TestServer } from './support/server';
 
@@ -20,50 +21,30 @@ describe('an OTLP upload refused for its key gets the 401/403, not a reset conne
 
   it('answers an upload waiting for 100 Continue with the 401/403 instead, so it never sends its body', async () => {
     const body = Buffer.alloc(30 * 1024 * 1024, 7);
-    const uploadAwaitingContinue = (authorization: string | null) =>
-      new Promise<{ status: number; continued: boolean; authenticate: unknown; connection: unknown }>(
-        (resolve, reject) => {
-          let continued = false;
-          const upload = request(`${server.url}/v1/traces`, {
-            method: 'POST',
-            headers: {
-              'content-type': 'application/x-protobuf',
-              'content-length': body.length,
-              expect: '100-continue',
-              ...(authorization === null ? {} : { authorization }),
-            },
-          });
-          upload.on('continue', () => {
-            continued = true;
-            upload.end(body);
-          });
-          upload.on('response', (response: IncomingMessage) => {
-            response.resume();
-            resolve({
-              status: response.statusCode!,
-              continued,
-              authenticate: response.headers['www-authenticate'],
-              connection: response.headers.connection,
-            });
-            upload.destroy();
-          });
-          upload.on('error', reject);
-          upload.flushHeaders();
+    const answerTo = async (authorization: string | null) => {
+      const { status, continued, headers } = await uploadAwaitingContinue(
+        `${server.url}/v1/traces`,
+        {
+          'content-type': 'application/x-protobuf',
+          ...(authorization === null ? {} : { authorization }),
         },
+        body,
       );
-    expect(await uploadAwaitingContinue(null)).toEqual({
+      return { status, continued, authenticate: headers['www-authenticate'], connection: headers.connection };
+    };
+    expect(await answerTo(null)).toEqual({
       status: 401,
       continued: false,
       authenticate: 'Bearer realm="errata"',
       connection: 'close', // the body it did not send would be read as the next request
     });
-    expect(await uploadAwaitingContinue('Bearer not-a-key')).toEqual({
+    expect(await answerTo('Bearer not-a-key')).toEqual({
       status: 401,
       continued: false,
       authenticate: 'Bearer realm="errata", error="invalid_token"',
       connection: 'close',
     });
-    expect(await uploadAwaitingContinue(`Bearer ${server.readKey}`)).toMatchObject({
+    expect(await answerTo(`Bearer ${server.readKey}`)).toMatchObject({
       status: 403,
       continued: false,
       connection: 'close',

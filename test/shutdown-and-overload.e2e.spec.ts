@@ -10,13 +10,16 @@ import { gzipSync } from 'node:zlib';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { sql } from 'kysely';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentTrace, type ToolCallSpec } from './support/agent-spans';
 import { EventRepository } from '../apps/server/src/repositories/event.repository';
+import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { IngestService } from '../apps/server/src/services/ingest.service';
 import { ProjectorService } from '../apps/server/src/services/projector.service';
 import { agentRunEvent } from './support/agent-run-event';
+import { uploadAwaitingContinue } from './support/continue-upload';
 import { endlessUpload } from './support/endless-upload';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
 import { defaultProjectId, listEvents, startTestServer, type TestServer } from './support/server';
@@ -100,6 +103,10 @@ describe('overload: a request past the limit is refused before its body is read'
   const inFlight = () => server.app.get(IngestService).requestsAdmitted;
   const startUpload = (payload: Buffer, headers: Record<string, string> = {}) =>
     startUploadTo(server, payload, headers);
+  let ingestHeaders: Record<string, string>;
+  beforeAll(() => {
+    ingestHeaders = { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` };
+  });
 
   it('answers the third concurrent upload 503 + Retry-After at once, and frees the place of an aborted one', async () => {
     const first = startUpload(body);
@@ -159,36 +166,64 @@ describe('overload: a request past the limit is refused before its body is read'
   }, 30_000);
 
   it('answers an upload that waits for 100 Continue with the 503 instead, so it never sends its body; with a place free, 100 and 200', async () => {
-    const uploadAwaitingContinue = () =>
-      new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
-        let continued = false;
-        const upload = request(`${server.url}/v1/traces`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/x-protobuf',
-            'content-length': body.length,
-            authorization: `Bearer ${server.ingestKey}`,
-            expect: '100-continue',
-          },
-        });
-        upload.on('continue', () => {
-          continued = true;
-          upload.end(body);
-        });
-        upload.on('response', (response: IncomingMessage) => {
-          response.resume();
-          resolve({ status: response.statusCode!, continued });
-          upload.destroy();
-        });
-        upload.on('error', reject);
-        upload.flushHeaders();
-      });
+    const uploadWithContinue = async () => {
+      const { status, continued } = await uploadAwaitingContinue(
+        `${server.url}/v1/traces`,
+        ingestHeaders,
+        body,
+      );
+      return { status, continued };
+    };
     const holders = [startUpload(body), startUpload(body)];
     await until('the server', () => inFlight() === 2);
-    expect(await uploadAwaitingContinue()).toEqual({ status: 503, continued: false });
+    expect(await uploadWithContinue()).toEqual({ status: 503, continued: false });
     for (const holder of holders) holder.upload.destroy();
     await until('the server', () => inFlight() === 0);
-    expect(await uploadAwaitingContinue()).toEqual({ status: 200, continued: true });
+    expect(await uploadWithContinue()).toEqual({ status: 200, continued: true });
+  }, 30_000);
+
+  it('answers an upload sent 100 Continue whose place was taken meanwhile 503 on a connection kept open, as one sent at once', async () => {
+    // Given an upload welcomed while a place was free, its key looked up in the database (a new key) meanwhile
+    const { key } = await server.app
+      .get(ApiKeyService)
+      .create(await defaultProjectId(server.db), 'ingest', 'cli', 'welcomed-late');
+    const warm = startUpload(body); // the holders' key is cached: they take their places without the database
+    warm.finish();
+    expect((await warm.answered).statusCode).toBe(200);
+    const locker = new Client({ connectionString: server.databaseUrl!, options: '-c statement_timeout=0' });
+    await locker.connect();
+    let welcomed: ReturnType<typeof uploadAwaitingContinue>;
+    const holders: ReturnType<typeof startUpload>[] = [];
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE api_key IN ACCESS EXCLUSIVE MODE');
+      welcomed = uploadAwaitingContinue(
+        `${server.url}/v1/traces`,
+        { ...ingestHeaders, authorization: `Bearer ${key}` },
+        body,
+      );
+      await until('its key lookup waiting', async () => {
+        const { rows } = await sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(server.db);
+        return rows[0]!.n > 0;
+      });
+      // ...while two uploads take every place
+      holders.push(startUpload(body), startUpload(body));
+      await until('the server', () => inFlight() === 2);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
+    }
+    // Then, its body sent, it reads the 503 and its Retry-After on a connection kept: closing it under the body being
+    // sent could reset it (EPIPE) before the answer was read
+    expect(await welcomed!).toMatchObject({
+      status: 503,
+      continued: true,
+      headers: { 'retry-after': '1', connection: 'keep-alive' },
+    });
+    for (const holder of holders) holder.upload.destroy();
+    await until('the server', () => inFlight() === 0);
   }, 30_000);
 
   it('frees the place of an upload refused with 413', async () => {

@@ -52,17 +52,16 @@ export class OtlpExceptionFilter implements ExceptionFilter {
       response.setHeader('Retry-After', String(failure.retryAfterSeconds));
     // A request refused before its body was read (overload, its key) keeps its connection: the rest of the body is
     // discarded as it comes (up to a bound, unread-body.ts), and the client, still sending, reads the 503 and its
-    // Retry-After, or the 401/403.
-    // Closing at once reset the connection under it (EPIPE), so it never saw them. Unless it waits for
-    // `100 Continue`, which it was not sent (start-server.ts), and sends no body. Anything else unread is not worth reading
-    // to its end.
-    const awaitsContinue = /100-continue/i.test(String(request.headers.expect ?? ''));
+    // Retry-After, or the 401/403. Closing at once reset the connection under it (EPIPE), so it never saw them.
+    // Also one that asked `Expect: 100-continue` and was sent `100 Continue` (start-server.ts) before its place was
+    // taken by another: it is sending its body. One that was not sent it sends no body, and Node closes its
+    // connection itself, whose next bytes could be that body or the next request. Anything else unread is not worth
+    // reading to its end.
     const refusedUnread =
       exception instanceof IngestOverloadedError ||
       exception instanceof UnauthorizedException ||
       exception instanceof ForbiddenException;
-    if (!request.readableEnded && (awaitsContinue || !refusedUnread))
-      response.setHeader('Connection', 'close');
+    if (!request.readableEnded && !refusedUnread) response.setHeader('Connection', 'close');
     response
       .status(failure.status)
       .type(CONTENT_TYPES[encoding])
