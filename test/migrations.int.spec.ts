@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Client, Pool } from 'pg';
@@ -17,11 +16,10 @@ import {
   standaloneProjector,
 } from '../apps/server/src/services/projector.service';
 import { loadConfig } from '../apps/server/src/config/app-config';
-import { runCli } from './support/cli';
+import { CLI, runCli } from './support/cli';
 import { adminDatabaseUrl, createTestDatabase, databaseUrlFor, type TestDatabase } from './support/postgres';
 import { until } from './support/until';
 
-const CLI = join(__dirname, '../apps/server/dist/cli/errata.js');
 const run = promisify(execFile);
 
 /** The readiness check on `database`, wired as the server wires it (its projector says whether a rebuild is due). */
