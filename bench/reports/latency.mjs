@@ -46,6 +46,18 @@ export const ENDPOINTS = [
     baseline: `SELECT server_name, tool_name, count(*), count(*) FILTER (WHERE outcome NOT IN ('ok', 'ok_empty'))
                  FROM event WHERE ${WINDOWED} AND type = 'ToolCallObserved' GROUP BY 1, 2`,
   },
+  {
+    // The dashboard's filter bar asks for it on every page: the servers, tools and agents to choose from.
+    path: 'names',
+    baseline: `SELECT DISTINCT server_name, tool_name FROM event WHERE ${WINDOWED} AND type = 'ToolCallObserved'
+               UNION ALL
+               SELECT DISTINCT data->>'agentName', NULL FROM event WHERE ${WINDOWED} AND type = 'AgentRunObserved'`,
+  },
+  {
+    path: 'reports/timeseries',
+    baseline: `SELECT date_trunc('hour', start_time), server_name, tool_name, outcome, count(*)
+                 FROM event WHERE ${WINDOWED} AND type = 'ToolCallObserved' GROUP BY 1, 2, 3, 4`,
+  },
 ];
 
 export const WINDOWS = [
