@@ -260,83 +260,81 @@ export class RollupQueryRepository {
   }
 
   /**
-   * A page of the server scorecard's servers: those with calls of a tool, in the scorecard's order (by name, the
-   * calls whose server did not say its name first), one row per server.
+   * A page of the server scorecard: the servers with calls of a tool in the scorecard's order (by name, those whose
+   * server did not say its name first), cut at `page`, with how many there are; each page server's totals and
+   * versions over all its tools, and its first `toolLimit` tools in the scorecard's order (`compareToolScores`: most
+   * violating calls, then most calls, then name) with how many tools it has. One read of the window's rows, summed
+   * per server, per server version and per tool at once (grouping sets), ranked and cut in SQL: a server with
+   * thousands of tools answers its top ones without the others being read out of the database.
    */
-  scorecardServersPage(
+  async scorecardPage(
     filter: RollupFilter,
-    measures: readonly CallMeasure[],
-    limit: number,
-    offset: number,
-  ) {
-    return this.callSumsPage(filter, measures, {
-      groupBy: ['server'],
-      having: sql<boolean>`sum(calls) FILTER (WHERE tool IS NOT NULL) > 0`,
-      orderBy: sql`server COLLATE "C" NULLS FIRST`,
-      limit,
-      offset,
-    });
-  }
-
-  /**
-   * The scorecard of the servers `filter.servers` selects: each server's totals and versions over all its tools, and
-   * its first `toolLimit` tools in the scorecard's order (`compareToolScores`: most violating calls, then most
-   * calls, then name), ranked and cut in SQL with how many tools it has. A server with thousands of tools answers
-   * its top ones without the others being read out of the database. One snapshot.
-   */
-  async scorecardTools(
-    filter: RollupFilter,
+    page: { readonly limit: number; readonly offset: number },
     toolLimit: number,
-  ): Promise<{ totals: ServerTotals[]; tools: CallSums[] }> {
+  ): Promise<{ groupCount: number; totals: ServerTotals[]; tools: CallSums[] }> {
     const measures = SCORECARD_MEASURES;
     const shape = { ...CALL_ROLLUP, measures };
     const summed = list(measures.map((m) => `sum(${m}) AS ${m}`));
-    const asText = list(measures.map((m) => `${m}::text AS ${m}`));
-    const summedAsText = list(measures.map((m) => `sum(${m})::text AS ${m}`));
-    return this.db
+    const asText = list(measures.map((m) => `r.${m}::text AS ${m}`));
+    // grouping(server_version, tool): 3 for a server's row, 1 for a server version's, 2 for a tool's.
+    type Row = Record<string, string | null> & {
+      server_count: string;
+      grouping_set: number | null;
+      tool_count: string;
+    };
+    // The window's edges are looked up first: one snapshot for both.
+    const { rows } = await this.db
       .transaction()
       .setIsolationLevel('repeatable read')
-      .execute(async (trx) => {
-        // A row with a tool is a call's; those without are escalations no failure explains.
-        const { rows: versions } = await sql<Record<string, string | null>>`
-          SELECT server, server_version, ${summedAsText}
-            ${await this.windowRows(trx, shape, filter, ['server', 'server_version'])} AND tool IS NOT NULL
-           GROUP BY server, server_version
-          HAVING sum(calls) > 0`.execute(trx);
-        const { rows: tools } = await sql<Record<string, string | null> & { tool_count: string }>`
-          WITH t AS (
-            SELECT server, tool, ${summed}
-              ${await this.windowRows(trx, shape, filter, ['server', 'tool'])} AND tool IS NOT NULL
-             GROUP BY server, tool
-            HAVING sum(calls) > 0),
-          r AS (SELECT t.*,
-                       row_number() OVER (PARTITION BY server
-                                          ORDER BY violating_calls DESC, calls DESC, tool COLLATE "C") AS rank,
-                       count(*) OVER (PARTITION BY server) AS tool_count
-                  FROM t)
-          SELECT server, tool, ${asText}, tool_count::text AS tool_count
-            FROM r
-           WHERE rank <= ${toolLimit}`.execute(trx);
-        const toolCounts = new Map(tools.map((row) => [row['server'] ?? null, Number(row.tool_count)]));
-        const totals = new Map<string | null, ServerTotals>();
-        for (const row of versions) {
-          const server = row['server'] ?? null;
-          const sums = measuresOf(row, measures);
-          const before = totals.get(server);
-          totals.set(server, {
-            server,
-            versions: [
-              ...(before?.versions ?? []),
-              ...(row['server_version'] === null ? [] : [row['server_version']!]),
-            ],
-            calls: (before?.calls ?? 0n) + sums['calls']!,
-            failures: (before?.failures ?? 0n) + sums['failures']!,
-            violatingCalls: (before?.violatingCalls ?? 0n) + sums['violating_calls']!,
-            toolCount: toolCounts.get(server) ?? 0,
-          });
-        }
-        return { totals: [...totals.values()], tools: tools.map(callSumsOf) };
+      .execute(async (trx) =>
+        sql<Row>`
+      WITH g AS (
+        SELECT server, server_version, tool, grouping(server_version, tool) AS grouping_set, ${summed}
+          ${await this.windowRows(trx, shape, filter, ['server', 'server_version', 'tool'])} AND tool IS NOT NULL
+         GROUP BY GROUPING SETS ((server), (server, server_version), (server, tool))
+        HAVING sum(calls) > 0),
+      page AS (
+        SELECT server FROM g WHERE grouping_set = 3
+         ORDER BY server COLLATE "C" NULLS FIRST LIMIT ${page.limit} OFFSET ${page.offset}),
+      r AS (
+        SELECT g.*,
+               row_number() OVER (PARTITION BY g.grouping_set, g.server
+                                  ORDER BY g.violating_calls DESC, g.calls DESC, g.tool COLLATE "C") AS rank,
+               count(*) OVER (PARTITION BY g.grouping_set, g.server) AS tool_count
+          FROM g JOIN page
+            ON (coalesce(g.server, ''), g.server IS NULL) = (coalesce(page.server, ''), page.server IS NULL)
+         WHERE g.grouping_set <> 3)
+      SELECT (SELECT count(*) FROM g WHERE grouping_set = 3)::text AS server_count,
+             r.grouping_set, r.server, r.server_version, r.tool, ${asText}, r.tool_count::text AS tool_count
+        FROM (SELECT 1) AS one
+        LEFT JOIN r ON r.grouping_set = 1 OR r.rank <= ${toolLimit}`.execute(trx),
+      );
+    // Past the last server the one row left-joined to nothing only carries the count.
+    const versions = rows.filter((row) => row.grouping_set === 1);
+    const tools = rows.filter((row) => row.grouping_set === 2);
+    const toolCounts = new Map(tools.map((row) => [row['server'] ?? null, Number(row.tool_count)]));
+    const totals = new Map<string | null, ServerTotals>();
+    for (const row of versions) {
+      const server = row['server'] ?? null;
+      const sums = measuresOf(row, measures);
+      const before = totals.get(server);
+      totals.set(server, {
+        server,
+        versions: [
+          ...(before?.versions ?? []),
+          ...(row['server_version'] === null ? [] : [row['server_version']!]),
+        ],
+        calls: (before?.calls ?? 0n) + sums['calls']!,
+        failures: (before?.failures ?? 0n) + sums['failures']!,
+        violatingCalls: (before?.violatingCalls ?? 0n) + sums['violating_calls']!,
+        toolCount: toolCounts.get(server) ?? 0,
       });
+    }
+    return {
+      groupCount: Number(rows[0]!.server_count),
+      totals: [...totals.values()],
+      tools: tools.map(callSumsOf),
+    };
   }
 
   /**

@@ -122,18 +122,7 @@ export class FindingsService {
   async servers(projectId: number, query: ScorecardQuery) {
     const { page, toolLimit, ...filter } = query;
     const rollup = { projectId, ...filter };
-    // The page names its servers; their figures come with their tools (scorecardTools), one sum is enough here.
-    const { rows, groupCount } = await this.rollups.scorecardServersPage(
-      rollup,
-      ['calls'],
-      page.limit,
-      page.offset,
-    );
-    const servers = rows.map((row) => row.server);
-    const { totals, tools } =
-      servers.length === 0
-        ? { totals: [], tools: [] }
-        : await this.rollups.scorecardTools({ ...rollup, servers }, toolLimit);
+    const { groupCount, totals, tools } = await this.rollups.scorecardPage(rollup, page, toolLimit);
     const serverTools = tools.map((row) => ({ server: row.server, tool: row.tool! }));
     const findings =
       serverTools.length === 0 ? [] : await this.rollups.findingSums({ ...rollup, serverTools });
