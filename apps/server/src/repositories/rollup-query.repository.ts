@@ -575,24 +575,29 @@ export class RollupQueryRepository {
       .transaction()
       .setIsolationLevel('repeatable read')
       .execute(async (trx) => {
-        const [totals] = await this.sumsIn(trx, shape, filter, []);
+        // One read of the window's rows gives the groups and, as the empty grouping set, the totals.
+        const dimensions = list(groupBy);
         const { rows } = await sql<Record<string, string | null> & { group_count: string }>`
-          WITH g AS (
-            SELECT ${list([...groupBy, ...measures.map((m) => `sum(${m}) AS ${m}`)])}
+          WITH s AS (
+            SELECT ${dimensions}, grouping(${dimensions}) AS grouping_set,
+                   ${list(measures.map((m) => `sum(${m}) AS ${m}`))}
               ${await this.windowRows(trx, shape, filter, groupBy)}
-             GROUP BY ${list(groupBy)}
-            HAVING ${page.having}),
+             GROUP BY GROUPING SETS ((${dimensions}), ())
+            HAVING grouping(${dimensions}) <> 0 OR (${page.having})),
+          g AS (SELECT * FROM s WHERE grouping_set = 0),
           p AS (SELECT g.*, row_number() OVER (ORDER BY ${page.orderBy}) AS rank
                   FROM g ORDER BY rank LIMIT ${page.limit} OFFSET ${page.offset})
           SELECT (SELECT count(*) FROM g)::text AS group_count,
+                 ${list(measures.map((m) => `(SELECT ${m} FROM s WHERE grouping_set <> 0)::text AS total_${m}`))},
                  ${list([...groupBy.map((d) => `p.${d}`), ...measures.map((m) => `p.${m}::text AS ${m}`)])}
             FROM (SELECT 1) AS one LEFT JOIN p ON TRUE
            ORDER BY p.rank`.execute(trx);
-        // Past the last group the one row left-joined to no group only carries the count.
+        // Past the last group the one row left-joined to no group only carries the count and the totals.
         const groups = rows.filter((row) => row[measures[0]!] !== null);
+        const totals = Object.fromEntries(measures.map((m) => [m, rows[0]![`total_${m}`] ?? null]));
         return {
           rows: groups.map(callSumsOf),
-          totals: callSumsOf(totals ?? {}),
+          totals: callSumsOf(totals),
           groupCount: Number(rows[0]?.group_count ?? 0),
         };
       });
