@@ -2,45 +2,23 @@
  * The dashboard in a real browser: Debian's chromium driven by playwright-core against a real Errata (PostgreSQL)
  * seeded by the demo agent (`npm run demo`: real MCP servers, @errata/sdk, OTLP ingest). Every page renders, its
  * figures equal the REST API's for the same window and filters, filters change the URL and the data, and a run
- * timeline opens from a misclassified sample, and axe-core finds no serious or critical accessibility violation on any
- * view. Screenshots go to artifacts/dashboard/.
+ * timeline opens from a misclassified sample. Screenshots go to artifacts/dashboard/. (axe-core, and the keyboard
+ * from sign-in to a call on its timeline: dashboard-accessibility.e2e.spec.ts.)
  */
-import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { AxeResults } from 'axe-core';
 import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { FixService } from '../apps/server/src/services/fix.service';
 import { AgentTrace } from './support/agent-spans';
-import { artifactDir, launchChromium } from './support/browser';
+import { artifactDir, contrastRatio, launchChromium } from './support/browser';
+import { seedWithDemo } from './support/demo-seed';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
 
-const DEMO = join(__dirname, '../apps/demo-agent/dist/main.js');
 const SCREENSHOTS = artifactDir('dashboard');
-
-function seedWithDemo(server: TestServer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [DEMO],
-      {
-        env: {
-          ...process.env,
-          ERRATA_URL: server.url,
-          ERRATA_INGEST_KEY: server.ingestKey,
-          ERRATA_READ_KEY: server.readKey,
-          DEMO_EPISODES: '1',
-        },
-        timeout: 60_000,
-      },
-      (error, _stdout, stderr) => (error ? reject(new Error(`demo failed: ${stderr}`)) : resolve()),
-    );
-  });
-}
 
 interface Window {
   readonly from: string;
@@ -1243,126 +1221,6 @@ describe('dashboard (chromium)', () => {
     }
   });
 
-  it('accessibility: axe finds no serious or critical violation on any view, at desktop and phone widths, light and dark', async () => {
-    // axe is injected as an inline script, which the pages' content-security policy rightly refuses: this context
-    // bypasses it.
-    const axeContext = await browser.newContext({ bypassCSP: true, viewport: { width: 1360, height: 900 } });
-    axeContext.setDefaultTimeout(15_000);
-    const tab = await axeContext.newPage();
-    const failures: string[] = [];
-    const audit = async (view: string) => {
-      await tab.addScriptTag({ path: require.resolve('axe-core') });
-      // A promise chain, not an async function: the test's transpiler would call helpers the page does not have.
-      const found = await tab.evaluate(() =>
-        (window as unknown as { axe: { run: (context: Document) => Promise<AxeResults> } }).axe
-          .run(document)
-          .then((results) =>
-            results.violations
-              .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-              .map((v) => `${v.id} (${v.impact}, ${v.nodes.length}×: ${v.nodes[0]!.target.join(' ')})`),
-          ),
-      );
-      const scheme = await tab.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches);
-      if (found.length > 0)
-        failures.push(
-          `${tab.viewportSize()!.width}px ${scheme ? 'dark' : 'light'} ${view}: ${found.join('; ')}`,
-        );
-    };
-    const settle = async (heading: string | RegExp) => {
-      await tab.getByRole('heading', { name: heading, level: 1 }).first().waitFor();
-      await tab.locator('[role=status][aria-busy=true]').first().waitFor({ state: 'detached' });
-      await tab.waitForLoadState('networkidle');
-    };
-    try {
-      await tab.goto(`${server.url}/retry-waste`);
-      await tab.getByLabel('Read key').waitFor();
-      await audit('sign-in');
-      await tab.getByLabel('Read key').fill('not-a-key');
-      await tab.getByRole('button', { name: 'Sign in' }).click();
-      await tab.getByRole('alert').filter({ hasText: 'does not know this key' }).waitFor();
-      await audit('sign-in, key refused');
-      await tab.getByLabel('Read key').fill(server.readKey);
-      await tab.getByRole('button', { name: 'Sign in' }).click();
-      await settle('Retry waste');
-
-      const { findings } = await api<{ findings: { id: string }[] }>('findings');
-      const { groups } = await api<{ groups: { samples: { traceId: string; spanId: string }[] }[] }>(
-        'reports/retry-waste',
-      );
-      const wasted = groups.flatMap((g) => g.samples)[0]!;
-      const views: [path: string, heading: string | RegExp, then?: () => Promise<void>][] = [
-        ['/', 'Overview'],
-        [
-          '/?chart-figures',
-          'Overview',
-          async () => {
-            for (const summary of await tab.locator('.chart-figures summary').all()) await summary.click();
-          },
-        ],
-        ['/retry-waste', 'Retry waste'],
-        ['/retry-waste?groupBy=server', 'Retry waste'],
-        ['/misclassified', 'Misclassified results'],
-        ['/escalations', 'Escalations'],
-        ['/subagents', 'Subagent coverage'],
-        ['/servers', 'Servers'],
-        ['/findings', 'Findings'],
-        [`/findings/${findings[0]!.id}`, /: /],
-        [`/traces/${wasted.traceId}?span=${wasted.spanId}&back=/retry-waste`, /^Run timeline/],
-        [
-          '/escalations?custom-range',
-          'Escalations',
-          async () => {
-            await tab.getByLabel('Time range', { exact: true }).selectOption('custom');
-            await tab.getByLabel('From', { exact: true }).fill('2026-01-02T00:00');
-            await tab.getByLabel('To', { exact: true }).fill('2026-01-01T00:00');
-            await tab.locator('#filter-custom-problem').waitFor();
-          },
-        ],
-        ['/escalations?server=no-such-server', 'Escalations'],
-        ['/?from=2026-11-31', 'Overview'],
-        ['/findings/0123456789abcdef0123', 'Finding'],
-        ['/nowhere', 'Page not found'],
-      ];
-      for (const [width, scheme] of [
-        [1360, 'light'],
-        [390, 'light'],
-        [1360, 'dark'],
-      ] as const) {
-        await tab.setViewportSize({ width, height: 900 });
-        await tab.emulateMedia({ colorScheme: scheme });
-        for (const [path, heading, then] of views) {
-          await tab.goto(`${server.url}${path}`);
-          await settle(heading);
-          await then?.();
-          await audit(path);
-        }
-        await tab.route('**/api/v1/**', (route) => route.abort('connectionrefused'));
-        await tab.goto(`${server.url}/escalations`);
-        await tab.getByRole('alert').waitFor();
-        await tab.locator('[data-lists-failed]').waitFor();
-        await audit('/escalations, Errata unreachable');
-        await tab.unroute('**/api/v1/**');
-      }
-
-      // A project that has never received a call: the snippets to copy.
-      const empty = await server.app.get(ProjectRepository).ensureProject('dashboard-axe-empty');
-      const { key } = await server.app.get(ApiKeyService).create(empty.id, 'read', 'cli');
-      await tab.evaluate(() => sessionStorage.clear());
-      for (const width of [1360, 390]) {
-        await tab.setViewportSize({ width, height: 900 });
-        await tab.goto(`${server.url}/`);
-        await tab.getByLabel('Read key').fill(key);
-        await tab.getByRole('button', { name: 'Sign in' }).click();
-        await tab.getByRole('heading', { name: 'No tool calls yet' }).waitFor();
-        await audit('/ without data');
-        await tab.evaluate(() => sessionStorage.clear());
-      }
-    } finally {
-      await axeContext.close();
-    }
-    expect(failures, `serious or critical axe violations:\n${failures.join('\n')}`).toEqual([]);
-  }, 300_000);
-
   it('accessibility by hand: each chart has its figures as a table, focus stays on the control a view was redrawn by, the focus ring shows, the overview reflows at 320 px', async () => {
     // Each chart's figures, as a table a screen reader reads and anyone can open, equal what it plots
     await visit('/', 'Overview');
@@ -1449,19 +1307,3 @@ describe('dashboard (chromium)', () => {
     expect(await page.evaluate(() => sessionStorage.getItem('errata.readKey'))).toBeNull();
   });
 });
-
-/** WCAG 2's contrast ratio of two computed CSS colours (`rgb(…)` / `rgba(…)`). */
-function contrastRatio(a: string, b: string): number {
-  const luminance = (colour: string) => {
-    const [r, g, bl] = colour
-      .match(/\d+/g)!
-      .slice(0, 3)
-      .map((c) => {
-        const x = Number(c) / 255;
-        return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
-      });
-    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
-  };
-  const [la, lb] = [luminance(a), luminance(b)];
-  return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
-}

@@ -18,3 +18,19 @@ export function artifactDir(suite: string): string {
   mkdirSync(dir, { recursive: true });
   return dir;
 }
+
+/** WCAG 2's contrast ratio of two computed CSS colours (`rgb(…)` / `rgba(…)`). */
+export function contrastRatio(a: string, b: string): number {
+  const luminance = (colour: string) => {
+    const [r, g, bl] = colour
+      .match(/\d+/g)!
+      .slice(0, 3)
+      .map((c) => {
+        const x = Number(c) / 255;
+        return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+      });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [la, lb] = [luminance(a), luminance(b)];
+  return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+}

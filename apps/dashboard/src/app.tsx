@@ -46,12 +46,13 @@ export function App() {
   useEffect(() => {
     document.title = title ? `${title} · Errata` : 'Errata';
   }, [title]);
-  // After an in-app navigation, focus moves to the new content (as a page load would put it at the top).
+  // After an in-app navigation, focus moves to the new content (as a page load would put it at the top); so it does
+  // after signing in, when the form that had it is gone. Signed out, the sign-in form's key field takes it.
   const firstRender = useRef(true);
   useEffect(() => {
     if (firstRender.current) firstRender.current = false;
-    else document.getElementById('main')?.focus({ preventScroll: true });
-  }, [route.page]);
+    else if (signedIn) document.getElementById('main')?.focus({ preventScroll: true });
+  }, [route.page, signedIn]);
 
   if (!signedIn) {
     return (

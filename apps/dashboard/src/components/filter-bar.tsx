@@ -1,5 +1,6 @@
 import { UNKNOWN_SERVER } from '@errata/domain/server-label';
 import { useState } from 'preact/hooks';
+import { keepFocus } from '../focus';
 import { formatCount, formatDateTime, isolated } from '../format';
 import { navigate, RANGES, withQuery, type Filters, type RangeName } from '../route';
 import { useApi } from '../use-api';
@@ -239,7 +240,13 @@ function ListsNotLoaded({ retry }: { retry: () => void }) {
   return (
     <p class="field-problem" role="status" data-lists-failed>
       The server, tool and agent lists could not be loaded.{' '}
-      <button type="button" onClick={retry}>
+      <button
+        type="button"
+        onClick={() => {
+          keepFocus('filter-server'); // on the server list once they load, back on this button if they fail again
+          retry();
+        }}
+      >
         Load them again
       </button>
     </p>

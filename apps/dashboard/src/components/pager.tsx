@@ -11,7 +11,8 @@ export const offsetOf = (query: URLSearchParams): number =>
 
 /**
  * "1–50 of 1,200" with Previous and Next, which move the URL's `offset` by a page (focus stays on the button used:
- * focus.ts).
+ * focus.ts). At the first or last page the button is aria-disabled rather than disabled: focus stays on Next once it
+ * reaches the last page, rather than fall back to the top of the content.
  */
 export function Pager(props: {
   readonly label: string;
@@ -28,13 +29,18 @@ export function Pager(props: {
       <span data-page-range>
         {formatCount(offset + 1)}–{formatCount(offset + shown)} of {formatCount(total)}
       </span>
-      <button type="button" disabled={offset === 0} onClick={() => go(Math.max(0, offset - PAGE_SIZE))}>
-        Previous
-      </button>
-      <button type="button" disabled={offset + PAGE_SIZE >= total} onClick={() => go(offset + PAGE_SIZE)}>
-        Next
-      </button>
+      <PagerButton label="Previous" to={offset === 0 ? null : Math.max(0, offset - PAGE_SIZE)} go={go} />
+      <PagerButton label="Next" to={offset + PAGE_SIZE >= total ? null : offset + PAGE_SIZE} go={go} />
     </nav>
+  );
+}
+
+/** A pager's button; `to` null: there is no page that way. */
+function PagerButton({ label, to, go }: { label: string; to: number | null; go: (to: number) => void }) {
+  return (
+    <button type="button" aria-disabled={to === null} onClick={() => to !== null && go(to)}>
+      {label}
+    </button>
   );
 }
 

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../api';
+import { keepFocus } from '../focus';
 import { retryFailedRequests, type Loaded } from '../use-api';
 import { useScrollsSideways } from './scroll-box';
 
@@ -38,6 +39,7 @@ function ErrorState({
       <button
         type="button"
         onClick={() => {
+          keepFocus(); // on the content once it loads, back on this button if it fails again
           retry();
           retryFailedRequests(); // what failed beside the view (the filter bar's lists) comes back with it
         }}

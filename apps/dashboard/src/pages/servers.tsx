@@ -12,8 +12,9 @@ import { Fragment } from 'preact';
 import { offsetOf, PAGE_SIZE, Pager, PastEnd } from '../components/pager';
 import { formatCount } from '../format';
 
+/** The letter is the grade (its column says so): the colour only repeats it. */
 const Grade = ({ grade }: { grade: string }) => (
-  <span class={`grade grade-${grade}`} data-grade={grade} aria-label={`grade ${grade}`}>
+  <span class={`grade grade-${grade}`} data-grade={grade}>
     {grade}
   </span>
 );

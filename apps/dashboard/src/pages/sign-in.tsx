@@ -8,6 +8,7 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
   const [checking, setChecking] = useState(false);
   const submit = async (event: Event) => {
     event.preventDefault();
+    if (checking) return;
     const candidate = key.trim();
     if (candidate === '') {
       setError('Enter a read key.');
@@ -66,7 +67,9 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
         <p id="read-key-error" class="error-message" role="alert">
           {error}
         </p>
-        <button type="submit" disabled={checking}>
+        {/* aria-disabled, not disabled: a disabled button loses focus, and a keyboard user would start again from the
+            top of the page. */}
+        <button type="submit" aria-disabled={checking}>
           {checking ? 'Checking…' : 'Sign in'}
         </button>
       </form>

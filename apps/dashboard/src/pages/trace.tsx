@@ -63,7 +63,13 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
   const fallback = `${back.path}${filterQuery(query)}`;
   useEffect(() => {
     if (timeline.state !== 'ready' || focused === null) return;
-    document.getElementById(`span-${focused}`)?.scrollIntoView({ block: 'center' });
+    const entry = document.getElementById(`span-${focused}`);
+    entry?.scrollIntoView({ block: 'center' });
+    // Opened from a sample's link, focus goes to that call, as the eye does, rather than the top of the content; not
+    // when it is on a control here (a run picked in the list keeps it: focus.ts).
+    const active = document.activeElement;
+    if (active === null || active === document.body || active.id === 'main')
+      entry?.focus({ preventScroll: true });
   }, [timeline.state, focused]);
   return (
     <section aria-labelledby="page-title">
@@ -176,7 +182,9 @@ function TimelineEntry({
     'data-kind': item.kind,
     class: `entry entry-${item.kind}${focused ? ' focused' : ''}`,
     'aria-current': focused ? ('true' as const) : undefined,
-    tabIndex: focused ? 0 : undefined,
+    // Each entry takes focus when a "Retry of …" or "Caused by …" link leads to it; the one the page was opened on is in
+    // the tab order too.
+    tabIndex: focused ? 0 : -1,
   };
   if (item.kind === 'call') {
     return (
