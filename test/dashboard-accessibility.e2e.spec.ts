@@ -38,6 +38,7 @@ beforeAll(async () => {
   // bypasses it.
   const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1360, height: 900 } });
   context.setDefaultTimeout(15_000);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']); // a snippet's Copy
   page = await context.newPage();
   page.on('request', () => void inFlight++);
   page.on('requestfinished', () => void inFlight--);
@@ -283,6 +284,7 @@ it('axe: no serious or critical violation on any view, at desktop and phone widt
 
 it('keyboard: signing in keeps focus on the button while the key is checked, and puts it on the content after', async () => {
   await signedOut();
+  expect(await page.title()).toBe('Sign in · Errata');
   expect(await focused()).toMatch(/^input#read-key/);
   await page.keyboard.type('not-a-key');
   await page.keyboard.press('Tab');
@@ -343,6 +345,7 @@ it('keyboard: skip link, views, filters and the way to a call on its run timelin
   await page.keyboard.press('Enter');
   await settle(/^Run timeline/);
   await page.waitForFunction((id) => document.activeElement?.id === id, `span-${wasted.spanId}`);
+  expect(await page.title()).toBe('Run timeline · Errata');
   const opened = await ring();
   expect(opened.width).toBeGreaterThanOrEqual(2);
   expect(opened.clipped).toBe(false);
@@ -359,9 +362,19 @@ it('keyboard: skip link, views, filters and the way to a call on its run timelin
   const { findings } = await api<{ findings: { id: string }[] }>('findings');
   await page.goto(`${server.url}/findings/${findings[0]!.id}`);
   await settle(/: /);
+  expect(await page.title()).toBe('Finding · Errata');
   const findingStops = await tabThrough();
   expect(findingStops.filter((stop) => stop.startsWith('button#')).length).toBeGreaterThan(0); // Copy
   expect(findingStops.filter((stop) => stop.startsWith('pre#')).length).toBeGreaterThan(0); // scrolls sideways
+  // Copy says it worked to a screen reader too (its name stays "Copy: …")
+  const copy = page.getByRole('button', { name: /^Copy: Handler/ });
+  await copy.focus();
+  await page.keyboard.press('Enter');
+  await page
+    .getByRole('status')
+    .filter({ hasText: /^Copied: Handler/ })
+    .waitFor();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toContain('registerTool');
 
   // Another view from the keyboard: focus on its content, as a page load would start at the top
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Servers' }).focus();

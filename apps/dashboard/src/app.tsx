@@ -25,6 +25,13 @@ const NAV: readonly { page: Route['page']; path: string; label: string }[] = [
   { page: 'findings', path: '/findings', label: 'Findings' },
 ];
 
+/** The tab's title of the pages the views do not name: each says what it is, in a tab or the history. */
+const OTHER_TITLES: Partial<Record<Route['page'], string>> = {
+  finding: 'Finding',
+  trace: 'Run timeline',
+  'not-found': 'Page not found',
+};
+
 /** Pages that show a window of data, and so the filter bar. */
 const FILTERED: readonly Route['page'][] = [...NAV.map((item) => item.page), 'finding'];
 
@@ -42,7 +49,9 @@ export function App() {
   );
   // Each navigation re-reads the window, so a relative range ("last 24 hours") ends at the current minute.
   const filters = filtersOf(query);
-  const title = NAV.find((item) => item.page === route.page)?.label;
+  const title = signedIn
+    ? (NAV.find((item) => item.page === route.page)?.label ?? OTHER_TITLES[route.page])
+    : 'Sign in';
   useEffect(() => {
     document.title = title ? `${title} · Errata` : 'Errata';
   }, [title]);

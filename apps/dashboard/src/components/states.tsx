@@ -89,6 +89,10 @@ export function CopyBlock({ label, text }: { label: string; text: string }) {
         <button type="button" onClick={copy} aria-label={`Copy: ${label}`}>
           {copied ? 'Copied' : 'Copy'}
         </button>
+        {/* The button's name stays "Copy: …": a screen reader hears that it worked here. */}
+        <span class="visually-hidden" role="status">
+          {copied ? `Copied: ${label}` : ''}
+        </span>
       </div>
       <pre
         ref={pre}
