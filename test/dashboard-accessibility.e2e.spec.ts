@@ -1,9 +1,10 @@
 /**
  * The dashboard's accessibility in a real browser (Debian's chromium via playwright-core) against a real Errata
  * (PostgreSQL) seeded by the demo agent, plus 55 one-call servers (two pages of the scorecard). axe-core finds no
- * serious or critical violation on any view, at desktop and phone widths, light and dark; and a keyboard alone signs
- * in, moves between views, retries what failed, pages a table and follows a sample to its call on the run timeline,
- * with focus where the reader expects it and a ring that shows.
+ * serious or critical violation on any view, at desktop and phone widths, light and dark; a keyboard alone signs in,
+ * moves between views, retries what failed, pages a table and follows a sample to its call on the run timeline, with
+ * focus where the reader expects it and a ring that shows; each chart's figures are in a table; the overview reflows
+ * at 320 px.
  */
 import type { AxeResults, RunOptions } from 'axe-core';
 import type { Browser, Page } from 'playwright-core';
@@ -450,6 +451,82 @@ it('keyboard: the pager keeps focus on Next at the last page, and on Previous ba
   await settle('Servers');
   expect(await focused()).toBe('button# Previous');
   expect(await pager.getByRole('button', { name: 'Previous' }).isDisabled()).toBe(true);
+});
+
+it('by hand: each chart has its figures as a table, focus stays on the control a view was redrawn by, the focus ring shows, the overview reflows at 320 px', async () => {
+  // Each chart's figures, as a table a screen reader reads and anyone can open, equal what it plots
+  await signedIn('/');
+  await settle('Overview');
+  for (const figure of await page.locator('figure.chart').all()) {
+    const plotted = JSON.parse((await figure.getAttribute('data-series'))!) as Record<
+      string,
+      (number | null)[]
+    >;
+    const x = JSON.parse((await figure.getAttribute('data-x'))!) as string[];
+    await figure.locator('summary').click();
+    const table = figure.locator('.chart-figures table');
+    await table.waitFor();
+    expect(await table.locator('thead th').allTextContents()).toEqual([
+      expect.any(String),
+      ...Object.keys(plotted),
+    ]);
+    const cells = await table
+      .locator('tbody tr')
+      .evaluateAll((rows) =>
+        rows.map((row) => Array.from(row.querySelectorAll('td')).map((td) => td.getAttribute('data-value'))),
+      );
+    expect(cells.length).toBe(x.length);
+    const columns = Object.values(plotted);
+    expect(cells).toEqual(x.map((_, i) => columns.map((values) => String(values[i] ?? ''))));
+  }
+
+  // A filter changed from the keyboard, or a grouping: the view is drawn anew, and focus stays on that control
+  await page.goto(`${server.url}/retry-waste`);
+  await settle('Retry waste');
+  await page.getByRole('heading', { name: 'By category' }).waitFor();
+  const active = () =>
+    page.evaluate(() => {
+      const element = document.activeElement;
+      return element === null
+        ? 'none'
+        : `${element.tagName.toLowerCase()}#${element.id} ${element.textContent}`;
+    });
+  await page.getByLabel('Time range', { exact: true }).focus();
+  await page.keyboard.press('ArrowDown');
+  await page.waitForURL(/range=7d/);
+  await page.getByRole('heading', { name: 'By category' }).waitFor();
+  await page.waitForLoadState('networkidle');
+  expect(await active()).toMatch(/^select#filter-range /);
+  await page.getByRole('group', { name: 'Group retries by' }).getByRole('button', { name: 'server' }).focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'By server' }).waitFor();
+  await page.waitForLoadState('networkidle');
+  expect(await active()).toBe('button# server');
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-pressed'))).toBe('true');
+
+  // The focus ring: 3:1 at least against the page and the cards, in each theme
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const [ring, pageBackground, cardBackground] = await page.evaluate(() => [
+      getComputedStyle(document.activeElement!).outlineColor,
+      getComputedStyle(document.body).backgroundColor,
+      getComputedStyle(document.querySelector('.stat')!).backgroundColor,
+    ]);
+    const ratios = [contrastRatio(ring!, pageBackground!), contrastRatio(ring!, cardBackground!)];
+    for (const ratio of ratios) expect(ratio, scheme).toBeGreaterThanOrEqual(3);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // 320 CSS px (a 1280 px window at 400%): the overview's cards fit, nothing scrolls sideways
+  await page.setViewportSize({ width: 320, height: 700 });
+  try {
+    await page.goto(`${server.url}/`);
+    await settle('Overview');
+    await page.locator('[data-stat="calls"]').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+  } finally {
+    await page.setViewportSize({ width: 1360, height: 900 });
+  }
 });
 
 it("text fields' and selects' edges are 3:1 against the card they sit on, in each theme", async () => {
