@@ -7,6 +7,7 @@ import { AppModule } from './app.module';
 import { loadConfig, type AppConfig } from './config/app-config';
 import { listeningUrl } from './config/listening-url';
 import { DATABASE, openMigratedDatabase, type Database } from './database/database';
+import { COMPRESSED_PATHS, compressAnswers } from './http/compressed-answers';
 import { ConnectionDrain } from './http/connection-drain';
 import { mountDashboard } from './http/dashboard';
 import { countEmbeddedStoreRequests } from './http/embedded-store-requests';
@@ -118,6 +119,7 @@ async function start(
   // No route takes more than ERRATA_MAX_BODY_BYTES.
   app.use(boundUnreadBodies(discardBound(config.maxBodyBytes)));
   app.use(PRIVATE_PATHS, privateAnswers);
+  app.use(COMPRESSED_PATHS, compressAnswers);
   if (opened.kind === 'pglite') app.use(countEmbeddedStoreRequests(app.get(IngestActivity)));
   mountOpenApi(app);
   mountDashboard(app);

@@ -1,0 +1,117 @@
+import { brotliCompress, constants, gzip } from 'node:zlib';
+import type { NextFunction, Request, Response } from 'express';
+import { chooseContentCoding, codedEntityTag, CONTENT_CODINGS, type ContentCoding } from './content-coding';
+
+/**
+ * The paths whose answers are compressed: the REST API, and the OpenAPI document (`/docs-json`, `/docs-yaml`) and its
+ * UI page. Not the OTLP receiver's (a few bytes, and an exporter may not decode an answer it did not expect coded),
+ * nor the MCP endpoint's (its transport writes them itself, as a stream when it answers in SSE), nor /healthz and
+ * /readyz (a few bytes, read by probes).
+ */
+export const COMPRESSED_PATHS = ['/api', '/docs', '/docs-json', '/docs-yaml'];
+
+/** Smaller answers are sent as they are: a few hundred bytes shrink by less than gzip's header and the work cost. */
+const COMPRESS_MIN_BYTES = 1024;
+
+/** JSON, YAML, HTML, JavaScript: text, which shrinks by 80 % or more. */
+const COMPRESSIBLE = /^(?:text\/|application\/(?:javascript|(?:[\w.-]+\+)?json|(?:x-)?yaml)\s*(?:;|$))/i;
+
+type End = (chunk?: unknown, encoding?: unknown, callback?: unknown) => Response;
+
+/**
+ * Express middleware: an answer written whole (`res.send`, `res.json`: Nest's replies and its exception filters',
+ * a refusal's 503 or 413 alike) is compressed when the client accepts br or gzip and it is at least
+ * COMPRESS_MIN_BYTES, with `Content-Encoding`, `Vary: Accept-Encoding`, its Content-Length and an ETag of its own.
+ * Every other header (Cache-Control: no-store, Retry-After, Connection: close) is left as it was. An answer whose
+ * headers were sent before its end (a stream, SSE, a file) goes out as written: it is never compressed.
+ *
+ * Compressed on zlib's thread pool, not the event loop: a large report takes milliseconds to compress, which ingest
+ * would otherwise wait for.
+ */
+export function compressAnswers(request: Request, response: Response, next: NextFunction): void {
+  const end = response.end as unknown as End;
+  const compressingEnd: End = (chunk, encoding, callback) => {
+    response.end = end as unknown as Response['end']; // once: whatever follows is written as it comes
+    if (typeof chunk === 'function') [callback, chunk] = [chunk, undefined];
+    else if (typeof encoding === 'function') [callback, encoding] = [encoding, undefined];
+    const coding = codingFor(request, response, chunk, encoding);
+    if (coding === 'identity') return end.call(response, chunk, encoding, callback);
+    if (chunk === undefined || chunk === null) {
+      // HEAD: the headers the GET would have, but its coded length is not known without its body.
+      setCodedHeaders(response, coding, null);
+      return end.call(response, undefined, undefined, callback);
+    }
+    const body = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk as string, (encoding as BufferEncoding | undefined) ?? 'utf8');
+    compress(coding, body, (error, coded) => {
+      // The client left meanwhile, or something answered in between (nothing does): nothing more to send.
+      if (response.destroyed || response.headersSent) return;
+      if (error !== null) return void end.call(response, body, undefined, callback);
+      setCodedHeaders(response, coding, coded.length);
+      end.call(response, coded, undefined, callback);
+    });
+    return response;
+  };
+  response.end = compressingEnd as unknown as Response['end'];
+  next();
+}
+
+/** The coding this answer goes in; identity for what is not to be compressed. */
+function codingFor(
+  request: Request,
+  response: Response,
+  chunk: unknown,
+  encoding: unknown,
+): ContentCoding | 'identity' {
+  const status = response.statusCode;
+  if (response.headersSent || status < 200 || status === 204 || status === 304) return 'identity';
+  if (response.hasHeader('content-encoding')) return 'identity';
+  const type = response.getHeader('content-type');
+  if (typeof type !== 'string' || !COMPRESSIBLE.test(type)) return 'identity';
+  // A proxy or client that asked for the bytes as they are (RFC 9111 §5.2.2.6).
+  if (/\bno-transform\b/i.test(String(response.getHeader('cache-control') ?? ''))) return 'identity';
+  // Whatever its size, another answer at this URL may be compressed: caches must key on Accept-Encoding.
+  response.vary('Accept-Encoding');
+  const size =
+    typeof chunk === 'string'
+      ? Buffer.byteLength(chunk, (encoding as BufferEncoding | undefined) ?? 'utf8')
+      : chunk instanceof Uint8Array
+        ? chunk.length
+        : request.method === 'HEAD'
+          ? Number(response.getHeader('content-length')) // what res.send measured of the GET's body
+          : 0;
+  return chooseContentCoding(
+    request.headers['accept-encoding'],
+    size >= COMPRESS_MIN_BYTES ? CONTENT_CODINGS : [],
+  );
+}
+
+function setCodedHeaders(response: Response, coding: ContentCoding, length: number | null): void {
+  response.setHeader('Content-Encoding', coding);
+  if (length === null) response.removeHeader('Content-Length');
+  else response.setHeader('Content-Length', length);
+  const etag = response.getHeader('etag');
+  if (typeof etag === 'string') response.setHeader('ETag', codedEntityTag(etag, coding));
+}
+
+function compress(
+  coding: ContentCoding,
+  body: Buffer,
+  done: (error: Error | null, coded: Buffer) => void,
+): void {
+  if (coding === 'gzip') return gzip(body, { level: 6 }, done);
+  // Quality 5, not 11 (the dashboard's files, compressed once at build): 11 takes some 50 times as long, for a tenth
+  // less; 5 is still smaller than gzip's best.
+  brotliCompress(
+    body,
+    {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: 5,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+      },
+    },
+    done,
+  );
+}

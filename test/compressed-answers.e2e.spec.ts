@@ -1,0 +1,278 @@
+/**
+ * What the service compresses: the dashboard's assets (brotli and gzip files written at build, chosen by the
+ * request's Accept-Encoding) and the REST API's and OpenAPI document's larger answers (compressed as they are sent);
+ * not OTLP's, MCP's or the health checks' answers. Raw HTTP: fetch would ask for its own codings and decode them.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_DIR } from '../apps/server/src/http/dashboard';
+import { AgentTrace } from './support/agent-spans';
+import { sendSpans, startTestServer, type TestServer } from './support/server';
+
+interface Answer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+}
+
+function send(
+  url: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+  body?: Uint8Array | string,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(url, { method, headers }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () =>
+        resolve({ status: incoming.statusCode!, headers: incoming.headers, body: Buffer.concat(chunks) }),
+      );
+      incoming.on('error', reject);
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+/** The body as the client reads it, once its Content-Encoding is undone. */
+function decoded(answer: Answer): Buffer {
+  const coding = answer.headers['content-encoding'];
+  if (coding === 'br') return brotliDecompressSync(answer.body);
+  if (coding === 'gzip') return gunzipSync(answer.body);
+  expect(coding).toBeUndefined();
+  return answer.body;
+}
+
+const varies = (answer: Answer): boolean =>
+  (answer.headers['vary'] ?? '').split(',').some((name) => name.trim().toLowerCase() === 'accept-encoding');
+
+let server: TestServer;
+const t0 = Date.UTC(2026, 10, 2, 8, 0, 0);
+/** Distinct tool names: /api/v1/names lists them all, some 6 KiB of JSON. */
+const TOOLS = 300;
+
+beforeAll(async () => {
+  server = await startTestServer('postgres');
+  const calls = Array.from({ length: TOOLS }, (_, i) => ({
+    tool: `lookup-customer-order-${String(i).padStart(4, '0')}`,
+    startMs: t0 + i * 10,
+    durationMs: 1,
+  }));
+  expect(
+    await sendSpans(server.url, server.ingestKey, new AgentTrace().run('support-agent', t0, calls)),
+  ).toBe(200);
+  await server.catchUp();
+});
+afterAll(() => server?.close());
+
+describe("the dashboard's assets", () => {
+  const names = readdirSync(join(DASHBOARD_DIR, 'assets')).filter((name) => /\.(?:js|css)$/.test(name));
+
+  it('are built with a brotli and a gzip file beside each script and stylesheet', () => {
+    expect(names.map((name) => name.slice(name.lastIndexOf('.'))).sort()).toEqual(['.css', '.js']);
+    for (const name of names) {
+      const file = readFileSync(join(DASHBOARD_DIR, 'assets', name));
+      const br = brotliDecompressSync(readFileSync(join(DASHBOARD_DIR, 'assets', `${name}.br`)));
+      const gz = gunzipSync(readFileSync(join(DASHBOARD_DIR, 'assets', `${name}.gz`)));
+      expect(br.equals(file), name).toBe(true);
+      expect(gz.equals(file), name).toBe(true);
+    }
+  });
+
+  it.each([
+    ['br', 'br'],
+    ['gzip', 'gzip'],
+    ['gzip, deflate, br, zstd', 'br'], // Chromium's, over HTTPS
+    ['gzip, deflate', 'gzip'], // Chromium's and Firefox's over plain HTTP
+    ['gzip;q=1, br;q=0.5', 'gzip'],
+    ['BR;Q=0.9, x-gzip;q=0.8', 'br'],
+    ['gzip;q=0.8, br;q=0.9, identity;q=0.5', 'br'],
+    ['*;q=0.5, gzip;q=0.3', 'br'],
+    ['gzip;q=abc, br;q=2', undefined],
+    ['*', 'br'],
+    ['*;q=0.5, gzip', 'gzip'],
+    ['identity;q=0, gzip;q=0.1', 'gzip'],
+    ['br;q=0, gzip;q=0', undefined],
+    ['br;q=0, *', 'gzip'],
+    ['identity', undefined],
+    ['deflate', undefined],
+    ['', undefined],
+    [null, undefined],
+  ])(
+    'Accept-Encoding: %s gets the asset in %s, the same bytes once decoded, its type and caching',
+    async (accept, coding) => {
+      for (const name of names) {
+        const file = readFileSync(join(DASHBOARD_DIR, 'assets', name));
+        const answer = await send(
+          `${server.url}/assets/${name}`,
+          accept === null ? {} : { 'accept-encoding': accept },
+        );
+        expect(answer.status).toBe(200);
+        expect(answer.headers['content-encoding'], name).toBe(coding);
+        expect(Number(answer.headers['content-length'])).toBe(answer.body.length);
+        expect(decoded(answer).equals(file), name).toBe(true);
+        if (coding !== undefined) expect(answer.body.length).toBeLessThan(file.length / 2);
+        expect(varies(answer)).toBe(true);
+        expect(answer.headers['content-type']).toMatch(
+          name.endsWith('.js') ? /^text\/javascript; charset=utf-8$/i : /^text\/css; charset=utf-8$/i,
+        );
+        expect(answer.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+        expect(answer.headers['x-content-type-options']).toBe('nosniff');
+      }
+    },
+  );
+
+  it('has an ETag per coding, each answered 304 by its own coding only; HEAD says what GET sends', async () => {
+    const [name] = names.filter((n) => n.endsWith('.js'));
+    const url = `${server.url}/assets/${name}`;
+    const tags = new Map<string, string>();
+    for (const accept of ['br', 'gzip', 'identity']) {
+      const got = await send(url, { 'accept-encoding': accept });
+      const head = await send(url, { 'accept-encoding': accept }, 'HEAD');
+      expect(head.status).toBe(200);
+      expect(head.body.length).toBe(0);
+      for (const header of [
+        'content-encoding',
+        'content-length',
+        'content-type',
+        'etag',
+        'vary',
+        'cache-control',
+      ])
+        expect(head.headers[header], `${accept} ${header}`).toBe(got.headers[header]);
+      tags.set(accept, got.headers['etag']!);
+    }
+    expect(new Set(tags.values()).size).toBe(3);
+    const revalidated = await send(url, { 'accept-encoding': 'br', 'if-none-match': tags.get('br')! });
+    expect(revalidated.status).toBe(304);
+    const otherCoding = await send(url, { 'accept-encoding': 'br', 'if-none-match': tags.get('gzip')! });
+    expect(otherCoding.status).toBe(200);
+    expect(otherCoding.headers['content-encoding']).toBe('br');
+  });
+
+  it('answers a Range request with a range of the file as it is, whatever the client accepts', async () => {
+    const [name] = names.filter((n) => n.endsWith('.js'));
+    const file = readFileSync(join(DASHBOARD_DIR, 'assets', name!));
+    const answer = await send(`${server.url}/assets/${name}`, {
+      'accept-encoding': 'gzip, deflate, br',
+      range: 'bytes=100-199',
+    });
+    expect(answer.status).toBe(206);
+    expect(answer.headers['content-encoding']).toBeUndefined();
+    expect(answer.headers['content-range']).toBe(`bytes 100-199/${file.length}`);
+    expect(answer.body.equals(file.subarray(100, 200))).toBe(true);
+    expect(varies(answer)).toBe(true);
+  });
+
+  it('still answers 404 for an asset that is not there', async () => {
+    const answer = await send(`${server.url}/assets/main-NOTTHERE.js`, { 'accept-encoding': 'br' });
+    expect(answer.status).toBe(404);
+    expect(answer.headers['content-encoding']).toBeUndefined();
+  });
+});
+
+describe('the API', () => {
+  const read = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+    send(`${server.url}${path}`, { authorization: `Bearer ${server.readKey}`, ...headers }, method);
+  const names = `/api/v1/names?from=${new Date(t0 - 60_000).toISOString()}`;
+
+  it('compresses a large answer for a client that takes br or gzip, to the same JSON, still not to be stored', async () => {
+    const plain = await read(names);
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(varies(plain)).toBe(true);
+    const json = JSON.parse(plain.body.toString('utf8')) as { tools: string[] };
+    expect(json.tools).toHaveLength(TOOLS);
+    expect(plain.body.length).toBeGreaterThan(4096);
+    for (const [accept, coding] of [
+      ['gzip, deflate', 'gzip'],
+      ['gzip, deflate, br', 'br'],
+    ] as const) {
+      const answer = await read(names, { 'accept-encoding': accept });
+      expect(answer.status).toBe(200);
+      expect(answer.headers['content-encoding']).toBe(coding);
+      expect(Number(answer.headers['content-length'])).toBe(answer.body.length);
+      expect(answer.body.length).toBeLessThan(plain.body.length / 4);
+      expect(JSON.parse(decoded(answer).toString('utf8'))).toEqual(json);
+      expect(answer.headers['content-type']).toBe(plain.headers['content-type']);
+      expect(answer.headers['cache-control']).toBe('no-store');
+      expect(varies(answer)).toBe(true);
+      // Express's weak ETag of the JSON, naming the coding: no cache or If-None-Match takes one for the other.
+      expect(answer.headers['etag']).toBe(plain.headers['etag']!.replace(/"$/, `-${coding}"`));
+      const head = await read(names, { 'accept-encoding': accept }, 'HEAD');
+      expect(head.status).toBe(200);
+      expect(head.headers['content-encoding']).toBe(coding);
+      expect(head.body.length).toBe(0);
+    }
+  });
+
+  it('sends a small answer as it is', async () => {
+    const small = await read(`${names}&limit=1`, { 'accept-encoding': 'gzip, br' });
+    expect(small.status).toBe(200);
+    expect(small.body.length).toBeLessThan(1024);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(small.body.toString('utf8'))).toMatchObject({ limit: 1 });
+    const refused = await send(`${server.url}${names}`, { 'accept-encoding': 'gzip, br' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('compresses the OpenAPI document (JSON, YAML, and the Swagger UI script that embeds it); not a file it streams', async () => {
+    for (const path of ['/docs-json', '/docs-yaml', '/docs/swagger-ui-init.js']) {
+      const plain = await send(`${server.url}${path}`);
+      const answer = await send(`${server.url}${path}`, { 'accept-encoding': 'gzip' });
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers['content-encoding'], path).toBe('gzip');
+      expect(decoded(answer).equals(plain.body), path).toBe(true);
+    }
+    // The Swagger UI's own files, sent as streams from swagger-ui-dist: as they are, whole.
+    const plain = await send(`${server.url}/docs/swagger-ui-bundle.js`);
+    const streamed = await send(`${server.url}/docs/swagger-ui-bundle.js`, { 'accept-encoding': 'gzip, br' });
+    expect(streamed.status).toBe(200);
+    expect(streamed.headers['content-encoding']).toBeUndefined();
+    expect(streamed.body.length).toBeGreaterThan(100_000);
+    expect(streamed.body.equals(plain.body)).toBe(true);
+  });
+
+  it('does not compress the health checks, the OTLP receiver or the MCP endpoint', async () => {
+    const accept = { 'accept-encoding': 'gzip, deflate, br' };
+    for (const path of ['/healthz', '/readyz']) {
+      const answer = await send(`${server.url}${path}`, accept);
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers['content-encoding'], path).toBeUndefined();
+    }
+    const spans = new AgentTrace().run('agent', t0, [{ tool: 'ping', startMs: t0, durationMs: 1 }]);
+    const otlp = await send(
+      `${server.url}/v1/traces`,
+      { ...accept, 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.ingestKey}` },
+      'POST',
+      ProtobufTraceSerializer.serializeRequest(spans)!,
+    );
+    expect(otlp.status).toBe(200);
+    expect(otlp.headers['content-encoding']).toBeUndefined();
+    // tools/list: some KiB of JSON, as a JSON answer (not SSE), which an MCP client need not expect coded.
+    const mcp = await send(
+      `${server.url}/mcp`,
+      {
+        ...accept,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${server.readKey}`,
+      },
+      'POST',
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    );
+    expect(mcp.status).toBe(200);
+    expect(mcp.body.length).toBeGreaterThan(1024);
+    expect(mcp.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(mcp.body.toString('utf8'))).toMatchObject({
+      id: 1,
+      result: { tools: expect.any(Array) },
+    });
+  });
+});
