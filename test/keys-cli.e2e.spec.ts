@@ -497,7 +497,7 @@ describe('the CLI on the embedded store', () => {
     }
   }, 120_000);
 
-  it('takes over a lock left by a dead holder whose pid now belongs to another process; refuses a live holder', async () => {
+  it('takes over a lock left by a dead holder whose pid now belongs to another process; refuses a live holder, and one of another host', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'errata-stale-lock-'));
     const env = { ...process.env, ERRATA_DATA_DIR: dataDir };
     delete env['DATABASE_URL'];
@@ -518,6 +518,15 @@ describe('the CLI on the embedded store', () => {
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(`is open in process ${process.pid}`);
       expect(refused.stderr).toContain(`${lockFile} was left behind: delete it.`);
+      // The lock of another container on the same volume (another host name): its pid 4242 is not one this process
+      // can look up (another pid namespace), dead here or not, so it is refused, not taken over.
+      await writeFile(lockFile, `4242 ${processIdentity(process.pid)} errata-server-container`);
+      const elsewhere = await migrate();
+      expect(elsewhere.code).toBe(2);
+      expect(elsewhere.stderr).toContain(
+        'held by process 4242 on host errata-server-container (another container?)',
+      );
+      expect(existsSync(lockFile)).toBe(true);
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

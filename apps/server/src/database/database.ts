@@ -1,4 +1,5 @@
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Logger } from '@nestjs/common';
@@ -145,20 +146,37 @@ export class DatabaseInUseError extends Error {}
 /**
  * One process at a time may open an embedded store: PGlite has no server to share it, and a second process (the CLI
  * while Errata runs) would write to a copy the first one overwrites; a key it creates would be lost without a word.
- * A lock file names the process holding it (its pid, and where the system says it, which boot and when it started);
- * one left by a process that has died is taken over, also when its pid now belongs to another process (a reboot).
+ * A lock file names the process holding it (its pid, where the system says it which boot and when it started, and
+ * the host name); one left by a process that has died is taken over, also when its pid now belongs to another process
+ * (a reboot). A lock of another host name is another container's (or machine's, on a shared volume): its pids are not
+ * ours to look up (pid 1 there is pid 1 here), so it is refused, never taken over.
  */
 function lockEmbeddedStore(dataDir: string): () => void {
   const lockFile = `${dataDir}.lock`;
+  const host = encodeURIComponent(hostname());
   for (;;) {
     try {
-      writeFileSync(lockFile, `${process.pid} ${processIdentity(process.pid) ?? ''}`.trim(), { flag: 'wx' });
+      writeFileSync(lockFile, `${process.pid} ${processIdentity(process.pid) ?? '-'} ${host}`, {
+        flag: 'wx',
+      });
       return () => rmSync(lockFile, { force: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const [pidText = '', identity = null] = readFileSync(lockFile, 'utf8').trim().split(' ');
+    // Locks written before the host name was recorded have one or two fields: this host's.
+    const [pidText = '', identityText = '-', holderHost = host] = readFileSync(lockFile, 'utf8')
+      .trim()
+      .split(' ');
     const holder = Number(pidText);
+    const identity = identityText === '-' ? null : identityText;
+    if (holderHost !== host) {
+      throw new DatabaseInUseError(
+        `the embedded database in ${dataDir} is held by process ${holder} on host ${decodeURIComponent(holderHost)} ` +
+          '(another container?), which this one cannot see: only one process can use it at a time. Stop that ' +
+          `process first, or use PostgreSQL (DATABASE_URL). If no Errata runs there, ${lockFile} was left behind: ` +
+          'delete it.',
+      );
+    }
     if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isHolding(holder, identity)) {
       throw new DatabaseInUseError(
         `the embedded database in ${dataDir} is open in process ${holder} (an Errata server?): only one process ` +
