@@ -479,6 +479,12 @@ describe('the CLI on the embedded store', () => {
     let server: Awaited<ReturnType<typeof spawnServer>> | undefined;
     try {
       server = await spawnServer({ ERRATA_DATA_DIR: dataDir, DATABASE_URL: '' });
+      // The first start's hint for more keys says what the CLI needs here, before a user runs into the refusal.
+      const started = server;
+      await until('the first keys', () => started.output().includes('More keys:'));
+      expect(server.output()).toContain(
+        'More keys: stop this server, then npm run errata -- keys create --project default --scope read',
+      );
       const refused = await cliOnPglite('keys', 'create', '--project', 'default', '--scope', 'read');
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(`is open in process ${server.child.pid} (an Errata server?)`);

@@ -35,7 +35,7 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
   async createFirstKeys(): Promise<void> {
     if (this.config.ingestKey !== null || this.config.readKey !== null) return;
     const created = await this.createFirstProject();
-    if (created) printFirstKeys(created, this.config.logFormat);
+    if (created) printFirstKeys(created, this.config.logFormat, this.config.databaseUrl === null);
   }
 
   private async applyEnvKeys(envKeys: readonly (readonly [KeyScope, string])[]): Promise<void> {
@@ -89,10 +89,16 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
 function printFirstKeys(
   created: { project: string; keys: { scope: string; key: string }[] },
   format: AppConfig['logFormat'],
+  embedded: boolean,
 ): void {
   const message = `Created project "${created.project}". Its keys are shown only now; store them somewhere safe`;
-  const hint =
-    'Send traces with: Authorization: Bearer <ingest key>. More keys: npm run errata -- keys create --project default --scope read';
+  const moreKeys = 'npm run errata -- keys create --project default --scope read';
+  // The embedded store opens in one process at a time: the CLI run beside this server is refused.
+  const hint = `Send traces with: Authorization: Bearer <ingest key>. More keys: ${
+    embedded
+      ? `stop this server, then ${moreKeys} (the embedded store opens in one process at a time)`
+      : moreKeys
+  }`;
   if (format === 'json') {
     // One record like every other log line, so that a collector reading JSON lines takes it whole.
     const keys = Object.fromEntries(created.keys.map(({ scope, key }) => [scope, key]));
