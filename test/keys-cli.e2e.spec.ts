@@ -3,14 +3,14 @@ import { existsSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { processIdentity } from '../apps/server/src/database/database';
+import { LOCK_STALE_MS, lockEmbeddedStore, processIdentity } from '../apps/server/src/database/database';
 import { AgentTrace } from './support/agent-spans';
 import { CLI, runCli } from './support/cli';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
@@ -533,10 +533,34 @@ describe('the CLI on the embedded store', () => {
         'held by process 4242 on host errata-server-container (another container?)',
       );
       expect(existsSync(lockFile)).toBe(true);
+      // Unmarked for longer than LOCK_STALE_MS (a killed container, its volume given to a new one): left behind.
+      const stale = new Date(Date.now() - LOCK_STALE_MS - 1_000);
+      await utimes(lockFile, stale, stale);
+      expect((await migrate()).code).toBe(0);
+      expect(existsSync(lockFile)).toBe(false);
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('marks its lock as held while it holds it, so that another host does not take it for left behind', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'errata-lock-mark-'));
+    const lockFile = `${dataDir}.lock`;
+    const release = lockEmbeddedStore(dataDir, 20);
+    try {
+      const stale = new Date(Date.now() - LOCK_STALE_MS - 1_000);
+      await utimes(lockFile, stale, stale);
+      await until(
+        'the lock marked held again',
+        async () => Date.now() - (await stat(lockFile)).mtimeMs < 1_000,
+        5_000,
+      );
+    } finally {
+      release();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+    expect(existsSync(lockFile)).toBe(false);
+  });
 
   it('a damaged store is said in one line by the server and the CLI, and neither writes to it', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'errata-damaged-pglite-'));

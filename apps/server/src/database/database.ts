@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -144,14 +144,23 @@ function isPromise(value: unknown): value is PromiseLike<unknown> {
 export class DatabaseInUseError extends Error {}
 
 /**
+ * A holder marks its lock as still held this often (its modification time); a lock of another host left unmarked for
+ * LOCK_STALE_MS was left behind. The bound is long: PGlite runs statements in the holder's event loop, and a long
+ * one (a migration over a large store) holds back the mark meanwhile.
+ */
+export const LOCK_REFRESH_MS = 15_000;
+export const LOCK_STALE_MS = 120_000;
+
+/**
  * One process at a time may open an embedded store: PGlite has no server to share it, and a second process (the CLI
  * while Errata runs) would write to a copy the first one overwrites; a key it creates would be lost without a word.
  * A lock file names the process holding it (its pid, where the system says it which boot and when it started, and
  * the host name); one left by a process that has died is taken over, also when its pid now belongs to another process
  * (a reboot). A lock of another host name is another container's (or machine's, on a shared volume): its pids are not
- * ours to look up (pid 1 there is pid 1 here), so it is refused, never taken over.
+ * ours to look up (pid 1 there is pid 1 here), so it is refused while its holder marks it held, and taken over once
+ * it has not for LOCK_STALE_MS (the container was killed, and its volume given to a new one).
  */
-function lockEmbeddedStore(dataDir: string): () => void {
+export function lockEmbeddedStore(dataDir: string, refreshMs = LOCK_REFRESH_MS): () => void {
   const lockFile = `${dataDir}.lock`;
   const host = encodeURIComponent(hostname());
   for (;;) {
@@ -159,25 +168,51 @@ function lockEmbeddedStore(dataDir: string): () => void {
       writeFileSync(lockFile, `${process.pid} ${processIdentity(process.pid) ?? '-'} ${host}`, {
         flag: 'wx',
       });
-      return () => rmSync(lockFile, { force: true });
+      const mark = setInterval(() => {
+        try {
+          const now = new Date();
+          utimesSync(lockFile, now, now);
+        } catch {
+          // Gone (taken over as left behind after a long stall): the next start says so, nothing to do here.
+        }
+      }, refreshMs);
+      mark.unref();
+      return () => {
+        clearInterval(mark);
+        rmSync(lockFile, { force: true });
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
+    let markedAgoMs: number;
+    let content: string;
+    try {
+      markedAgoMs = Date.now() - statSync(lockFile).mtimeMs;
+      content = readFileSync(lockFile, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile
+      throw error;
+    }
     // Locks written before the host name was recorded have one or two fields: this host's.
-    const [pidText = '', identityText = '-', holderHost = host] = readFileSync(lockFile, 'utf8')
-      .trim()
-      .split(' ');
+    const [pidText = '', identityText = '-', holderHost = host] = content.trim().split(' ');
     const holder = Number(pidText);
     const identity = identityText === '-' ? null : identityText;
     if (holderHost !== host) {
-      throw new DatabaseInUseError(
-        `the embedded database in ${dataDir} is held by process ${holder} on host ${decodeURIComponent(holderHost)} ` +
-          '(another container?), which this one cannot see: only one process can use it at a time. Stop that ' +
-          `process first, or use PostgreSQL (DATABASE_URL). If no Errata runs there, ${lockFile} was left behind: ` +
-          'delete it.',
-      );
-    }
-    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isHolding(holder, identity)) {
+      if (markedAgoMs < LOCK_STALE_MS) {
+        throw new DatabaseInUseError(
+          `the embedded database in ${dataDir} is held by process ${holder} on host ${decodeURIComponent(holderHost)} ` +
+            `(another container?), which marked it held ${Math.max(0, Math.round(markedAgoMs / 1000))} s ago: only ` +
+            'one process can use it at a time. Stop that process first, or use PostgreSQL (DATABASE_URL). If no ' +
+            `Errata runs there, the lock is taken over once unmarked for ${LOCK_STALE_MS / 1000} s, or delete ` +
+            `${lockFile}.`,
+        );
+      }
+    } else if (
+      Number.isInteger(holder) &&
+      holder > 0 &&
+      holder !== process.pid &&
+      isHolding(holder, identity)
+    ) {
       throw new DatabaseInUseError(
         `the embedded database in ${dataDir} is open in process ${holder} (an Errata server?): only one process ` +
           'can use it at a time. Stop that process first, or use PostgreSQL (DATABASE_URL). If that process is no ' +
