@@ -78,12 +78,14 @@ describe('REST: a query parameter the endpoint does not take', () => {
     }
   });
 
-  it('answers 400 for a parameter given twice, and for a bound finer than a millisecond', async () => {
+  it('answers 400 for a parameter given twice, a bound finer than a millisecond, and an upper-case finding id', async () => {
     for (const [path, message] of [
       ['findings?limit=1&limit=2', '"limit" must be given once'],
       ['findings?rule=untyped-error&rule=leaky-error', '"rule" must be given once'],
       ['deliveries?status=dead&status=pending', '"status" must be given once'],
       ['reports/retry-waste?server=a&server=b', '"server" must be given once'],
+      // Upper-case hex is no finding id: the answer says which digits are.
+      ['findings/ABCDEF0123456789ABCD', 'is not a finding id (20 lowercase hex digits)'],
       [
         'reports/retry-waste?from=2026-11-30T12:00:00.000900Z',
         '"from" may be given to the millisecond at most',

@@ -23,7 +23,7 @@ import {
   READ_MODELS_VERSION,
 } from '../services/projector.service';
 import { adoptRecordedDerivation } from '../projections/derivation-settings';
-import { FINDING_ID } from '../http/findings-page';
+import { FINDING_ID, FINDING_ID_FORM } from '../http/findings-page';
 import { DeliveryRepository } from '../repositories/delivery.repository';
 import { FixRepository } from '../repositories/fix.repository';
 import { RollupQueryRepository } from '../repositories/rollup-query.repository';
@@ -404,7 +404,8 @@ async function run(
     case 'fixes acknowledge': {
       const project = await existingProject(projects, values.project);
       const findingId = required(values.finding, '--finding <id>') as string;
-      if (!FINDING_ID.test(findingId)) throw new UsageError('--finding must be a finding id (20 hex digits)');
+      if (!FINDING_ID.test(findingId))
+        throw new UsageError(`--finding must be a finding id (${FINDING_ID_FORM})`);
       const fixes = new FixRepository(database);
       const fix = await fixes.acknowledge(project.id, findingId, 'cli');
       if (fix === null) {

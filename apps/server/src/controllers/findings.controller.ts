@@ -14,7 +14,7 @@ import { ReadAdmitted } from '../http/read-admission.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { ApiGroupPage, ApiReadKey, ApiReportFilters, ApiWindow, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
-import { DEFAULT_LIMIT, FINDING_ID, MAX_LIMIT, parsePage } from '../http/findings-page';
+import { DEFAULT_LIMIT, FINDING_ID, FINDING_ID_FORM, MAX_LIMIT, parsePage } from '../http/findings-page';
 import { MAX_NAMES, parseNamesQuery, parseReportFilter, parseScorecardQuery } from '../http/report-query';
 import type { Principal } from '../services/api-key.service';
 import { FindingsService } from '../services/findings.service';
@@ -94,7 +94,7 @@ export class FindingsController {
 
   @Get('findings/:id')
   @ApiOperation({ summary: 'One finding with its evidence and redacted samples' })
-  @ApiParam({ name: 'id', description: 'A finding id (20 hex digits)' })
+  @ApiParam({ name: 'id', description: `A finding id (${FINDING_ID_FORM})` })
   @ApiReportFilters()
   @ApiOk('FindingDetail')
   @ApiErrors(400, 401, 403, 404)
@@ -103,7 +103,8 @@ export class FindingsController {
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
   ) {
-    if (!FINDING_ID.test(id)) throw new BadRequestException(`"${id}" is not a finding id (20 hex digits)`);
+    if (!FINDING_ID.test(id))
+      throw new BadRequestException(`"${id}" is not a finding id (${FINDING_ID_FORM})`);
     return this.findings.get(principal.projectId, id, parseReportFilter(query));
   }
 }

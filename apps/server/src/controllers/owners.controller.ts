@@ -15,7 +15,7 @@ import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
-import { FINDING_ID, MAX_LIMIT, parseLimitOffset } from '../http/findings-page';
+import { FINDING_ID, FINDING_ID_FORM, MAX_LIMIT, parseLimitOffset } from '../http/findings-page';
 import { ApiAdminKey, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
 import { givenText, optionalText, readJsonObject, requiredText } from '../http/json-body';
@@ -216,6 +216,6 @@ export class OwnersController {
 }
 
 function findingIdOf(id: string): string {
-  if (!FINDING_ID.test(id)) throw new BadRequestException(`"${id}" is not a finding id (20 hex digits)`);
+  if (!FINDING_ID.test(id)) throw new BadRequestException(`"${id}" is not a finding id (${FINDING_ID_FORM})`);
   return id;
 }

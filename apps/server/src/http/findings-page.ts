@@ -6,8 +6,9 @@ import { refuseRepeated } from './text-parameter';
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 500;
 
-/** A finding id: 20 hex digits (`findingId`). */
+/** A finding id (`findingId`), and how the answers that refuse another one describe it. */
 export const FINDING_ID = /^[0-9a-f]{20}$/;
+export const FINDING_ID_FORM = '20 lowercase hex digits';
 
 /** Parses `rule`, `limit` and `offset` of a findings list, answering 400 with what was wrong. */
 export function parsePage(rule: unknown, limit: unknown, offset: unknown): FindingsPage {

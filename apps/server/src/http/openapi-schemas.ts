@@ -15,6 +15,7 @@ import {
   RETRY_LABELS,
   RETRY_WASTE_SAMPLES,
 } from '@errata/domain';
+import { FINDING_ID_FORM } from './findings-page';
 import { DELIVERY_STATUSES } from '../repositories/delivery.repository';
 import { RETRY_WASTE_GROUPINGS } from '../services/retry-waste.service';
 
@@ -73,7 +74,7 @@ const spanId = string('Span id (16 lowercase hex digits).');
 const runId = string(
   'Agent run id: its invoke_agent span id, or `trace:<traceId>` when the trace is the run.',
 );
-const findingId = string('Finding id: 20 hex digits derived from server, tool and rule.');
+const findingId = string(`Finding id: ${FINDING_ID_FORM} derived from server, tool and rule.`);
 const serverName = nullable(
   string('MCP server name (serverInfo.name); null when the server did not say its name.'),
 );

@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FINDING_RULES } from '@errata/domain';
 import { z } from 'zod';
-import { FINDING_ID, MAX_LIMIT, parsePage } from '../http/findings-page';
+import { FINDING_ID, FINDING_ID_FORM, MAX_LIMIT, parsePage } from '../http/findings-page';
 import { parseReportFilter, parseReportQuery, withGroupPage } from '../http/report-query';
 import type { AgentReportsService } from '../services/agent-reports.service';
 import type { Principal } from '../services/api-key.service';
@@ -79,8 +79,8 @@ const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 /** A finding's id, with the pattern in the schema: a client can check it before calling. */
 const FINDING_ID_ARGUMENT = z
   .string()
-  .regex(FINDING_ID, 'a finding id is 20 hex digits (list_findings gives them)')
-  .describe('an id from list_findings (20 hex digits)');
+  .regex(FINDING_ID, `a finding id is ${FINDING_ID_FORM} (list_findings gives them)`)
+  .describe(`an id from list_findings (${FINDING_ID_FORM})`);
 
 function mirrored(payload: { ok: boolean; data: unknown; error: ToolError | null }): CallToolResult {
   return {
