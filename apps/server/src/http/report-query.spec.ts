@@ -33,7 +33,7 @@ describe('parseSeriesQuery', () => {
   });
 
   it('answers 400 with the reason for a missing from, a bad step, an empty window or too many points', () => {
-    expect(message({})).toContain('a series needs "from"');
+    expect(message({})).toContain('a series needs "from" (ISO-8601, a date or a date-time)');
     expect(message({ from: '2026-11-29T00:00:00Z', step: 'week' })).toContain(
       '"step" must be one of hour, day',
     );
