@@ -85,6 +85,16 @@ describe('migrations and readiness', () => {
     });
   });
 
+  it('leaves tool_call no index by time, which no query reads it by', async () => {
+    const { rows } = await sql<{ indexname: string }>`
+      SELECT indexname FROM pg_indexes WHERE tablename = 'tool_call' ORDER BY indexname`.execute(db);
+    expect(rows.map((row) => row.indexname)).toEqual([
+      'tool_call_pkey',
+      'tool_call_retry_of_idx',
+      'tool_call_span_id_idx',
+    ]);
+  });
+
   it('says, after migrating, that read models of older rules are rebuilt at the next start, and how to do it now', async () => {
     // Given read models an older Errata projected
     await new CheckpointRepository().ensure(db, READ_MODELS_PROJECTION, READ_MODELS_VERSION - 1, {
