@@ -1,6 +1,15 @@
+import { SERIES_CALL_MEASURES } from '@errata/domain';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { RollupQueryRepository } from '../apps/server/src/repositories/rollup-query.repository';
+import { seriesBuckets } from '../apps/server/src/rollups/window-slices';
 import { AgentTrace, type ToolCallSpec } from './support/agent-spans';
-import { connectErrataMcp, sendSpans, startTestServer, type TestServer } from './support/server';
+import {
+  connectErrataMcp,
+  defaultProjectId,
+  sendSpans,
+  startTestServer,
+  type TestServer,
+} from './support/server';
 
 /** Tools each retried once, wastefully (a business failure sent again with the same arguments). */
 const RETRIED_TOOLS = 1_200;
@@ -260,10 +269,67 @@ it('bounds the time series by tool to its top groups over the window, folding th
     wastedRetries: RETRIED_TOOLS,
     foldedWastedRetries: RETRIED_TOOLS - 10,
   });
+  // Every retry in the hour of t0 wasted its own 1 to 40 ms (tool-i: 1 + i % 40): the kept tools show theirs, the
+  // folded ones add up to the rest; the hours around it have nothing.
+  const msOf = (key: string) => 1 + (Number(key.slice('test-server/tool-'.length)) % 40);
+  const allMs = keys.reduce((total, key) => total + msOf(key), 0);
+  const keptMs = (limit: number) => keys.slice(0, limit).reduce((total, key) => total + msOf(key), 0);
+  expect(body.points[1]).toMatchObject({ wastedMs: allMs, foldedWastedMs: allMs - keptMs(10) });
+  expect(body.points[1]!.wastedRetriesBy).toEqual(
+    Object.fromEntries(keys.slice(0, 10).map((key) => [key, 1])),
+  );
+  expect(body.points[1]!.wastedMsBy).toEqual(
+    Object.fromEntries(keys.slice(0, 10).map((key) => [key, msOf(key)])),
+  );
+  for (const point of [body.points[0]!, body.points[2]!]) {
+    expect(point).toMatchObject({ wastedRetries: 0, foldedWastedRetries: 0, foldedWastedMs: 0 });
+    expect([point.wastedRetriesBy, point.wastedMsBy]).toEqual([{}, {}]);
+  }
+
+  // The read itself carries the kept tools' rows only: the other 1,190 are ranked, summed and counted in SQL.
+  const [from, to] = [new Date(t0 - 3_600_000), new Date(t0 + 2 * 3_600_000)];
+  const read = await server.app
+    .get(RollupQueryRepository)
+    .seriesSums(
+      { projectId: await defaultProjectId(server.db), from, to, server: null, tool: null, agent: null },
+      seriesBuckets(from, to, 'hour'),
+      'hour',
+      SERIES_CALL_MEASURES,
+      'tool',
+      10,
+    );
+  expect(read.foldedGroups).toBe(RETRIED_TOOLS - 10);
+  expect(read.points.map((point) => point.calls.length)).toEqual([0, 10, 0]);
+  expect(read.points[1]!.folded).toMatchObject({
+    wastedRetries: RETRIED_TOOLS - 10,
+    wastedMs: allMs - keptMs(10),
+  });
 
   const widest = await series('groupBy=tool&groupLimit=100');
   expect(widest.body).toMatchObject({ keptGroups: keys.slice(0, 100), foldedGroups: RETRIED_TOOLS - 100 });
   expect(Object.keys(widest.body.points[1]!.wastedRetriesBy)).toHaveLength(100);
+  expect(widest.body.points[1]).toMatchObject({
+    foldedWastedRetries: RETRIED_TOOLS - 100,
+    foldedWastedMs: allMs - keptMs(100),
+  });
+  // Within one hour's window (a clipped bucket, read from the contributions): cut alike.
+  const clipped = await (
+    await fetch(
+      `${server.url}/api/v1/reports/timeseries?from=${new Date(t0).toISOString()}&to=${new Date(t0 + 1_800_000).toISOString()}&step=hour&groupBy=tool&groupLimit=3`,
+      { headers: { authorization: `Bearer ${server.readKey}` } },
+    )
+  ).json();
+  expect(clipped).toMatchObject({
+    keptGroups: keys.slice(0, 3),
+    foldedGroups: RETRIED_TOOLS - 3,
+    points: [
+      {
+        wastedRetries: RETRIED_TOOLS,
+        foldedWastedRetries: RETRIED_TOOLS - 3,
+        foldedWastedMs: allMs - keptMs(3),
+      },
+    ],
+  });
   // By category, one group: nothing folded.
   const byCategory = await series('');
   expect(byCategory.body).toMatchObject({ keptGroups: ['business'], foldedGroups: 0 });

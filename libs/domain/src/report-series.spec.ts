@@ -38,6 +38,27 @@ describe('seriesPointFromSums', () => {
     });
   });
 
+  it("given only the kept groups' rows with the totals and the folded figures, gives the whole point", () => {
+    const calls = [
+      reportCall('c1', 0, 'tool_error', 'transient', { argsHash: 'a' }),
+      reportCall('c2', 2_000, 'ok', null, { argsHash: 'a' }),
+      reportCall('c3', 10_000, 'tool_error', 'validation', { argsHash: 'b', tool: 'refund' }),
+      reportCall('c4', 10_500, 'tool_error', 'validation', { argsHash: 'b', tool: 'refund' }),
+    ];
+    const sums = sumContributions(contributionsInMemory(traceFactsOfCalls(calls)));
+    const window = { from: new Date('2026-01-01T00:00:00Z'), to: new Date('2026-01-01T01:00:00Z') };
+    const whole = seriesPointFromSums(window, sums.calls, sums.reports);
+    const kept = sums.calls.filter((row) => row.category === 'transient');
+    const folded = { totalRows: sums.calls, wastedRetries: 1, wastedMs: 100 };
+    expect(seriesPointFromSums(window, kept, sums.reports, 'category', folded)).toEqual({
+      ...whole,
+      wastedRetriesBy: { transient: 0 },
+      wastedMsBy: { transient: 0 },
+      foldedWastedRetries: 1,
+      foldedWastedMs: 100,
+    });
+  });
+
   it('given two server/tool pairs whose keys read alike, adds their wasted retries up under that key', () => {
     const calls = [
       reportCall('a1', 0, 'tool_error', 'business', { server: 'acme/files', tool: 'read' }),
@@ -107,6 +128,18 @@ describe('boundSeriesGroups', () => {
     }
     expect(bounded.points[1]).toMatchObject({ foldedWastedRetries: 997, foldedWastedMs: 9_970 });
     expect(bounded.points[1]!.wastedRetriesBy).toEqual({ 'srv/g-1998': 1, 'srv/g-1996': 1, 'srv/g-1994': 1 });
+  });
+
+  it('given points a read cut already by the same rule, cuts them as if they came whole', () => {
+    const keys = Array.from({ length: 40 }, (_, n) => `g-${n % 7}-${n}`);
+    const points = [
+      point(0, Object.fromEntries(keys.map((key, n) => [key, n % 5]))),
+      point(1, Object.fromEntries(keys.filter((_, n) => n % 3 === 0).map((key) => [key, 2]))),
+    ];
+    const read = boundSeriesGroups(points, 8);
+    expect(read.foldedGroups).toBe(32);
+    expect(boundSeriesGroups(read.points, 8, read.foldedGroups)).toEqual(read);
+    expect(boundSeriesGroups(read.points, 3, read.foldedGroups)).toEqual(boundSeriesGroups(points, 3));
   });
 
   it('given no more groups than the limit, keeps them all and folds nothing', () => {

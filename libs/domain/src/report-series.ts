@@ -56,16 +56,32 @@ function sumByKey(groups: readonly RetryWasteGroup[], value: (group: RetryWasteG
   return Object.fromEntries(sums);
 }
 
+/**
+ * What a read that cut a bucket's groups (`boundSeriesGroups`' rule, in SQL) gives beside the kept groups' rows: the
+ * sums over all of the bucket's rows, and the wasted retries and time of the groups it folded (each group's time
+ * rounded as the report rounds it, then added up).
+ */
+export interface FoldedSeriesSums {
+  readonly totalRows: readonly CallSums[];
+  readonly wastedRetries: number;
+  readonly wastedMs: number;
+}
+
+/**
+ * A bucket's point from its sums: `calls` grouped by the retry-waste grouping's dimensions (at least), all of them or,
+ * with `folded`, only the kept groups' rows.
+ */
 export function seriesPointFromSums(
   window: { readonly from: Date; readonly to: Date },
   calls: readonly CallSums[],
   reports: readonly ReportSums[],
   groupBy: RetryWasteGroupBy = 'category',
+  folded: FoldedSeriesSums = { totalRows: calls, wastedRetries: 0, wastedMs: 0 },
 ): SeriesPoint {
   // A point counts; it shows no wasted retries.
-  const retryWaste = retryWasteFromSums(calls, groupBy, () => []);
-  const { totals: escalations } = escalationsFromSums(calls);
-  const coverage = subagentCoverageFromSums(reports, calls);
+  const retryWaste = retryWasteFromSums(calls, groupBy, () => [], folded.totalRows);
+  const { totals: escalations } = escalationsFromSums(folded.totalRows);
+  const coverage = subagentCoverageFromSums(reports, folded.totalRows);
   const callCount = retryWaste.totals.calls;
   const retried = retryWaste.groups.filter((group) => group.retries > 0);
   return {
@@ -84,8 +100,8 @@ export function seriesPointFromSums(
     meanCoverage: coverage.meanCoverage,
     wastedRetriesBy: sumByKey(retried, (group) => group.wastedRetries),
     wastedMsBy: sumByKey(retried, (group) => group.wastedMs),
-    foldedWastedRetries: 0,
-    foldedWastedMs: 0,
+    foldedWastedRetries: folded.wastedRetries,
+    foldedWastedMs: folded.wastedMs,
   };
 }
 
@@ -106,8 +122,16 @@ export interface BoundedSeries {
  * rest folded into each point's `foldedWastedRetries` / `foldedWastedMs`: grouped by tool, every point carried a key
  * per tool the project has, thousands of them, where a chart draws a few and one "other". The groups are the same in
  * every point, so a kept group's bars are whole, and each point still adds up to its totals.
+ *
+ * The points may come cut already, by this same rule, by the read (`RollupQueryRepository.seriesSums` ranks and cuts
+ * in SQL so that thousands of groups are not read out): their `folded…` figures then hold the groups it folded,
+ * `foldedBefore` of them, and cutting again keeps what is left. The SQL repeats this order; change both together.
  */
-export function boundSeriesGroups(points: readonly SeriesPoint[], limit: number): BoundedSeries {
+export function boundSeriesGroups(
+  points: readonly SeriesPoint[],
+  limit: number,
+  foldedBefore = 0,
+): BoundedSeries {
   const totals = new Map<string, number>();
   for (const point of points) {
     for (const [key, n] of Object.entries(point.wastedRetriesBy)) totals.set(key, (totals.get(key) ?? 0) + n);
@@ -126,7 +150,7 @@ export function boundSeriesGroups(points: readonly SeriesPoint[], limit: number)
   };
   return {
     keptGroups,
-    foldedGroups: ranked.length - keptGroups.length,
+    foldedGroups: foldedBefore + ranked.length - keptGroups.length,
     points: points.map((point) => {
       const retries = split(point.wastedRetriesBy);
       const ms = split(point.wastedMsBy);

@@ -7,6 +7,7 @@ import {
   type FindingContribution,
   type FindingRule,
   type FindingSums,
+  type FoldedSeriesSums,
   type OffenceTimeline,
   type ReportSums,
   type RetryWasteGroupBy,
@@ -604,17 +605,24 @@ export class RollupQueryRepository {
   }
 
   /**
-   * Call sums per `callDimensions` and report sums per bucket of `buckets` (adjacent, in order, each within one
-   * `step`): the whole buckets with one read of the rollup at that step, the clipped ones at the edges as windows
-   * of their own. One snapshot.
+   * Per bucket of `buckets` (adjacent, in order, each within one `step`): the call sums of the retry-waste groups
+   * (`groupBy`) the series keeps, those over all the bucket's calls, the wasted retries and time of the groups it folds,
+   * and the report sums. The whole buckets come from one read of the rollup at that step, the clipped ones at the
+   * edges from windows of their own. The groups are ranked and cut in SQL, as `boundSeriesGroups` ranks and cuts them
+   * (most wasted retries over the window, ties by key): grouped by tool over a week of hours, every group's sums of
+   * every bucket made 200,000 rows to read out and cut. One snapshot.
    */
   async seriesSums(
     filter: RollupFilter,
     buckets: readonly SeriesBucket[],
     step: SeriesStep,
     callMeasures: readonly CallMeasure[],
-    callDimensions: readonly string[],
-  ): Promise<{ bucket: SeriesBucket; calls: CallSums[]; reports: ReportSums[] }[]> {
+    groupBy: RetryWasteGroupBy,
+    groupLimit: number,
+  ): Promise<{
+    foldedGroups: number;
+    points: { bucket: SeriesBucket; calls: CallSums[]; folded: FoldedSeriesSums; reports: ReportSums[] }[];
+  }> {
     const callShape = { ...CALL_ROLLUP, measures: callMeasures };
     const reportFilter = { ...filter, server: null, tool: null };
     return this.db
@@ -622,24 +630,137 @@ export class RollupQueryRepository {
       .setIsolationLevel('repeatable read')
       .execute(async (trx) => {
         const whole = buckets.filter((bucket) => bucket.whole);
-        const [wholeCalls, wholeReports] = await Promise.all([
-          this.wholeBucketSums(trx, callShape, filter, whole, step, callDimensions),
-          this.wholeBucketSums(trx, REPORT_ROLLUP, reportFilter, whole, step, []),
-        ]);
+        const calls = await this.seriesCallSums(trx, callShape, filter, buckets, step, groupBy, groupLimit);
+        const wholeReports = await this.wholeBucketSums(trx, REPORT_ROLLUP, reportFilter, whole, step, []);
         const points = [];
         for (const bucket of buckets) {
           const key = bucket.from.toISOString();
-          const window = { from: bucket.from, to: bucket.to };
-          const callRows = bucket.whole
-            ? (wholeCalls.get(key) ?? [])
-            : await this.sumsIn(trx, callShape, { ...filter, ...window }, callDimensions);
           const reportRows = bucket.whole
             ? (wholeReports.get(key) ?? [])
-            : await this.sumsIn(trx, REPORT_ROLLUP, { ...reportFilter, ...window }, []);
-          points.push({ bucket, calls: callRows.map(callSumsOf), reports: reportRows.map(reportSumsOf) });
+            : await this.sumsIn(
+                trx,
+                REPORT_ROLLUP,
+                { ...reportFilter, from: bucket.from, to: bucket.to },
+                [],
+              );
+          points.push({
+            bucket,
+            ...(calls.points.get(key) ?? {
+              calls: [],
+              folded: { totalRows: [], wastedRetries: 0, wastedMs: 0 },
+            }),
+            reports: reportRows.map(reportSumsOf),
+          });
         }
-        return points;
+        return { foldedGroups: calls.foldedGroups, points };
       });
+  }
+
+  /**
+   * The call side of `seriesSums`: one statement over every bucket's rows, summed per bucket and retry-waste group
+   * (the dimensions the report tells groups apart by) and per bucket (the totals), the groups with retries ranked by
+   * their key's wasted retries over the window, the top `groupLimit` keys kept; of the others only their count and
+   * each bucket's wasted retries and time (each group's rounded as the report rounds it) are read.
+   */
+  private async seriesCallSums(
+    db: Kysely<DB>,
+    shape: RollupShape,
+    filter: RollupFilter,
+    buckets: readonly SeriesBucket[],
+    step: SeriesStep,
+    groupBy: RetryWasteGroupBy,
+    groupLimit: number,
+  ) {
+    const points = new Map<string, { calls: CallSums[]; folded: FoldedSeriesSums }>();
+    if (buckets.length === 0) return { foldedGroups: 0, points };
+    const unknown = sql.lit(UNKNOWN_SERVER);
+    // The retry-waste report's groups (`groupOf`): the dimensions it tells them apart by, and their key.
+    const group = {
+      category: { dimensions: ['category'], key: sql`category` },
+      server: { dimensions: ['server'], key: sql`coalesce(server, ${unknown})` },
+      tool: {
+        dimensions: ['server', 'tool'],
+        key: sql`coalesce(server, ${unknown}) || '/' || coalesce(tool, 'null')`,
+      },
+    }[groupBy];
+    // A call of no category is in the group "unknown", with those of category "unknown".
+    const identity = list(
+      groupBy === 'category' ? [`coalesce(category, 'unknown') AS category`] : group.dimensions,
+    );
+    const measures = list(shape.measures);
+    const whole = buckets.filter((bucket) => bucket.whole);
+    const branches = [
+      ...(whole.length === 0
+        ? []
+        : [
+            sql`SELECT bucket AS point, ${identity}, ${measures}
+                  FROM ${sql.table(shape.table)}
+                 WHERE project_id = ${filter.projectId} AND by_agent = ${byAgent(filter, group.dimensions)}
+                   AND bucket_hours = ${STEP_MS[step] / 3_600_000}
+                   AND bucket >= ${whole[0]!.from} AND bucket < ${whole.at(-1)!.to}
+                   AND ${filterConditions(filter, shape)}`,
+          ]),
+      ...(await Promise.all(
+        buckets
+          .filter((bucket) => !bucket.whole)
+          .map(
+            async (bucket) =>
+              sql`SELECT ${bucket.from}::timestamptz AS point, ${identity}, ${measures}
+                    ${await this.windowRows(db, shape, { ...filter, from: bucket.from, to: bucket.to }, group.dimensions)}`,
+          ),
+      )),
+    ];
+    const dimensions = list(group.dimensions);
+    type Row = Record<string, string | null> & {
+      point: Date;
+      grouping_set: number;
+      folded_groups: string;
+    };
+    const { rows } = await sql<Row>`
+      WITH s AS (${sql.join(branches, sql` UNION ALL `)}),
+      g AS (
+        SELECT point, ${dimensions}, ${list(shape.measures.map((m) => `sum(${m}) AS ${m}`))}
+          FROM s GROUP BY point, ${dimensions}),
+      -- The totals from the groups: summing the groups again costs less than summing every row twice.
+      t AS (SELECT point, ${list(shape.measures.map((m) => `sum(${m}) AS ${m}`))} FROM g GROUP BY point),
+      -- A bucket's groups with retries, as the series' points list them (wastedRetriesBy, wastedMsBy).
+      r AS (
+        SELECT point, ${group.key} AS key, wasted_retries, floor((wasted_ns + 500000) / 1000000) AS wasted_ms
+          FROM g WHERE retries > 0),
+      -- boundSeriesGroups' order (most wasted retries over the window, then key in code-unit order, as compareText),
+      -- repeated here to cut in SQL: change both together.
+      ranked AS (SELECT key, sum(wasted_retries) AS wasted_retries FROM r GROUP BY key),
+      kept AS (SELECT key FROM ranked ORDER BY wasted_retries DESC, key COLLATE "C" LIMIT ${groupLimit}),
+      folded AS (
+        SELECT point, sum(wasted_retries) AS wasted_retries, sum(wasted_ms) AS wasted_ms
+          FROM r WHERE key NOT IN (SELECT key FROM kept) GROUP BY point)
+      SELECT t.point, 1 AS grouping_set, ${list(group.dimensions.map((d) => `NULL AS ${d}`))},
+             ${list(shape.measures.map((m) => `t.${m}::text AS ${m}`))},
+             f.wasted_retries::text AS folded_wasted_retries, f.wasted_ms::text AS folded_wasted_ms,
+             ((SELECT count(*) FROM ranked) - (SELECT count(*) FROM kept))::text AS folded_groups
+        FROM t LEFT JOIN folded f ON f.point = t.point
+      UNION ALL
+      SELECT g.point, 0, ${list(group.dimensions.map((d) => `g.${d}`))},
+             ${list(shape.measures.map((m) => `g.${m}::text`))}, NULL, NULL, NULL
+        FROM g WHERE g.retries > 0 AND ${group.key} IN (SELECT key FROM kept)`.execute(db);
+    for (const row of rows) {
+      const key = new Date(row.point).toISOString();
+      const point = points.get(key) ?? {
+        calls: [],
+        folded: { totalRows: [], wastedRetries: 0, wastedMs: 0 },
+      };
+      if (row.grouping_set === 0) point.calls.push(callSumsOf(row));
+      else {
+        // The bucket's row over all its calls, with what its folded groups wasted.
+        point.folded = {
+          totalRows: [callSumsOf(row)],
+          wastedRetries: Number(row['folded_wasted_retries'] ?? 0),
+          wastedMs: Number(row['folded_wasted_ms'] ?? 0),
+        };
+      }
+      points.set(key, point);
+    }
+    return { foldedGroups: Number(rows[0]?.folded_groups ?? 0), points };
   }
 
   /** Sums per whole bucket (keyed by its ISO start), read from the rollup at the bucket's size. */

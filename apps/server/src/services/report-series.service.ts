@@ -10,13 +10,6 @@ import type { SeriesQuery } from '../http/report-query';
 import { RollupQueryRepository } from '../repositories/rollup-query.repository';
 import { seriesBuckets } from '../rollups/window-slices';
 
-/** The call dimensions each retry-waste grouping keys its groups by. */
-const GROUP_DIMENSIONS: Record<RetryWasteGroupBy, readonly string[]> = {
-  category: ['category'],
-  server: ['server'],
-  tool: ['server', 'tool'],
-};
-
 /** The reports' headline figures per hour or day, for the dashboard's charts; each point sums its own window. */
 @Injectable()
 export class ReportSeriesService {
@@ -24,16 +17,21 @@ export class ReportSeriesService {
 
   async series(projectId: number, query: SeriesQuery<RetryWasteGroupBy>) {
     const buckets = seriesBuckets(query.from, query.to, query.step);
+    // The read keeps only the top `groupLimit` groups' rows; bounding orders them and counts the folded ones.
     const sums = await this.rollups.seriesSums(
       { projectId, ...query },
       buckets,
       query.step,
       SERIES_CALL_MEASURES,
-      GROUP_DIMENSIONS[query.groupBy],
+      query.groupBy,
+      query.groupLimit,
     );
     const { keptGroups, foldedGroups, points } = boundSeriesGroups(
-      sums.map(({ bucket, calls, reports }) => seriesPointFromSums(bucket, calls, reports, query.groupBy)),
+      sums.points.map(({ bucket, calls, folded, reports }) =>
+        seriesPointFromSums(bucket, calls, reports, query.groupBy, folded),
+      ),
       query.groupLimit,
+      sums.foldedGroups,
     );
     return {
       rulesVersion: RULES_VERSION,
