@@ -109,7 +109,8 @@ export function parseSeriesQuery<GroupBy extends string>(
   const { step: rawStep, groupLimit: rawGroupLimit, ...rest } = raw;
   const query = parseReportQuery(rest, groupings, defaultGroup);
   const groupLimit = wholeNumber(rawGroupLimit, 'groupLimit', DEFAULT_SERIES_GROUPS, 1, MAX_SERIES_GROUPS);
-  if (query.from === null) throw new BadRequestException('a series needs "from" (ISO-8601, a date or a date-time)');
+  if (query.from === null)
+    throw new BadRequestException('a series needs "from" (ISO-8601, a date or a date-time)');
   const to = query.to ?? now;
   if (query.from >= to) throw new BadRequestException('"from" must be before "to" (which defaults to now)');
   const step =
