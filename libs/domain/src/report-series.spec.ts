@@ -3,15 +3,20 @@ import { reportCall } from './fixtures.spec-helper';
 import { contributionsInMemory, sumContributions, traceFactsOfCalls } from './report-contributions';
 import { boundSeriesGroups, seriesPointFromSums, type SeriesPoint } from './report-series';
 
+/** A transient failure retried to success, and a validation failure retried blindly (wasted): their sums. */
+function recoveredAndWastedSums() {
+  const calls = [
+    reportCall('c1', 0, 'tool_error', 'transient', { argsHash: 'a' }),
+    reportCall('c2', 2_000, 'ok', null, { argsHash: 'a' }),
+    reportCall('c3', 10_000, 'tool_error', 'validation', { argsHash: 'b', tool: 'refund' }),
+    reportCall('c4', 10_500, 'tool_error', 'validation', { argsHash: 'b', tool: 'refund' }),
+  ];
+  return sumContributions(contributionsInMemory(traceFactsOfCalls(calls)));
+}
+
 describe('seriesPointFromSums', () => {
   it('given a recovered transient retry and a wasted blind retry, gives the headline figures of the bucket', () => {
-    const calls = [
-      reportCall('c1', 0, 'tool_error', 'transient', { argsHash: 'a' }),
-      reportCall('c2', 2_000, 'ok', null, { argsHash: 'a' }),
-      reportCall('c3', 10_000, 'tool_error', 'validation', { argsHash: 'b', tool: 'refund' }),
-      reportCall('c4', 10_500, 'tool_error', 'validation', { argsHash: 'b', tool: 'refund' }),
-    ];
-    const sums = sumContributions(contributionsInMemory(traceFactsOfCalls(calls)));
+    const sums = recoveredAndWastedSums();
     const window = { from: new Date('2026-01-01T00:00:00Z'), to: new Date('2026-01-01T01:00:00Z') };
     expect(seriesPointFromSums(window, sums.calls, sums.reports)).toEqual({
       from: '2026-01-01T00:00:00.000Z',
@@ -39,13 +44,7 @@ describe('seriesPointFromSums', () => {
   });
 
   it("given only the kept groups' rows with the totals and the folded figures, gives the whole point", () => {
-    const calls = [
-      reportCall('c1', 0, 'tool_error', 'transient', { argsHash: 'a' }),
-      reportCall('c2', 2_000, 'ok', null, { argsHash: 'a' }),
-      reportCall('c3', 10_000, 'tool_error', 'validation', { argsHash: 'b', tool: 'refund' }),
-      reportCall('c4', 10_500, 'tool_error', 'validation', { argsHash: 'b', tool: 'refund' }),
-    ];
-    const sums = sumContributions(contributionsInMemory(traceFactsOfCalls(calls)));
+    const sums = recoveredAndWastedSums();
     const window = { from: new Date('2026-01-01T00:00:00Z'), to: new Date('2026-01-01T01:00:00Z') };
     const whole = seriesPointFromSums(window, sums.calls, sums.reports);
     const kept = sums.calls.filter((row) => row.category === 'transient');
