@@ -100,9 +100,14 @@ export class AgentTrace {
 
   /**
    * An `errata.escalation` and an `errata.subagent_report` inside a subagent run (DOMAIN.md §5); `report` replaces
-   * report attributes (undefined leaves one out).
+   * report attributes and `escalation` the escalation's (undefined leaves one out).
    */
-  subagentHandBack(agentName: string, startMs: number, report: Attributes = {}): ReadableSpan[] {
+  subagentHandBack(
+    agentName: string,
+    startMs: number,
+    report: Attributes = {},
+    escalation: Attributes = {},
+  ): ReadableSpan[] {
     const agent = this.tracer.startSpan(`invoke_agent ${agentName}`, {
       startTime: startMs,
       attributes: {
@@ -120,6 +125,7 @@ export class AgentTrace {
           attributes: {
             'errata.escalation.target': 'coordinator',
             'errata.escalation.reason': 'refund needs approval; mail jane.doe@example.com',
+            ...escalation,
           },
         },
         parent,
