@@ -88,7 +88,7 @@ describe('dashboard (chromium)', () => {
   async function visit(path: string, heading: string | RegExp): Promise<void> {
     await page.goto(`${server.url}${path}`);
     await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
-    await page.locator('[role=status][aria-busy=true]').first().waitFor({ state: 'detached' });
+    await page.locator('.state-loading').first().waitFor({ state: 'detached' });
   }
 
   const statValue = async (id: string): Promise<string> =>
@@ -913,7 +913,7 @@ describe('dashboard (chromium)', () => {
     const agent = agents[0]!;
     await agentSelect.selectOption(agent);
     await page.waitForURL((url) => url.searchParams.get('agent') === agent);
-    await page.locator('[role=status][aria-busy=true]').first().waitFor({ state: 'detached' });
+    await page.locator('.state-loading').first().waitFor({ state: 'detached' });
     window = await shownWindow();
     const filtered = await api<{ totals: Record<string, number> }>('reports/retry-waste', {
       ...window,
@@ -934,7 +934,7 @@ describe('dashboard (chromium)', () => {
     expect(await agentOptions()).toContainEqual(['no-such-agent', '\u2068no-such-agent\u2069']);
     await agentSelect.selectOption('');
     await page.waitForURL((url) => !url.searchParams.has('agent') && url.searchParams.get('range') === '24h');
-    await page.locator('[role=status][aria-busy=true]').first().waitFor({ state: 'detached' });
+    await page.locator('.state-loading').first().waitFor({ state: 'detached' });
     expect(await agentSelect.inputValue()).toBe('');
     expect(await agentOptions()).not.toContainEqual(['no-such-agent', '\u2068no-such-agent\u2069']);
   });

@@ -5,9 +5,10 @@ import { keepFocus } from '../focus';
 import { retryFailedRequests, type Loaded } from '../use-api';
 import { useScrollsSideways } from './scroll-box';
 
+/** Said by a screen reader (a polite live region; not `aria-busy`, which would hold the announcement back). */
 function Loading({ what }: { what: string }) {
   return (
-    <div class="state state-loading" role="status" aria-live="polite" aria-busy="true">
+    <div class="state state-loading" role="status" aria-live="polite">
       <span class="spinner" aria-hidden="true" />
       Loading {what}…
     </div>
