@@ -83,6 +83,39 @@ export interface CallNames {
 }
 
 const TRUE = sql<boolean>`TRUE`;
+
+const UNKNOWN = sql.lit(UNKNOWN_SERVER);
+
+/**
+ * The retry-waste report's groups in SQL (`groupOf` in libs/domain): the call dimensions it tells them apart by; the
+ * key the time series names a group by (`wastedRetriesBy`); and the order of groups the report ranks alike (a page's
+ * last tie-breakers: name, then the server that said none before one named "(unknown)").
+ */
+const RETRY_WASTE_GROUPS: Record<
+  RetryWasteGroupBy,
+  {
+    readonly dimensions: readonly string[];
+    readonly key: RawBuilder<unknown>;
+    readonly order: RawBuilder<unknown>;
+  }
+> = {
+  category: {
+    dimensions: ['category'],
+    key: sql`category`,
+    order: sql`coalesce(category, 'unknown') COLLATE "C", category IS NOT NULL`,
+  },
+  server: {
+    dimensions: ['server'],
+    key: sql`coalesce(server, ${UNKNOWN})`,
+    order: sql`coalesce(server, ${UNKNOWN}) COLLATE "C", coalesce(server, '') COLLATE "C", server IS NOT NULL`,
+  },
+  tool: {
+    dimensions: ['server', 'tool'],
+    key: sql`coalesce(server, ${UNKNOWN}) || '/' || coalesce(tool, 'null')`,
+    order: sql`(coalesce(server, ${UNKNOWN}) || '/' || tool) COLLATE "C", coalesce(server, '') COLLATE "C",
+               server IS NOT NULL, tool COLLATE "C"`,
+  },
+};
 const FALSE = sql<boolean>`FALSE`;
 
 function within(column: RawBuilder<unknown>, range: TimeRange): RawBuilder<boolean> {
@@ -220,22 +253,7 @@ export class RollupQueryRepository {
     limit: number,
     offset: number,
   ) {
-    const unknown = sql.lit(UNKNOWN_SERVER);
-    const byGroup = {
-      category: {
-        dimensions: ['category'],
-        order: sql`coalesce(category, 'unknown') COLLATE "C", category IS NOT NULL`,
-      },
-      server: {
-        dimensions: ['server'],
-        order: sql`coalesce(server, ${unknown}) COLLATE "C", coalesce(server, '') COLLATE "C", server IS NOT NULL`,
-      },
-      tool: {
-        dimensions: ['server', 'tool'],
-        order: sql`(coalesce(server, ${unknown}) || '/' || tool) COLLATE "C", coalesce(server, '') COLLATE "C",
-                   server IS NOT NULL, tool COLLATE "C"`,
-      },
-    }[groupBy];
+    const byGroup = RETRY_WASTE_GROUPS[groupBy];
     return this.callSumsPage(filter, measures, {
       groupBy: byGroup.dimensions,
       having: sql<boolean>`sum(retries) > 0 OR sum(unrecovered_chains) > 0`,
@@ -673,16 +691,7 @@ export class RollupQueryRepository {
   ) {
     const points = new Map<string, { calls: CallSums[]; folded: FoldedSeriesSums }>();
     if (buckets.length === 0) return { foldedGroups: 0, points };
-    const unknown = sql.lit(UNKNOWN_SERVER);
-    // The retry-waste report's groups (`groupOf`): the dimensions it tells them apart by, and their key.
-    const group = {
-      category: { dimensions: ['category'], key: sql`category` },
-      server: { dimensions: ['server'], key: sql`coalesce(server, ${unknown})` },
-      tool: {
-        dimensions: ['server', 'tool'],
-        key: sql`coalesce(server, ${unknown}) || '/' || coalesce(tool, 'null')`,
-      },
-    }[groupBy];
+    const group = RETRY_WASTE_GROUPS[groupBy];
     // A call of no category is in the group "unknown", with those of category "unknown".
     const identity = list(
       groupBy === 'category' ? [`coalesce(category, 'unknown') AS category`] : group.dimensions,
