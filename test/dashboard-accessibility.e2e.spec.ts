@@ -11,10 +11,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
-import { AgentTrace } from './support/agent-spans';
 import { contrastRatio, launchChromium } from './support/browser';
-import { seedWithDemo } from './support/demo-seed';
-import { sendSpans, startTestServer, type TestServer } from './support/server';
+import { seedOneCallServers, seedWithDemo } from './support/demo-seed';
+import { startTestServer, type TestServer } from './support/server';
 
 let server: TestServer;
 let browser: Browser;
@@ -26,13 +25,7 @@ beforeAll(async () => {
   server = await startTestServer('postgres');
   await seedWithDemo(server);
   const t0 = Date.now() - 3_600_000;
-  const pings = Array.from({ length: 55 }, (_, j) => ({
-    tool: `ping-${j}`,
-    server: `srv-${j}`,
-    startMs: t0 + j * 10,
-    durationMs: 1,
-  }));
-  expect(await sendSpans(server.url, server.ingestKey, new AgentTrace().run('pinger', t0, pings))).toBe(200);
+  await seedOneCallServers(server, 55, t0);
   await server.catchUp();
   browser = await launchChromium();
   // axe is injected as an inline script, which the pages' content-security policy rightly refuses: this context

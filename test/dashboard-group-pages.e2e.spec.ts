@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AgentTrace, type ToolCallSpec } from './support/agent-spans';
 import { launchChromium } from './support/browser';
+import { seedOneCallServers } from './support/demo-seed';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
 
 /** Tools each retried once, wastefully: more groups than the page of 50 shows. */
@@ -28,13 +29,7 @@ beforeAll(async () => {
     200,
   );
   // 55 more servers, one call each: 56 on the scorecard.
-  const pings = Array.from({ length: 55 }, (_, j) => ({
-    tool: `ping-${j}`,
-    server: `srv-${j}`,
-    startMs: t0 + j * 10,
-    durationMs: 1,
-  }));
-  expect(await sendSpans(server.url, server.ingestKey, new AgentTrace().run('pinger', t0, pings))).toBe(200);
+  await seedOneCallServers(server, 55, t0);
   await server.catchUp();
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });

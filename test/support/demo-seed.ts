@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import type { TestServer } from './server';
+import { expect } from 'vitest';
+import { AgentTrace } from './agent-spans';
+import { sendSpans, type TestServer } from './server';
 
 const DEMO = join(__dirname, '../../apps/demo-agent/dist/main.js');
 
@@ -23,4 +25,15 @@ export function seedWithDemo(server: TestServer): Promise<void> {
       (error, _stdout, stderr) => (error ? reject(new Error(`demo failed: ${stderr}`)) : resolve()),
     );
   });
+}
+
+/** Adds `count` servers with one call each (`srv-<j>`, tool `ping-<j>`) from `t0`: enough to page the scorecard. */
+export async function seedOneCallServers(server: TestServer, count: number, t0: number): Promise<void> {
+  const pings = Array.from({ length: count }, (_, j) => ({
+    tool: `ping-${j}`,
+    server: `srv-${j}`,
+    startMs: t0 + j * 10,
+    durationMs: 1,
+  }));
+  expect(await sendSpans(server.url, server.ingestKey, new AgentTrace().run('pinger', t0, pings))).toBe(200);
 }
