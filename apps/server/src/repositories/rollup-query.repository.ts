@@ -154,6 +154,27 @@ export class RollupQueryRepository {
     this.db = database.db;
   }
 
+  /**
+   * Runs `read` with this repository's reads, all from one snapshot: a report made of several reads (calls, findings,
+   * subagent reports, samples) sees one state of the rollups. Read apart, a batch the projector committed between
+   * two of them gave a finding more offences than its tool had calls (a rate above 1), or a group without its samples.
+   * The reads share one connection, so they run one after another.
+   */
+  async snapshot<T>(read: (reads: RollupQueryRepository) => Promise<T>): Promise<T> {
+    return this.inOneSnapshot((trx) => {
+      // The prototype is this repository, so the reads are its own, on the transaction's connection.
+      const reads: RollupQueryRepository = Object.create(this);
+      Object.defineProperty(reads, 'db', { value: trx });
+      return read(reads);
+    });
+  }
+
+  /** `read` in a repeatable-read transaction, or in the one under way (`snapshot`): one snapshot for its statements. */
+  private inOneSnapshot<T>(read: (db: Kysely<DB>) => Promise<T>): Promise<T> {
+    if (this.db.isTransaction) return read(this.db);
+    return this.db.transaction().setIsolationLevel('repeatable read').execute(read);
+  }
+
   /** Call sums per server, tool, version and category; only `measures` are summed (the others read 0). */
   async callSums(
     filter: RollupFilter,
@@ -302,11 +323,8 @@ export class RollupQueryRepository {
       tool_count: string;
     };
     // The window's edges are looked up first: one snapshot for both.
-    const { rows } = await this.db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute(async (trx) =>
-        sql<Row>`
+    const { rows } = await this.inOneSnapshot(async (trx) =>
+      sql<Row>`
       WITH g AS (
         SELECT server, server_version, tool, grouping(server_version, tool) AS grouping_set, ${summed}
           ${await this.windowRows(trx, shape, filter, ['server', 'server_version', 'tool'])} AND tool IS NOT NULL
@@ -327,7 +345,7 @@ export class RollupQueryRepository {
              r.grouping_set, r.server, r.server_version, r.tool, ${asText}, r.tool_count::text AS tool_count
         FROM (SELECT 1) AS one
         LEFT JOIN r ON r.grouping_set = 1 OR r.rank <= ${toolLimit}`.execute(trx),
-      );
+    );
     // Past the last server the one row left-joined to nothing only carries the count.
     const versions = rows.filter((row) => row.grouping_set === 1);
     const tools = rows.filter((row) => row.grouping_set === 2);
@@ -371,19 +389,16 @@ export class RollupQueryRepository {
     const byAgent = ['agent_name', 'agent_id'];
     const window = { ...filter, server: null, tool: null, agent: null };
     const toolsOf = filter.server === null ? TRUE : serverCondition(filter.server, shape);
-    return this.db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute(async (trx) => {
-        // A row with a tool is a call's; those without are escalations no failure explains.
-        const { rows } = await sql<{
-          server_count: string;
-          servers: (string | null)[];
-          tool_count: string;
-          tools: string[];
-          agent_count: string;
-          agents: string[];
-        }>`
+    return this.inOneSnapshot(async (trx) => {
+      // A row with a tool is a call's; those without are escalations no failure explains.
+      const { rows } = await sql<{
+        server_count: string;
+        servers: (string | null)[];
+        tool_count: string;
+        tools: string[];
+        agent_count: string;
+        agents: string[];
+      }>`
           WITH p AS (
             SELECT server, tool
               ${await this.windowRows(trx, shape, window, ['server', 'tool'])} AND tool IS NOT NULL
@@ -409,16 +424,16 @@ export class RollupQueryRepository {
                  ARRAY(SELECT tool FROM t ORDER BY tool COLLATE "C" LIMIT ${limit}) AS tools,
                  (SELECT count(*) FROM a)::text AS agent_count,
                  ARRAY(SELECT agent FROM a ORDER BY agent COLLATE "C" LIMIT ${limit}) AS agents`.execute(trx);
-        const row = rows[0]!;
-        return {
-          servers: row.servers,
-          serverCount: Number(row.server_count),
-          tools: row.tools,
-          toolCount: Number(row.tool_count),
-          agents: row.agents,
-          agentCount: Number(row.agent_count),
-        };
-      });
+      const row = rows[0]!;
+      return {
+        servers: row.servers,
+        serverCount: Number(row.server_count),
+        tools: row.tools,
+        toolCount: Number(row.tool_count),
+        agents: row.agents,
+        agentCount: Number(row.agent_count),
+      };
+    });
   }
 
   /** Subagent reports are filtered by window and agent only: they belong to no server or tool. */
@@ -531,10 +546,7 @@ export class RollupQueryRepository {
     measures: readonly string[] = shape.measures,
   ) {
     // One snapshot for the probes and the sums: a batch committed in between cannot change what the probes saw.
-    return this.db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute((trx) => this.sumsIn(trx, { ...shape, measures }, filter, groupBy));
+    return this.inOneSnapshot((trx) => this.sumsIn(trx, { ...shape, measures }, filter, groupBy));
   }
 
   private async sumsIn(db: Kysely<DB>, shape: RollupShape, filter: RollupFilter, groupBy: readonly string[]) {
@@ -590,13 +602,10 @@ export class RollupQueryRepository {
   ): Promise<{ rows: CallSums[]; totals: CallSums; groupCount: number }> {
     const shape = { ...CALL_ROLLUP, measures };
     const groupBy = page.groupBy;
-    return this.db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute(async (trx) => {
-        // One read of the window's rows gives the groups and, as the empty grouping set, the totals.
-        const dimensions = list(groupBy);
-        const { rows } = await sql<Record<string, string | null> & { group_count: string }>`
+    return this.inOneSnapshot(async (trx) => {
+      // One read of the window's rows gives the groups and, as the empty grouping set, the totals.
+      const dimensions = list(groupBy);
+      const { rows } = await sql<Record<string, string | null> & { group_count: string }>`
           WITH s AS (
             SELECT ${dimensions}, grouping(${dimensions}) AS grouping_set,
                    ${list(measures.map((m) => `sum(${m}) AS ${m}`))}
@@ -611,15 +620,15 @@ export class RollupQueryRepository {
                  ${list([...groupBy.map((d) => `p.${d}`), ...measures.map((m) => `p.${m}::text AS ${m}`)])}
             FROM (SELECT 1) AS one LEFT JOIN p ON TRUE
            ORDER BY p.rank`.execute(trx);
-        // Past the last group the one row left-joined to no group only carries the count and the totals.
-        const groups = rows.filter((row) => row[measures[0]!] !== null);
-        const totals = Object.fromEntries(measures.map((m) => [m, rows[0]![`total_${m}`] ?? null]));
-        return {
-          rows: groups.map(callSumsOf),
-          totals: callSumsOf(totals),
-          groupCount: Number(rows[0]?.group_count ?? 0),
-        };
-      });
+      // Past the last group the one row left-joined to no group only carries the count and the totals.
+      const groups = rows.filter((row) => row[measures[0]!] !== null);
+      const totals = Object.fromEntries(measures.map((m) => [m, rows[0]![`total_${m}`] ?? null]));
+      return {
+        rows: groups.map(callSumsOf),
+        totals: callSumsOf(totals),
+        groupCount: Number(rows[0]?.group_count ?? 0),
+      };
+    });
   }
 
   /**
@@ -643,35 +652,27 @@ export class RollupQueryRepository {
   }> {
     const callShape = { ...CALL_ROLLUP, measures: callMeasures };
     const reportFilter = { ...filter, server: null, tool: null };
-    return this.db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute(async (trx) => {
-        const whole = buckets.filter((bucket) => bucket.whole);
-        const calls = await this.seriesCallSums(trx, callShape, filter, buckets, step, groupBy, groupLimit);
-        const wholeReports = await this.wholeBucketSums(trx, REPORT_ROLLUP, reportFilter, whole, step, []);
-        const points = [];
-        for (const bucket of buckets) {
-          const key = bucket.from.toISOString();
-          const reportRows = bucket.whole
-            ? (wholeReports.get(key) ?? [])
-            : await this.sumsIn(
-                trx,
-                REPORT_ROLLUP,
-                { ...reportFilter, from: bucket.from, to: bucket.to },
-                [],
-              );
-          points.push({
-            bucket,
-            ...(calls.points.get(key) ?? {
-              calls: [],
-              folded: { totalRows: [], wastedRetries: 0, wastedMs: 0 },
-            }),
-            reports: reportRows.map(reportSumsOf),
-          });
-        }
-        return { foldedGroups: calls.foldedGroups, points };
-      });
+    return this.inOneSnapshot(async (trx) => {
+      const whole = buckets.filter((bucket) => bucket.whole);
+      const calls = await this.seriesCallSums(trx, callShape, filter, buckets, step, groupBy, groupLimit);
+      const wholeReports = await this.wholeBucketSums(trx, REPORT_ROLLUP, reportFilter, whole, step, []);
+      const points = [];
+      for (const bucket of buckets) {
+        const key = bucket.from.toISOString();
+        const reportRows = bucket.whole
+          ? (wholeReports.get(key) ?? [])
+          : await this.sumsIn(trx, REPORT_ROLLUP, { ...reportFilter, from: bucket.from, to: bucket.to }, []);
+        points.push({
+          bucket,
+          ...(calls.points.get(key) ?? {
+            calls: [],
+            folded: { totalRows: [], wastedRetries: 0, wastedMs: 0 },
+          }),
+          reports: reportRows.map(reportSumsOf),
+        });
+      }
+      return { foldedGroups: calls.foldedGroups, points };
+    });
   }
 
   /**

@@ -8,6 +8,7 @@ import {
   misclassifiedFromSums,
   offenceKey,
   subagentCoverageFromSums,
+  type CallSums,
 } from '@errata/domain';
 import type { GroupPage, ReportFilter } from '../http/report-query';
 import { RollupQueryRepository, type OffenceGroup } from '../repositories/rollup-query.repository';
@@ -31,29 +32,20 @@ export class AgentReportsService {
   async misclassified(projectId: number, query: ReportFilter & { readonly page: GroupPage }) {
     const { page, ...filters } = query;
     const filter = { projectId, ...filters };
-    const { rows, totals, groupCount } = await this.rollups.misclassifiedPage(
-      filter,
-      MISCLASSIFIED_MEASURES,
-      page.limit,
-      page.offset,
-    );
-    const groups = new Map<string, OffenceGroup>();
-    for (const row of rows) {
-      if (row.tool === null) continue;
-      if (row.sums.empty_as_error > 0n) {
-        const group = { server: row.server, tool: row.tool, rule: 'empty-as-error' } as const;
-        groups.set(offenceKey(group.server, group.tool, group.rule), group);
-      }
-      if (row.sums.failure_as_empty > 0n) {
-        const group = { server: row.server, tool: row.tool, rule: 'failure-as-empty' } as const;
-        groups.set(offenceKey(group.server, group.tool, group.rule), group);
-      }
-    }
-    const timelines = await this.rollups.offenceTimelines(
-      filter,
-      [...groups.values()],
-      MISCLASSIFICATION_SAMPLES,
-    );
+    const { rows, totals, groupCount, timelines } = await this.rollups.snapshot(async (reads) => {
+      const groupPage = await reads.misclassifiedPage(
+        filter,
+        MISCLASSIFIED_MEASURES,
+        page.limit,
+        page.offset,
+      );
+      const samples = await reads.offenceTimelines(
+        filter,
+        misclassifiedOffenceGroups(groupPage.rows),
+        MISCLASSIFICATION_SAMPLES,
+      );
+      return { ...groupPage, timelines: samples };
+    });
     const { groups: shaped, ...report } = misclassifiedFromSums(
       rows,
       (server, tool) =>
@@ -69,10 +61,27 @@ export class AgentReportsService {
 
   async subagentCoverage(projectId: number, query: ReportFilter) {
     const filter = { projectId, ...query };
-    const [reports, calls] = await Promise.all([
-      this.rollups.reportSums(filter),
-      this.rollups.callSums(filter, COVERAGE_CALL_MEASURES),
-    ]);
+    const { reports, calls } = await this.rollups.snapshot(async (reads) => ({
+      reports: await reads.reportSums(filter),
+      calls: await reads.callSums(filter, COVERAGE_CALL_MEASURES),
+    }));
     return subagentCoverageFromSums(reports, calls);
   }
+}
+
+/** The misclassification findings of a page's tools, whose earliest offences are the groups' samples. */
+function misclassifiedOffenceGroups(rows: readonly CallSums[]): OffenceGroup[] {
+  const groups = new Map<string, OffenceGroup>();
+  for (const row of rows) {
+    if (row.tool === null) continue;
+    if (row.sums.empty_as_error > 0n) {
+      const group = { server: row.server, tool: row.tool, rule: 'empty-as-error' } as const;
+      groups.set(offenceKey(group.server, group.tool, group.rule), group);
+    }
+    if (row.sums.failure_as_empty > 0n) {
+      const group = { server: row.server, tool: row.tool, rule: 'failure-as-empty' } as const;
+      groups.set(offenceKey(group.server, group.tool, group.rule), group);
+    }
+  }
+  return [...groups.values()];
 }

@@ -122,10 +122,12 @@ export class FindingsService {
   async servers(projectId: number, query: ScorecardQuery) {
     const { page, toolLimit, ...filter } = query;
     const rollup = { projectId, ...filter };
-    const { groupCount, totals, tools } = await this.rollups.scorecardPage(rollup, page, toolLimit);
-    const serverTools = tools.map((row) => ({ server: row.server, tool: row.tool! }));
-    const findings =
-      serverTools.length === 0 ? [] : await this.rollups.findingSums({ ...rollup, serverTools });
+    const { groupCount, totals, tools, findings } = await this.rollups.snapshot(async (reads) => {
+      const scorecard = await reads.scorecardPage(rollup, page, toolLimit);
+      const serverTools = scorecard.tools.map((row) => ({ server: row.server, tool: row.tool! }));
+      const sums = serverTools.length === 0 ? [] : await reads.findingSums({ ...rollup, serverTools });
+      return { ...scorecard, findings: sums };
+    });
     const { servers: scores, ...scorecard } = scorecardOf(totals, tools, findings, toolLimit);
     return { ...scorecard, groupCount, limit: page.limit, offset: page.offset, toolLimit, servers: scores };
   }
@@ -152,10 +154,10 @@ export class FindingsService {
       tool: finding.tool,
       agent: null,
     };
-    const [calls, findings] = await Promise.all([
-      this.rollups.callSums(filter, ['calls']),
-      this.rollups.findingSums(filter),
-    ]);
+    const { calls, findings } = await this.rollups.snapshot(async (reads) => ({
+      calls: await reads.callSums(filter, ['calls']),
+      findings: await reads.findingSums(filter),
+    }));
     const perVersion = new Map<string, { calls: number; offences: number }>();
     const entry = (version: string) => {
       let found = perVersion.get(version);
@@ -175,22 +177,22 @@ export class FindingsService {
   }
 
   private async findings(filter: RollupFilter, wanted: (row: FindingSums) => boolean, samples: number) {
-    const [calls, allFindings, reports] = await Promise.all([
-      this.rollups.callSums(filter, FINDINGS_CALL_MEASURES),
-      this.rollups.findingSums(filter),
-      this.rollups.reportSums(filter),
-    ]);
-    const findings = allFindings.filter(wanted);
-    const groups = new Map<string, OffenceGroup>();
-    for (const row of findings) {
-      if (row.sums.offences === 0n) continue;
-      groups.set(findingId(row.server, row.tool, row.rule), {
-        server: row.server,
-        tool: row.tool,
-        rule: row.rule,
-      });
-    }
-    const timelines = await this.rollups.offenceTimelines(filter, [...groups.values()], samples);
+    const { calls, findings, reports, timelines } = await this.rollups.snapshot(async (reads) => {
+      const callSums = await reads.callSums(filter, FINDINGS_CALL_MEASURES);
+      const findingSums = (await reads.findingSums(filter)).filter(wanted);
+      const reportSums = await reads.reportSums(filter);
+      const groups = new Map<string, OffenceGroup>();
+      for (const row of findingSums) {
+        if (row.sums.offences === 0n) continue;
+        groups.set(findingId(row.server, row.tool, row.rule), {
+          server: row.server,
+          tool: row.tool,
+          rule: row.rule,
+        });
+      }
+      const offences = await reads.offenceTimelines(filter, [...groups.values()], samples);
+      return { calls: callSums, findings: findingSums, reports: reportSums, timelines: offences };
+    });
     return { report: findingsFromSums({ calls, findings, reports }, timelines), calls, findings };
   }
 }

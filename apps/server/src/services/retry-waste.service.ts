@@ -24,19 +24,22 @@ export class RetryWasteService {
   async report(projectId: number, query: ReportQuery<RetryWasteGroupBy> & { readonly page: GroupPage }) {
     const { page, ...filters } = query;
     const filter = { projectId, ...filters };
-    const { rows, totals, groupCount } = await this.rollups.retryWastePage(
-      filter,
-      RETRY_WASTE_MEASURES,
-      query.groupBy,
-      page.limit,
-      page.offset,
-    );
-    const wasted = await this.rollups.latestWastedRetries(
-      filter,
-      query.groupBy,
-      wastedRetryGroups(rows, query.groupBy),
-      RETRY_WASTE_SAMPLES,
-    );
+    const { rows, totals, groupCount, wasted } = await this.rollups.snapshot(async (reads) => {
+      const groupPage = await reads.retryWastePage(
+        filter,
+        RETRY_WASTE_MEASURES,
+        query.groupBy,
+        page.limit,
+        page.offset,
+      );
+      const samples = await reads.latestWastedRetries(
+        filter,
+        query.groupBy,
+        wastedRetryGroups(groupPage.rows, query.groupBy),
+        RETRY_WASTE_SAMPLES,
+      );
+      return { ...groupPage, wasted: samples };
+    });
     const { groups, ...report } = retryWasteFromSums(
       rows,
       query.groupBy,
