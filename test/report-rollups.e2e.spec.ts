@@ -8,6 +8,7 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import {
   boundSeriesGroups,
+  compareText,
   DEFAULT_SERIES_GROUPS,
   CALL_MEASURES,
   FINDING_MEASURES,
@@ -32,6 +33,7 @@ import {
   type FindingContribution,
   type FindingRule,
   type ReportContribution,
+  UNKNOWN_SERVER,
 } from '@errata/domain';
 import fc from 'fast-check';
 import { sql } from 'kysely';
@@ -46,12 +48,36 @@ const MEASURES: readonly string[] = [...CALL_MEASURES, ...FINDING_MEASURES, ...R
 const START = Date.UTC(2026, 10, 27, 22, 17);
 const SPANS = generatedCorpus({ traces: 160, seed: 7, startMs: START, spacingMs: 26 * 60_000 + 7_000 });
 const END = START + 160 * (26 * 60_000 + 7_000);
+// Agents GET /names lists by more than a name: one known by its id alone, one whose name sorts before lowercase in
+// code-unit order, and subagents without a call: with a report alone, an escalation alone, or both (a report or
+// escalation without a status or target is dropped).
+const OTHER_AGENTS = [0, 1, 2, 3].flatMap((n) => {
+  const at = START + 3 * HOUR + n * 17 * HOUR;
+  const agents = new AgentTrace();
+  // A bare `invoke_agent` span without gen_ai.agent.name: an agent of no name.
+  agents.run('', at, [{ tool: 'lookup_order', startMs: at + 1, durationMs: 5 }], 'coordinator', {
+    'gen_ai.agent.name': undefined,
+    'gen_ai.agent.id': `worker-${n % 2}`,
+  });
+  agents.run('Zed', at + 7 * HOUR, [
+    { tool: 'search_web', server: 'server-1', startMs: at + 7 * HOUR + 1, durationMs: 5 },
+  ]);
+  const dropped = (left: boolean, attribute: string) => (left ? { [attribute]: undefined } : {});
+  return agents.subagentHandBack(
+    `helper-${n}`,
+    at + 11 * HOUR,
+    dropped(n === 1, 'errata.subagent.status'),
+    dropped(n === 0, 'errata.escalation.target'),
+  );
+});
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer('postgres');
   // Out of order, in batches of 40 spans: traces cross batches, so they are re-derived as their spans arrive.
-  const shuffled = [...SPANS].sort((a, b) => a.spanContext().spanId.localeCompare(b.spanContext().spanId));
+  const shuffled = [...SPANS, ...OTHER_AGENTS].sort((a, b) =>
+    a.spanContext().spanId.localeCompare(b.spanContext().spanId),
+  );
   for (let at = 0; at < shuffled.length; at += 40) await deliver(shuffled.slice(at, at + 40));
   await server.catchUp();
 }, 120_000);
@@ -216,6 +242,38 @@ function expectedReports(contributions: Contributions) {
   };
 }
 
+/**
+ * `GET /names` from the contributions in the window: the servers of calls and the tools of `server`'s calls (every
+ * server's without it), and the agents whose calls, escalations or reports count, each by its name or else its id.
+ */
+function expectedNames(contributions: Contributions, server: string | null, limit: number) {
+  const counted = (measures: Record<string, number | bigint>, names: readonly string[]) =>
+    names.some((m) => Number(measures[m] ?? 0) > 0);
+  const calls = contributions.calls.filter((c) => c.tool !== null && counted(c.measures, ['calls']));
+  const ofServer = (s: string | null) =>
+    server === null || s === server || (server === UNKNOWN_SERVER && s === null);
+  const agents = [
+    ...contributions.calls.filter((c) => counted(c.measures, ['calls', 'escalations'])),
+    ...contributions.reports.filter((r) => counted(r.measures, ['reports'])),
+  ].map((c) => c.agentName ?? c.agentId);
+  const listed = <T extends string | null>(names: readonly T[]) => {
+    const distinct = [...new Set(names)].sort(compareText);
+    return { names: distinct.slice(0, limit), count: distinct.length };
+  };
+  const servers = listed(calls.map((c) => c.server));
+  const tools = listed(calls.filter((c) => ofServer(c.server)).map((c) => c.tool!));
+  const named = listed(agents.filter((agent): agent is string => agent !== null));
+  return {
+    limit,
+    servers: servers.names,
+    serverCount: servers.count,
+    tools: tools.names,
+    toolCount: tools.count,
+    agents: named.names,
+    agentCount: named.count,
+  };
+}
+
 async function actualReports(filter: Filter) {
   const q = query(filter);
   const paths = Object.keys(expectedReports({ calls: [], findings: [], reports: [] }));
@@ -228,12 +286,12 @@ async function actualReports(filter: Filter) {
 
 describe('reports from rollups', () => {
   it('hold the whole corpus: every tool call counted once', async () => {
-    const toolCalls = SPANS.filter((span) => span.name.startsWith('tools/call')).length;
+    const toolCalls = [...SPANS, ...OTHER_AGENTS].filter((span) => span.name.startsWith('tools/call')).length;
     const report = (await api('reports/retry-waste')) as { totals: { calls: number } };
     expect(report.totals.calls).toBe(toolCalls);
   });
 
-  it('over any window, agent and server, equal the reports of the contributions that started in it', async () => {
+  it('over any window, agent and server, equal the reports (and the names) of the contributions that started in it', async () => {
     const instant = fc.integer({ min: START - 2 * HOUR, max: END + 2 * HOUR }).map((ms) => new Date(ms));
     await fc.assert(
       fc.asyncProperty(
@@ -241,10 +299,17 @@ describe('reports from rollups', () => {
         fc.option(instant, { nil: null }),
         fc.constantFrom(null, 'support', 'research'),
         fc.constantFrom(null, 'server-0', 'server-1'),
-        async (a, b, agent, byServer) => {
+        // The names' lists cut short, or whole.
+        fc.constantFrom(2, 1_000),
+        async (a, b, agent, byServer, limit) => {
           const [from, to] = a !== null && b !== null && b < a ? [b, a] : [a, b];
           if (from !== null && to !== null && from.getTime() === to.getTime()) return;
           const filter = { from, to, agent, server: byServer };
+          // The names ignore the agent filter; the server filter selects whose tools are listed.
+          const window = { from, to, agent: null, server: null };
+          expect(await api(`names?${query({ ...window, server: byServer })}&limit=${limit}`)).toEqual(
+            expectedNames(await contributionsIn(window), byServer, limit),
+          );
           expect(JSON.parse(JSON.stringify(await actualReports(filter)))).toEqual(
             JSON.parse(
               JSON.stringify(expectedReports(await contributionsIn(filter)), (_key, value: unknown) =>
