@@ -14,8 +14,11 @@ const SAMPLES = [
   4_102_444_799_999_999_000n, // 2099-12-31T23:59:59.999999Z
 ];
 
-/** The key of an event and of its read-model rows is the span's start in microseconds: both sides must agree. */
-describe.each(['postgres', 'pglite'] as Store[])('span times on %s', (store) => {
+/**
+ * The key of an event and of its read-model rows is the span's start in microseconds: both sides must agree. A report
+ * window's bounds go to the database as `Date`s, which each driver writes its own way: both must name the instant.
+ */
+describe.each(['postgres', 'pglite'] as Store[])('times on %s', (store) => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer(store);
@@ -28,6 +31,34 @@ describe.each(['postgres', 'pglite'] as Store[])('span times on %s', (store) => 
         SELECT to_char(${timestampFromMicros(sql`${unixMicros(nanos)}::bigint`)} AT TIME ZONE 'UTC',
                        'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at`.execute(server.db);
       expect(rows[0]!.at).toBe(timestampFromUnixNano(nanos));
+    }
+  });
+
+  it('reads a Date parameter of any year a report window reaches as that instant, 1 BC and 10000 included', async () => {
+    for (const iso of [
+      '0000-02-29T00:00:00.000Z', // Date's year 0: 1 BC
+      '0001-01-01T00:00:00.000Z',
+      '2026-11-30T12:34:56.789Z',
+      '+010000-01-01T00:00:00.000Z',
+    ]) {
+      const { rows } = await sql<{ ms: string }>`
+        SELECT (extract(epoch FROM ${new Date(iso)}::timestamptz) * 1000)::bigint::text AS ms`.execute(
+        server.db,
+      );
+      expect(rows[0]!.ms, iso).toBe(String(Date.parse(iso)));
+    }
+  });
+
+  it('answers a report whose window reaches 10000 where its edges widen to whole hours, or starts in 1 BC', async () => {
+    for (const window of [
+      'to=9999-12-31T23:59:59.999Z',
+      'from=9999-12-31T23:30:00Z',
+      'from=0000-02-29T00:30:00Z&to=2026-12-01',
+    ]) {
+      const response = await fetch(`${server.url}/api/v1/reports/escalations?${window}`, {
+        headers: { authorization: `Bearer ${server.readKey}` },
+      });
+      expect(response.status, window).toBe(200);
     }
   });
 });

@@ -10,6 +10,7 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
+import { timestamptzText } from './timestamps';
 
 /**
  * Kysely over embedded PGlite. PGlite is one session, so the driver hands out its single connection to one
@@ -76,6 +77,13 @@ class PGliteDriver implements Driver {
   }
 }
 
+/**
+ * A query parameter as PGlite is to send it. PGlite writes a `Date` with `toISOString`, which PostgreSQL cannot read
+ * for years before 1 or after 9999 (pg writes them as PostgreSQL does): the same window then failed on the embedded
+ * store only.
+ */
+const parameter = (value: unknown): unknown => (value instanceof Date ? timestamptzText(value) : value);
+
 class PGliteConnection implements DatabaseConnection {
   constructor(private readonly pglite: PGlite) {}
 
@@ -83,7 +91,7 @@ class PGliteConnection implements DatabaseConnection {
     // Parameterless text may hold several statements (migrations); only `exec` runs those.
     const result =
       query.parameters.length > 0
-        ? await this.pglite.query<R>(query.sql, [...query.parameters])
+        ? await this.pglite.query<R>(query.sql, query.parameters.map(parameter))
         : (await this.pglite.exec(query.sql)).at(-1);
     const rows = (result?.rows ?? []) as R[];
     const affected = result?.affectedRows;

@@ -45,6 +45,20 @@ export function isoFromMicrosByDate(micros: number): string {
   return `${iso.slice(0, -1)}${String(micros - millis * 1_000).padStart(3, '0')}Z`;
 }
 
+/**
+ * A `Date` as timestamptz text PostgreSQL reads as that instant: ISO-8601 in UTC, but a year after 9999 without the
+ * sign and zeros of ISO's expanded years (`+010000-…`), and one before 1 as a year BC (`Date`'s year 0 is 1 BC).
+ * PostgreSQL refuses both spellings `toISOString` gives them, and report windows reach them: a `to` in the last hour
+ * of 9999 is widened to its whole hour, 10000-01-01.
+ */
+export function timestamptzText(date: Date): string {
+  const iso = date.toISOString();
+  const year = date.getUTCFullYear();
+  if (year >= 1 && year <= 9999) return iso;
+  const rest = iso.slice(iso.indexOf('-', 1)); // -MM-DDTHH:MM:SS.mmmZ
+  return year > 9999 ? `${year}${rest}` : `${String(1 - year).padStart(4, '0')}${rest} BC`;
+}
+
 /** Nanoseconds → ISO-8601 text, for tools that write rows themselves (the benchmark's COPY ceiling). */
 export function timestampFromUnixNano(unixNano: bigint | string): string {
   return isoFromMicros(unixMicros(unixNano));
