@@ -5,7 +5,8 @@ import {
   timestampFromUnixNano,
   unixMicros,
 } from '../apps/server/src/database/timestamps';
-import { startTestServer, type Store, type TestServer } from './support/server';
+import { AgentTrace } from './support/agent-spans';
+import { sendSpans, startTestServer, type Store, type TestServer } from './support/server';
 
 const SAMPLES = [
   1n,
@@ -59,6 +60,44 @@ describe.each(['postgres', 'pglite'] as Store[])('times on %s', (store) => {
         headers: { authorization: `Bearer ${server.readKey}` },
       });
       expect(response.status, window).toBe(200);
+    }
+  });
+});
+
+/**
+ * A DBA may give Errata's database a DateStyle and a TimeZone of their own (ALTER DATABASE … SET): no answer may
+ * change. pg reads times only in the ISO DateStyle; under 'SQL, DMY' the series' bucket starts read as no instant.
+ */
+describe('a PostgreSQL database with its own DateStyle and TimeZone', () => {
+  let server: TestServer;
+  const HOUR = Date.UTC(2026, 10, 30, 11);
+  beforeAll(async () => {
+    server = await startTestServer('postgres', {}, { DateStyle: 'SQL, DMY', TimeZone: 'Pacific/Auckland' });
+    const calls = [HOUR - 600_000, HOUR + 600_000, HOUR + 2_400_000].map((startMs) => ({
+      tool: 'search',
+      startMs,
+      durationMs: 5,
+    }));
+    expect(
+      await sendSpans(server.url, server.ingestKey, new AgentTrace().run('agent', HOUR - 700_000, calls)),
+    ).toBe(200);
+    await server.catchUp();
+  }, 120_000);
+  afterAll(() => server?.close());
+
+  it('cuts the time series at the same UTC hours, whole and clipped', async () => {
+    for (const [window, calls] of [
+      ['from=2026-11-30T10:00:00Z&to=2026-11-30T12:00:00Z', [1, 2]],
+      ['from=2026-11-30T10:30:00Z&to=2026-11-30T11:45:00Z', [1, 2]],
+    ] as const) {
+      const response = await fetch(`${server.url}/api/v1/reports/timeseries?${window}&step=hour`, {
+        headers: { authorization: `Bearer ${server.readKey}` },
+      });
+      const series = (await response.json()) as { points: { calls: number }[] };
+      expect(
+        series.points.map((point) => point.calls),
+        window,
+      ).toEqual(calls);
     }
   });
 });

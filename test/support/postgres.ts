@@ -28,10 +28,18 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database of its own for one spec file. */
-export async function createTestDatabase(template: string): Promise<TestDatabase> {
+/** A fresh, migrated database of its own for one spec file, with `settings` of its own (ALTER DATABASE … SET). */
+export async function createTestDatabase(
+  template: string,
+  settings: Readonly<Record<string, string>> = {},
+): Promise<TestDatabase> {
   const name = `errata_test_${randomBytes(5).toString('hex')}`;
-  await withAdmin((client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
+  await withAdmin(async (client) => {
+    await client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+    for (const [setting, value] of Object.entries(settings)) {
+      await client.query(`ALTER DATABASE ${name} SET ${setting} = '${value}'`);
+    }
+  });
   return {
     name,
     url: databaseUrlFor(name),

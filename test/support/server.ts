@@ -31,11 +31,19 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** The real service, in process, on an ephemeral port, with a database (or PGlite directory) of its own. */
-export async function startTestServer(store: Store, env: Record<string, string> = {}): Promise<TestServer> {
+/**
+ * The real service, in process, on an ephemeral port, with a database (or PGlite directory) of its own; on PostgreSQL
+ * with the database's own `databaseSettings` (ALTER DATABASE … SET), as a DBA may have set them.
+ */
+export async function startTestServer(
+  store: Store,
+  env: Record<string, string> = {},
+  databaseSettings: Readonly<Record<string, string>> = {},
+): Promise<TestServer> {
   const ingestKey = `test-ingest-${randomBytes(8).toString('hex')}`;
   const readKey = `test-read-${randomBytes(8).toString('hex')}`;
-  const database = store === 'postgres' ? await createTestDatabase(inject('templateDatabase')) : null;
+  const database =
+    store === 'postgres' ? await createTestDatabase(inject('templateDatabase'), databaseSettings) : null;
   const dataDir = await mkdtemp(join(tmpdir(), 'errata-test-'));
   const config = loadConfig({
     PORT: '0',

@@ -51,7 +51,9 @@ export function openDatabase(config: DatabaseConfig, statementBound: StatementBo
     // overrides one set on the role or the database (the server without a bound leaves theirs).
     // idle_in_transaction_session_timeout is always Errata's own, never the role's: it bounds only how long Errata
     // leaves a transaction idle between two statements, never how long a statement runs.
-    const sessionSettings = ['idle_in_transaction_session_timeout=60000'];
+    // DateStyle: pg reads times only in PostgreSQL's ISO output; under a role's or database's 'SQL, DMY' it read the
+    // time series' bucket starts as no instant, and every point came out empty.
+    const sessionSettings = ['idle_in_transaction_session_timeout=60000', 'DateStyle=ISO'];
     if (bound !== null) sessionSettings.push(`statement_timeout=${bound}`);
     // A role's or database's bound would cut a rebuild or a migration off after its first minutes (statement_timeout),
     // or a statement of theirs that waits a moment for a lock the server holds (lock_timeout).
