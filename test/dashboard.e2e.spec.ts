@@ -950,7 +950,7 @@ describe('dashboard (chromium)', () => {
     expect(await back.getAttribute('href')).toBe('/findings?range=24h&rule=empty-as-error&offset=50');
   });
 
-  it('custom range in New York across the autumn DST change: the end not edited keeps its instant; the spring gap says why Apply is off', async () => {
+  it('custom range in New York across the autumn DST change: the inputs say their time zone; the end not edited keeps its instant; the spring gap says why Apply is off', async () => {
     const ny = await browser.newContext({
       timezoneId: 'America/New_York',
       viewport: { width: 1360, height: 900 },
@@ -963,6 +963,13 @@ describe('dashboard (chromium)', () => {
       await tab.getByLabel('Read key').fill(server.readKey);
       await tab.getByRole('button', { name: 'Sign in' }).click();
       await tab.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+      // The inputs speak New York time, beside a window line in UTC: they say so
+      expect(await tab.getByLabel('From', { exact: true }).inputValue()).toBe('2026-11-01T01:00');
+      expect(await tab.locator('p.window').textContent()).toContain('05:00 UTC');
+      for (const input of ['From', 'To']) {
+        const described = await tab.getByLabel(input, { exact: true }).getAttribute('aria-describedby');
+        expect(await tab.locator(`#${described}`).textContent()).toContain('America/New_York');
+      }
       await tab.getByLabel('From', { exact: true }).fill('2026-11-01T00:30');
       await tab.getByRole('button', { name: 'Apply' }).click();
       await tab.waitForURL(/from=2026-11-01T04%3A30/);

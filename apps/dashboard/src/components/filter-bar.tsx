@@ -13,6 +13,11 @@ const fromLocalInput = (value: string): string | null => {
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 };
+/**
+ * The zone the `datetime-local` inputs speak, the browser's: said next to them, as every other time on the page is
+ * UTC (labelled so). Unsaid, a user east or west of UTC read the window's "08:03 UTC" beside a From of 13:33.
+ */
+const inputZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
 
 /** `GET /api/v1/names`: the server and tool names of the window's calls and its agents, each list cut at `limit`. */
 interface CallNames {
@@ -126,6 +131,7 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
                 name="from"
                 value={from ?? toLocalInput(filters.from)}
                 onInput={(e) => setFrom(e.currentTarget.value)}
+                aria-describedby="filter-zone"
               />
             </div>
             <div class="field">
@@ -136,6 +142,7 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
                 name="to"
                 value={to ?? toLocalInput(filters.to)}
                 onInput={(e) => setTo(e.currentTarget.value)}
+                aria-describedby="filter-zone"
               />
             </div>
             <button
@@ -145,6 +152,9 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
             >
               Apply
             </button>
+            <p id="filter-zone" class="field-hint">
+              From and To are in {inputZone()}, your browser's time zone; the times shown are UTC.
+            </p>
             {customProblem && (
               <p id="filter-custom-problem" class="field-problem" role="status">
                 {customProblem}
