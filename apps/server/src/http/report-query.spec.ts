@@ -39,7 +39,11 @@ describe('parseSeriesQuery', () => {
     );
     expect(message({ from: '2026-12-01T00:00:00Z' })).toContain('"from" must be before "to"');
     expect(message({ from: '2026-01-01T00:00:00Z', step: 'hour' })).toContain(
-      `at most ${MAX_SERIES_POINTS} points`,
+      `at most ${MAX_SERIES_POINTS} points (use a shorter window or step=day)`,
+    );
+    // Already in days: step=day is no way out
+    expect(message({ from: '2020-01-01' })).toBe(
+      `the window has 2526 days; a series has at most ${MAX_SERIES_POINTS} points (use a shorter window)`,
     );
     expect(message({ from: '2026-11-29T00:00:00Z', groupBy: 'colour' })).toContain(
       '"groupBy" must be one of',

@@ -121,8 +121,10 @@ export function parseSeriesQuery<GroupBy extends string>(
   }
   const points = seriesLength(query.from, to, step);
   if (points > MAX_SERIES_POINTS) {
+    // Days are the longest step: a window of more days than that has only a shorter window to offer.
+    const instead = step === 'hour' ? 'use a shorter window or step=day' : 'use a shorter window';
     throw new BadRequestException(
-      `the window has ${points} ${step}s; a series has at most ${MAX_SERIES_POINTS} points (use a shorter window or step=day)`,
+      `the window has ${points} ${step}s; a series has at most ${MAX_SERIES_POINTS} points (${instead})`,
     );
   }
   return { ...query, from: query.from, to, step, groupLimit };
