@@ -709,6 +709,23 @@ describe('dashboard (chromium)', () => {
     expect(await notice.textContent()).toContain('"rule" must be one of the rules below, not "bogus"');
   });
 
+  it('a window longer than a series can be (over 1,000 days) shows its figures on every page with charts, and says why the charts are empty', async () => {
+    const tooLong = page.locator('[data-series-too-long]');
+    for (const [path, heading, stat] of [
+      ['/', 'Overview', '[data-stat="calls"]'],
+      ['/retry-waste', 'Retry waste', '[data-stat="wasted-retries"]'],
+      ['/escalations', 'Escalations', '[data-stat="escalations"]'],
+      ['/subagents', 'Subagent coverage', '[data-stat]'],
+    ] as const) {
+      await visit(`${path}?from=2020-01-01`, heading);
+      expect(await page.getByRole('alert').allTextContents(), path).toEqual([]);
+      expect(await page.locator(stat).count(), path).toBeGreaterThan(0);
+      expect(await tooLong.textContent(), path).toContain('They cover at most 1,000 days');
+    }
+    await visit('/?from=2024-06-01', 'Overview'); // 914 days
+    expect(await tooLong.count()).toBe(0);
+  });
+
   it('retry waste by tool over hundreds of tools: the 8 that waste most, one "other", a readable legend', async () => {
     // Given a series grouped by 210 tools (the demo has a handful: its answer is widened)
     const keys = Array.from({ length: 210 }, (_, n) => `srv-${n % 30}/tool-${String(n).padStart(3, '0')}`);

@@ -1,6 +1,6 @@
 import type { SeriesPoint } from '@errata/domain';
 import { describe, expect, it } from 'vitest';
-import { stackedSeries, type SeriesResponse } from './series';
+import { MAX_SERIES_DAYS, seriesFits, stackedSeries, type SeriesResponse } from './series';
 
 const response = (records: Record<string, number>[]): SeriesResponse => ({
   from: '2026-11-30T00:00:00.000Z',
@@ -67,5 +67,19 @@ describe('wasted retries stacked by group', () => {
   it('does not fold a single remaining group into "other"', () => {
     const record = Object.fromEntries(Array.from({ length: 9 }, (_, n) => [`k${n}`, n + 1]));
     expect(stackedSeries(response([record]), byGroup).map((s) => s.name)).not.toContain('other');
+  });
+});
+
+describe('whether the API can chart a window', () => {
+  it('counts the UTC days the window touches from its first, as the API cuts it, up to 1,000', () => {
+    const from = new Date('2024-01-01T00:00:00Z');
+    const days = (n: number) => new Date(from.getTime() + n * 86_400_000);
+    expect(seriesFits(from, days(MAX_SERIES_DAYS))).toBe(true);
+    expect(seriesFits(from, new Date(days(MAX_SERIES_DAYS).getTime() + 1))).toBe(false);
+    // A window starting mid-day touches that day too
+    expect(seriesFits(new Date('2024-01-01T12:00:00Z'), days(MAX_SERIES_DAYS))).toBe(true);
+    expect(seriesFits(new Date('2024-01-01T12:00:00Z'), new Date(days(MAX_SERIES_DAYS).getTime() + 1))).toBe(
+      false,
+    );
   });
 });

@@ -11,6 +11,24 @@ export interface SeriesResponse {
   readonly points: readonly SeriesPoint[];
 }
 
+/** The most points the API cuts a series into (its MAX_SERIES_POINTS): in days, its longest step, this many days. */
+export const MAX_SERIES_DAYS = 1_000;
+const DAY_MS = 86_400_000;
+
+/** Whether the API can chart the window: the UTC days it touches, from `from`'s day on, are at most MAX_SERIES_DAYS. */
+export const seriesFits = (from: Date, to: Date): boolean =>
+  Math.ceil((to.getTime() - Math.floor(from.getTime() / DAY_MS) * DAY_MS) / DAY_MS) <= MAX_SERIES_DAYS;
+
+/** The series of a window too long to chart: no points. */
+export const noSeries = (from: Date, to: Date): SeriesResponse => ({
+  from: from.toISOString(),
+  to: to.toISOString(),
+  step: 'day',
+  keptGroups: [],
+  foldedGroups: 0,
+  points: [],
+});
+
 /** The bucket starts, the x axis of every time chart. */
 export const bucketsOf = (series: SeriesResponse): string[] => series.points.map((point) => point.from);
 

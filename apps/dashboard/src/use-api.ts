@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, getJson, keyRejected, type Params } from './api';
+import type { Filters } from './route';
+import { noSeries, seriesFits, type SeriesResponse } from './series';
 
 export type Loaded<T> =
   | { readonly state: 'loading' }
@@ -66,4 +68,20 @@ export function all<T extends Record<string, Loaded<unknown>>>(
       Object.entries(parts).map(([name, part]) => [name, (part as { data: unknown }).data]),
     ) as never,
   };
+}
+
+/**
+ * `GET /api/v1/reports/timeseries` over the filters' window (`params` carry it, and any breakdown). A window longer
+ * than the API charts (`seriesFits`: over 1,000 days) is not asked for: its 400 took the page's figures down with it.
+ * It reads as a series of no points, `tooLong`: the page shows its figures for the whole window and says why the
+ * charts are empty.
+ */
+export function useSeries(
+  filters: Filters,
+  params: Params,
+): Loaded<SeriesResponse> & { retry: () => void; tooLong: boolean } {
+  const tooLong = !seriesFits(filters.from, filters.to);
+  const loaded = useApi<SeriesResponse>(tooLong ? null : '/api/v1/reports/timeseries', params);
+  if (!tooLong) return { ...loaded, tooLong };
+  return { state: 'ready', data: noSeries(filters.from, filters.to), retry: () => undefined, tooLong };
 }

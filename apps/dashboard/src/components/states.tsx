@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../api';
 import { keepFocus } from '../focus';
+import { MAX_SERIES_DAYS } from '../series';
 import { retryFailedRequests, type Loaded } from '../use-api';
 import { useScrollsSideways } from './scroll-box';
 
@@ -158,6 +159,18 @@ export function UrlNotice({ notices }: { notices: readonly string[] }) {
   return (
     <p class="url-notice" role="status" data-url-notice>
       <strong>This link could not be shown as written.</strong> {notices.join(' ')}
+    </p>
+  );
+}
+
+/** Why a page's charts over time are empty: its window is longer than a series can be (`useSeries`). */
+export function SeriesTooLong({ shown }: { shown: boolean }) {
+  if (!shown) return null;
+  return (
+    <p class="url-notice" role="status" data-series-too-long>
+      <strong>No charts over time for this window.</strong> They cover at most{' '}
+      {MAX_SERIES_DAYS.toLocaleString('en-US')} days; the figures are the whole window's. Choose a shorter
+      window to see them over time.
     </p>
   );
 }

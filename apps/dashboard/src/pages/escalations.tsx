@@ -2,11 +2,11 @@ import type { EscalationReport } from '@errata/domain';
 import type { PageProps } from '../app';
 import { Chart } from '../components/chart';
 import { NoData, NumberCell, PageHeader, Stat } from '../components/figures';
-import { Await } from '../components/states';
+import { Await, SeriesTooLong } from '../components/states';
 import { formatPercent, labelOf } from '../format';
 import { reportParams } from '../route';
-import { bucketsOf, seriesOf, type SeriesResponse } from '../series';
-import { all, useApi } from '../use-api';
+import { bucketsOf, seriesOf } from '../series';
+import { all, useApi, useSeries } from '../use-api';
 import { ScrollBox } from '../components/scroll-box';
 
 type Escalations = Omit<EscalationReport, 'attributions'>;
@@ -14,7 +14,7 @@ type Escalations = Omit<EscalationReport, 'attributions'>;
 export function EscalationsPage({ filters }: PageProps) {
   const params = reportParams(filters);
   const report = useApi<Escalations>('/api/v1/reports/escalations', params);
-  const series = useApi<SeriesResponse>('/api/v1/reports/timeseries', params);
+  const series = useSeries(filters, params);
   const loaded = all({ report, series });
   return (
     <section aria-labelledby="page-title">
@@ -24,6 +24,7 @@ export function EscalationsPage({ filters }: PageProps) {
         carried a customer-facing explanation, a transient failure that was never retried, or a validation
         failure that was never retried with changed arguments.
       </PageHeader>
+      <SeriesTooLong shown={series.tooLong} />
       <Await loaded={loaded} what="escalations" retry={() => (report.retry(), series.retry())}>
         {({ report, series }) => {
           const { totals } = report;

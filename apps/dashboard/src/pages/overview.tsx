@@ -2,11 +2,11 @@ import type { EscalationReport, RetryWasteReport, SubagentCoverageReport } from 
 import type { PageProps } from '../app';
 import { Chart } from '../components/chart';
 import { NoData, PageHeader, Stat } from '../components/figures';
-import { Await } from '../components/states';
+import { Await, SeriesTooLong } from '../components/states';
 import { formatCount, formatDuration, formatPercent } from '../format';
 import { reportParams } from '../route';
-import { bucketsOf, seriesOf, type SeriesResponse } from '../series';
-import { all, useApi } from '../use-api';
+import { bucketsOf, seriesOf } from '../series';
+import { all, useApi, useSeries } from '../use-api';
 
 type Escalations = Omit<EscalationReport, 'attributions'>;
 
@@ -15,7 +15,7 @@ export function OverviewPage({ filters }: PageProps) {
   const retryWaste = useApi<RetryWasteReport>('/api/v1/reports/retry-waste', params);
   const escalations = useApi<Escalations>('/api/v1/reports/escalations', params);
   const coverage = useApi<SubagentCoverageReport>('/api/v1/reports/subagent-coverage', params);
-  const series = useApi<SeriesResponse>('/api/v1/reports/timeseries', params);
+  const series = useSeries(filters, params);
   const loaded = all({ retryWaste, escalations, coverage, series });
   const retry = () => [retryWaste, escalations, coverage, series].forEach((part) => part.retry());
   return (
@@ -24,6 +24,7 @@ export function OverviewPage({ filters }: PageProps) {
         What your agents' MCP tool calls cost in failures, wasted retries and hand-offs over the selected
         window.
       </PageHeader>
+      <SeriesTooLong shown={series.tooLong} />
       <Await loaded={loaded} what="the overview" retry={retry}>
         {({ retryWaste, escalations, coverage, series }) => {
           if (

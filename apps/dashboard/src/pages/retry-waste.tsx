@@ -2,12 +2,12 @@ import type { RetryWasteReport } from '@errata/domain';
 import type { PageProps } from '../app';
 import { Chart } from '../components/chart';
 import { CountList, NoData, NumberCell, PageHeader, Stat } from '../components/figures';
-import { Await, UrlNotice } from '../components/states';
+import { Await, UrlNotice, SeriesTooLong } from '../components/states';
 import { formatCount, formatDateTime, formatDuration, labelOf } from '../format';
 import { TimelineLink } from '../components/timeline-link';
 import { navigate, reportParams, withQuery } from '../route';
-import { bucketsOf, STACKED_GROUPS, stackedSeries, type SeriesResponse } from '../series';
-import { all, useApi } from '../use-api';
+import { bucketsOf, STACKED_GROUPS, stackedSeries } from '../series';
+import { all, useApi, useSeries } from '../use-api';
 import { ScrollBox } from '../components/scroll-box';
 import { Name } from '../components/name';
 import { offsetOf, PAGE_SIZE, Pager, PastEnd } from '../components/pager';
@@ -65,7 +65,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
     offset: String(offset),
   });
   // The chart draws 8 groups and "other": one more kept lets a ninth show as itself when there are no others.
-  const series = useApi<SeriesResponse>('/api/v1/reports/timeseries', {
+  const series = useSeries(filters, {
     ...params,
     groupBy,
     groupLimit: String(STACKED_GROUPS + 1),
@@ -77,6 +77,7 @@ export function RetryWastePage({ filters, query }: PageProps) {
         Retries that could not have succeeded: repeated permission and validation errors, retries that ignored
         a declared retry-after, and empty results retried as if they were failures.
       </PageHeader>
+      <SeriesTooLong shown={series.tooLong} />
       <UrlNotice notices={notices} />
       <Await loaded={loaded} what="retry waste" retry={() => (report.retry(), series.retry())}>
         {({ report, series }) => {

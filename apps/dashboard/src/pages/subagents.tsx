@@ -3,16 +3,16 @@ import { COVERAGE_BUCKETS } from '@errata/domain/subagent-report-elements';
 import type { PageProps } from '../app';
 import { Chart } from '../components/chart';
 import { NoData, PageHeader, Stat } from '../components/figures';
-import { Await } from '../components/states';
+import { Await, SeriesTooLong } from '../components/states';
 import { formatCount, formatPercent, labelOf } from '../format';
 import { reportParams } from '../route';
-import { bucketsOf, seriesOf, type SeriesResponse } from '../series';
-import { all, useApi } from '../use-api';
+import { bucketsOf, seriesOf } from '../series';
+import { all, useApi, useSeries } from '../use-api';
 
 export function SubagentsPage({ filters }: PageProps) {
   const params = reportParams(filters);
   const report = useApi<SubagentCoverageReport>('/api/v1/reports/subagent-coverage', params);
-  const series = useApi<SeriesResponse>('/api/v1/reports/timeseries', params);
+  const series = useSeries(filters, params);
   const loaded = all({ report, series });
   return (
     <section aria-labelledby="page-title">
@@ -20,6 +20,7 @@ export function SubagentsPage({ filters }: PageProps) {
         How much of their task subagents report back, and whether partial and failed reports carry what the
         coordinator needs: the category, what was attempted, the partial results and the alternatives.
       </PageHeader>
+      <SeriesTooLong shown={series.tooLong} />
       <Await loaded={loaded} what="subagent coverage" retry={() => (report.retry(), series.retry())}>
         {({ report, series }) => {
           if (report.reports === 0) return <NoData what="subagent reports" filters={filters} />;
