@@ -2,8 +2,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client } from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { AgentReportsService } from '../apps/server/src/services/agent-reports.service';
+import { ApiKeyService } from '../apps/server/src/services/api-key.service';
+import { FindingsService } from '../apps/server/src/services/findings.service';
 import { ReadAdmission } from '../apps/server/src/services/read-admission';
-import { connectErrataMcp, startTestServer, type TestServer } from './support/server';
+import { connectErrataMcp, defaultProjectId, startTestServer, type TestServer } from './support/server';
 import { until } from './support/until';
 
 let server: TestServer;
@@ -181,4 +183,49 @@ it("Errata's MCP read tools take the same places: a call waits in the queue, pas
   expect(coverage).toHaveBeenCalledOnce();
   expect(admission.readsAdmitted).toBe(0);
   await mcp.close();
+}, 60_000);
+
+it('acknowledging a fix takes a place too, over MCP and REST (an id with no fix is looked up in the findings of all time); a read key is refused without one', async () => {
+  const exists = vi.spyOn(server.app.get(FindingsService), 'exists');
+  const { key } = await server.app
+    .get(ApiKeyService)
+    .create(await defaultProjectId(server.db), 'admin', 'cli');
+  const admin = await connectErrataMcp(server.url, key);
+  const reader = await connectErrataMcp(server.url, server.readKey);
+  const unknownId = 'ffffffffffffffffffff';
+  const { first, release } = await holdThePlace();
+  let overMcp: Promise<CallToolResult> | null = null;
+  let overRest: Promise<Response> | null = null;
+  try {
+    // Refused for its key at once, whatever the places: it would not have run a query.
+    const notAdmin = (await reader.callTool({
+      name: 'acknowledge_fix',
+      arguments: { findingId: unknownId },
+    })) as CallToolResult;
+    expect(notAdmin.structuredContent).toMatchObject({ ok: false, error: { code: 'ADMIN_KEY_REQUIRED' } });
+    expect(admission.readsWaiting).toBe(0);
+    overMcp = admin.callTool({
+      name: 'acknowledge_fix',
+      arguments: { findingId: unknownId },
+    }) as Promise<CallToolResult>;
+    await until('the MCP acknowledgement to wait for a place', () => admission.readsWaiting === 1);
+    overRest = fetch(`${server.url}/api/v1/findings/${unknownId}/acknowledge`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+    });
+    await until('the REST acknowledgement to wait for a place', () => admission.readsWaiting === 2);
+    expect(exists).not.toHaveBeenCalled();
+  } finally {
+    await release();
+  }
+  expect((await first).status).toBe(200);
+  expect((await overMcp!).structuredContent).toMatchObject({
+    ok: false,
+    error: { code: 'FINDING_NOT_FOUND' },
+  });
+  expect((await overRest!).status).toBe(404);
+  expect(exists).toHaveBeenCalledTimes(2);
+  expect(admission.readsAdmitted).toBe(0);
+  await admin.close();
+  await reader.close();
 }, 60_000);

@@ -13,7 +13,7 @@ import { RetryWasteService } from '../services/retry-waste.service';
 
 /**
  * Errata as an MCP server: Streamable HTTP at `/mcp`, stateless (a server and transport per request, no session),
- * a read key per request. The tools read the caller's project only, each read tool in a place among
+ * a read key per request. The tools read the caller's project only, each in a place among
  * ERRATA_MAX_CONCURRENT_READS (ReadAdmission), as REST's reads.
  */
 @ApiExcludeController()

@@ -14,6 +14,7 @@ import {
 import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
+import { ReadAdmitted } from '../http/read-admission.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { FINDING_ID, FINDING_ID_FORM, MAX_LIMIT, parseLimitOffset } from '../http/findings-page';
 import { ApiAdminKey, QueryParameter } from '../http/openapi';
@@ -153,7 +154,9 @@ export class OwnersController {
     return this.fixes.get(principal.projectId, findingIdOf(findingId));
   }
 
+  // A read place, as the reads': an id with no fix is looked up in the findings over the project's whole history.
   @Post('findings/:id/acknowledge')
+  @UseInterceptors(ReadAdmitted)
   @ApiOperation({ summary: "Record that the server's owner acknowledged the fix" })
   @ApiOk('Fix', { status: 201, description: 'Acknowledged.' })
   @ApiErrors(400, 401, 403, 404, 413)

@@ -283,12 +283,12 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
         openWorldHint: false,
       },
     },
-    // No read place, as REST's POST findings/:id/acknowledge: a write of one event after a lookup by id, not a report.
-    ({ findingId }: { findingId: string }) =>
-      envelope(async () => {
-        if (principal.scope !== 'admin') throw new AdminKeyRequired('acknowledge_fix needs an admin key');
-        return services.fixes.acknowledge(projectId, findingId, 'mcp');
-      }),
+    // A read place, as REST's POST findings/:id/acknowledge takes: an id with no fix is looked up in the findings over
+    // the project's whole history, a report as long as any. A read key is refused before it waits for one.
+    ({ findingId }: { findingId: string }, call: ToolCall) =>
+      principal.scope === 'admin'
+        ? read(call, () => services.fixes.acknowledge(projectId, findingId, 'mcp'))
+        : envelope(() => Promise.reject(new AdminKeyRequired('acknowledge_fix needs an admin key'))),
   );
   // Stateless, one server per request with no stream to send on (GET /mcp is 405): it can never send
   // notifications/tools/list_changed, which the SDK advertises for every server with tools.
