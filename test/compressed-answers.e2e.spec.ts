@@ -231,6 +231,36 @@ describe('the API', () => {
     }
   });
 
+  it('answers a conditional request 304 with the Vary its 200 has (RFC 9110 §15.4.5), compressed or not, on every path that compresses', async () => {
+    const key = { authorization: `Bearer ${server.readKey}` };
+    for (const [path, headers] of [
+      [names, key], // compressed
+      [`${names}&limit=1`, key], // too small to be, but another answer at its URL is
+      ['/docs-json', {}],
+      ['/docs-yaml', {}],
+      ['/docs/', {}],
+      ['/docs/swagger-ui-init.js', {}],
+      ['/docs/swagger-ui-bundle.js', {}], // a file, sent by the static files' handler
+      ['/docs/favicon-32x32.png', {}], // an image, never compressed, at a path whose answers may be
+    ] as const) {
+      // The tag of the answer as it is: a compressed answer's own tag does not revalidate it yet (Express compares
+      // the tags with the identity's); a file's coded tag does (below).
+      const { etag } = (await send(`${server.url}${path}`, headers)).headers;
+      for (const accept of ['gzip, deflate, br', 'identity']) {
+        const ok = await send(`${server.url}${path}`, { ...headers, 'accept-encoding': accept });
+        expect(ok.status, path).toBe(200);
+        expect(varies(ok), `${path} ${accept}`).toBe(true);
+        const notModified = await send(`${server.url}${path}`, {
+          ...headers,
+          'accept-encoding': accept,
+          'if-none-match': path.endsWith('bundle.js') ? ok.headers['etag']! : etag!,
+        });
+        expect(notModified.status, `${path} ${accept}`).toBe(304);
+        expect(notModified.headers['vary'], `${path} ${accept}`).toBe(ok.headers['vary']);
+      }
+    }
+  });
+
   it('sends a small answer as it is', async () => {
     const small = await read(`${names}&limit=1`, { 'accept-encoding': 'gzip, br' });
     expect(small.status).toBe(200);

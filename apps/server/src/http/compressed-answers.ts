@@ -21,7 +21,8 @@ type End = (chunk?: unknown, encoding?: unknown, callback?: unknown) => Response
 /**
  * Express middleware: an answer written whole (`res.send`, `res.json`: Nest's replies and its exception filters',
  * a refusal's 503 or 413 alike) is compressed when the client accepts br or gzip and it is at least
- * COMPRESS_MIN_BYTES, with `Content-Encoding`, `Vary: Accept-Encoding`, its Content-Length and an ETag of its own.
+ * COMPRESS_MIN_BYTES, with `Content-Encoding`, its Content-Length and an ETag of its own; every answer, compressed or
+ * not, 304s included, has `Vary: Accept-Encoding`.
  * Every other header (Cache-Control: no-store, Retry-After, Connection: close) is left as it was. An answer whose
  * headers were sent before its end (a stream, SSE, a file) goes out as written: it is never compressed.
  *
@@ -29,6 +30,11 @@ type End = (chunk?: unknown, encoding?: unknown, callback?: unknown) => Response
  * would otherwise wait for.
  */
 export function compressAnswers(request: Request, response: Response, next: NextFunction): void {
+  // Every answer here, compressed or not (too small, a stream, a 304): another at this URL may be, so caches must key
+  // on Accept-Encoding. Said at once, not at the end: a 304 must carry the Vary its 200 has (RFC 9110 §15.4.5), and
+  // Express and the static files' handler take its Content-Type off before its end, so whether its 200 would have
+  // been compressible can no longer be told there.
+  response.vary('Accept-Encoding');
   const end = response.end as unknown as End;
   const compressingEnd: End = (chunk, encoding, callback) => {
     response.end = end as unknown as Response['end']; // once: whatever follows is written as it comes
@@ -71,8 +77,6 @@ function codingFor(
   if (typeof type !== 'string' || !COMPRESSIBLE.test(type)) return 'identity';
   // A proxy or client that asked for the bytes as they are (RFC 9111 §5.2.2.6).
   if (/\bno-transform\b/i.test(String(response.getHeader('cache-control') ?? ''))) return 'identity';
-  // Whatever its size, another answer at this URL may be compressed: caches must key on Accept-Encoding.
-  response.vary('Accept-Encoding');
   const size =
     typeof chunk === 'string'
       ? Buffer.byteLength(chunk, (encoding as BufferEncoding | undefined) ?? 'utf8')
