@@ -6,9 +6,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import express from 'express';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compressAnswers } from '../apps/server/src/http/compressed-answers';
 import { DASHBOARD_DIR } from '../apps/server/src/http/dashboard';
 import { SWAGGER_UI_DIR } from '../apps/server/src/http/openapi';
 import { AgentTrace } from './support/agent-spans';
@@ -282,7 +289,7 @@ describe('the API', () => {
     }
   });
 
-  it('does not compress the health checks, the OTLP receiver or the MCP endpoint', async () => {
+  it('does not compress the health checks or the OTLP receiver', async () => {
     const accept = { 'accept-encoding': 'gzip, deflate, br' };
     for (const path of ['/healthz', '/readyz']) {
       const answer = await send(`${server.url}${path}`, accept);
@@ -298,11 +305,50 @@ describe('the API', () => {
     );
     expect(otlp.status).toBe(200);
     expect(otlp.headers['content-encoding']).toBeUndefined();
-    // tools/list: some KiB of JSON, as a JSON answer (not SSE), which an MCP client need not expect coded.
-    const mcp = await send(
+  });
+});
+
+describe('the MCP endpoint', () => {
+  it("compresses its JSON answers for the MCP SDK's client over Node's fetch, which asks for them and reads them", async () => {
+    /** The coding of the answer to each JSON-RPC method the client sent. */
+    const codings = new Map<string, string | null>();
+    const mcp = new Client({ name: 'errata-e2e', version: '1.0.0' });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${server.readKey}` } },
+        fetch: async (url, init) => {
+          const response = await fetch(url, init);
+          if (typeof init?.body === 'string') {
+            const { method } = JSON.parse(init.body) as { method: string };
+            codings.set(method, response.headers.get('content-encoding'));
+          }
+          return response;
+        },
+      }),
+    );
+    try {
+      const { tools } = await mcp.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('list_findings');
+      const listed = (await mcp.callTool({ name: 'list_findings', arguments: {} })) as CallToolResult;
+      expect(listed.isError).toBeUndefined();
+      expect(listed.structuredContent).toMatchObject({ ok: true, error: null });
+      // tools/list's answer is some 10 KiB of JSON; initialize's and this tool call's are under 1 KiB. Node 20's fetch
+      // asks for gzip and deflate, a later one for br too.
+      expect(Object.fromEntries(codings)).toEqual({
+        initialize: null,
+        'notifications/initialized': null,
+        'tools/list': expect.stringMatching(/^(?:gzip|br)$/) as string,
+        'tools/call': null,
+      });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('sends a JSON answer as it is to a client that does not ask for a coding', async () => {
+    const answer = await send(
       `${server.url}/mcp`,
       {
-        ...accept,
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
         authorization: `Bearer ${server.readKey}`,
@@ -310,12 +356,72 @@ describe('the API', () => {
       'POST',
       JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
     );
-    expect(mcp.status).toBe(200);
-    expect(mcp.body.length).toBeGreaterThan(1024);
-    expect(mcp.headers['content-encoding']).toBeUndefined();
-    expect(JSON.parse(mcp.body.toString('utf8'))).toMatchObject({
-      id: 1,
-      result: { tools: expect.any(Array) },
+    expect(answer.status).toBe(200);
+    expect(answer.body.length).toBeGreaterThan(1024);
+    expect(answer.headers['content-encoding']).toBeUndefined();
+    expect(Number(answer.headers['content-length'])).toBe(answer.body.length);
+    expect(varies(answer)).toBe(true);
+    const coded = await send(
+      `${server.url}/mcp`,
+      {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${server.readKey}`,
+        'accept-encoding': 'gzip, deflate, br',
+      },
+      'POST',
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    );
+    expect(coded.headers['content-encoding']).toBe('br');
+    expect(Number(coded.headers['content-length'])).toBe(coded.body.length);
+    expect(decoded(coded).equals(answer.body)).toBe(true);
+  });
+
+  it("never holds back an SSE stream: the SDK's server transport answering in SSE behind the same middleware", async () => {
+    // Errata's endpoint answers in JSON; an answer in SSE (the transport's default) must still go out event by event.
+    // The tool waits until the client has read its progress notification, which it never would if the stream were held.
+    const app = express();
+    app.use('/mcp', compressAnswers);
+    let progressRead: () => void = () => undefined;
+    const read = new Promise<void>((resolve) => (progressRead = resolve));
+    app.post('/mcp', async (request, response) => {
+      const mcpServer = new McpServer({ name: 'sse', version: '1.0.0' });
+      mcpServer.registerTool('wait', { description: 'waits for its progress to be read' }, async (extra) => {
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: extra._meta!.progressToken!, progress: 1, message: 'x'.repeat(4096) },
+        });
+        await read;
+        return { content: [{ type: 'text', text: 'y'.repeat(4096) }] };
+      });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      response.on('close', () => void mcpServer.close());
+      await mcpServer.connect(transport);
+      await transport.handleRequest(request, response);
     });
+    const listener = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => listener.once('listening', resolve));
+    const { port } = listener.address() as { port: number };
+    const contentTypes: (string | null)[] = [];
+    const mcp = new Client({ name: 'sse-client', version: '1.0.0' });
+    try {
+      await mcp.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+          fetch: async (url, init) => {
+            const response = await fetch(url, init);
+            contentTypes.push(response.headers.get('content-type'));
+            return response;
+          },
+        }),
+      );
+      const result = await mcp.callTool({ name: 'wait', arguments: {} }, undefined, {
+        onprogress: () => progressRead(),
+      });
+      expect(result.content).toEqual([{ type: 'text', text: 'y'.repeat(4096) }]);
+      expect(contentTypes).toContain('text/event-stream');
+    } finally {
+      await mcp.close();
+      listener.close();
+    }
   });
 });

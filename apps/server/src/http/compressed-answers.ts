@@ -3,12 +3,13 @@ import type { NextFunction, Request, Response } from 'express';
 import { chooseContentCoding, codedEntityTag, CONTENT_CODINGS, type ContentCoding } from './content-coding';
 
 /**
- * The paths whose answers are compressed: the REST API, and the OpenAPI document (`/docs-json`, `/docs-yaml`) and its
- * UI page. Not the OTLP receiver's (a few bytes, and an exporter may not decode an answer it did not expect coded),
- * nor the MCP endpoint's (its transport writes them itself, as a stream when it answers in SSE), nor /healthz and
+ * The paths whose answers are compressed: the REST API, the OpenAPI document (`/docs-json`, `/docs-yaml`) and its
+ * UI page, and the MCP endpoint's JSON answers (tools/list and a report's tool result are KiBs of JSON, to a client
+ * that asked for br or gzip: Node's fetch, under the MCP SDK's client, does, and decodes them). Not the OTLP
+ * receiver's (a few bytes, and an exporter may not decode an answer it did not expect coded), nor /healthz and
  * /readyz (a few bytes, read by probes).
  */
-export const COMPRESSED_PATHS = ['/api', '/docs', '/docs-json', '/docs-yaml'];
+export const COMPRESSED_PATHS = ['/api', '/docs', '/docs-json', '/docs-yaml', '/mcp'];
 
 /** Smaller answers are sent as they are: a few hundred bytes shrink by less than gzip's header and the work cost. */
 const COMPRESS_MIN_BYTES = 1024;
@@ -17,14 +18,19 @@ const COMPRESS_MIN_BYTES = 1024;
 const COMPRESSIBLE = /^(?:text\/|application\/(?:javascript|(?:[\w.-]+\+)?json|(?:x-)?yaml)\s*(?:;|$))/i;
 
 type End = (chunk?: unknown, encoding?: unknown, callback?: unknown) => Response;
+type Write = (chunk: unknown, encoding?: unknown, callback?: unknown) => boolean;
+type WriteHead = (status: number, ...rest: unknown[]) => Response;
 
 /**
  * Express middleware: an answer written whole (`res.send`, `res.json`: Nest's replies and its exception filters',
  * a refusal's 503 or 413 alike) is compressed when the client accepts br or gzip and it is at least
  * COMPRESS_MIN_BYTES, with `Content-Encoding`, its Content-Length and an ETag of its own; every answer, compressed or
  * not, 304s included, has `Vary: Accept-Encoding`.
- * Every other header (Cache-Control: no-store, Retry-After, Connection: close) is left as it was. An answer whose
- * headers were sent before its end (a stream, SSE, a file) goes out as written: it is never compressed.
+ * Every other header (Cache-Control: no-store, Retry-After, Connection: close) is left as it was. So is an answer
+ * whose writer heads it itself (`writeHead`, then `write` and `end`: the MCP transport's) when its head says it is
+ * whole: a Content-Length, of a compressible type; its head and body are held until its end for that. Any other
+ * answer whose headers were sent before its end (a stream, SSE, a file) goes out as written, never held nor
+ * compressed.
  *
  * Compressed on zlib's thread pool, not the event loop: a large report takes milliseconds to compress, which ingest
  * would otherwise wait for.
@@ -36,10 +42,38 @@ export function compressAnswers(request: Request, response: Response, next: Next
   // been compressible can no longer be told there.
   response.vary('Accept-Encoding');
   const end = response.end as unknown as End;
+  const write = response.write as unknown as Write;
+  const writeHead = response.writeHead as unknown as WriteHead;
+  /** The body written so far of an answer held to be compressed whole; null when none is held. */
+  let held: Buffer[] | null = null;
+  const holdingWriteHead: WriteHead = (status, ...rest) => {
+    response.writeHead = writeHead as unknown as Response['writeHead']; // once
+    const [headers] = rest;
+    if (rest.length !== 1 || !holdsWhole(request, status, headers))
+      return writeHead.call(response, status, ...rest);
+    // Set, not sent: the end compresses the body and sends them with its coding.
+    response.statusCode = status;
+    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value as string);
+    held = [];
+    const holdingWrite: Write = (chunk, encoding, callback) => {
+      if (typeof encoding === 'function') [callback, encoding] = [encoding, undefined];
+      held!.push(bytesOf(chunk, encoding));
+      if (typeof callback === 'function') process.nextTick(callback as () => void);
+      return true;
+    };
+    response.write = holdingWrite as unknown as Response['write'];
+    return response;
+  };
   const compressingEnd: End = (chunk, encoding, callback) => {
     response.end = end as unknown as Response['end']; // once: whatever follows is written as it comes
     if (typeof chunk === 'function') [callback, chunk] = [chunk, undefined];
     else if (typeof encoding === 'function') [callback, encoding] = [encoding, undefined];
+    if (held !== null) {
+      response.write = write as unknown as Response['write'];
+      if (chunk !== undefined && chunk !== null) held.push(bytesOf(chunk, encoding));
+      [chunk, encoding] = [Buffer.concat(held), undefined];
+      held = null;
+    }
     const coding = codingFor(request, response, chunk, encoding);
     if (coding === 'identity') return end.call(response, chunk, encoding, callback);
     if (chunk === undefined || chunk === null) {
@@ -47,9 +81,7 @@ export function compressAnswers(request: Request, response: Response, next: Next
       setCodedHeaders(response, coding, null);
       return end.call(response, undefined, undefined, callback);
     }
-    const body = Buffer.isBuffer(chunk)
-      ? chunk
-      : Buffer.from(chunk as string, (encoding as BufferEncoding | undefined) ?? 'utf8');
+    const body = bytesOf(chunk, encoding);
     compress(coding, body, (error, coded) => {
       // The client left meanwhile, or something answered in between (nothing does): nothing more to send.
       if (response.destroyed || response.headersSent) return;
@@ -60,7 +92,38 @@ export function compressAnswers(request: Request, response: Response, next: Next
     return response;
   };
   response.end = compressingEnd as unknown as Response['end'];
+  response.writeHead = holdingWriteHead as unknown as Response['writeHead'];
   next();
+}
+
+/**
+ * Whether an answer headed with `writeHead(status, headers)` is held to be compressed whole: one that will be (see
+ * `codingFor`) and says its length, so it is whole, not a stream (SSE has no length, and is never held).
+ */
+function holdsWhole(request: Request, status: number, headers: unknown): headers is Record<string, unknown> {
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return false;
+  const header = (name: string): string | undefined => {
+    const found = Object.entries(headers).find(([key]) => key.toLowerCase() === name);
+    return found === undefined ? undefined : String(found[1] as string);
+  };
+  if (status < 200 || status === 204 || status === 304) return false;
+  if (header('content-encoding') !== undefined || !COMPRESSIBLE.test(header('content-type') ?? ''))
+    return false;
+  if (/\bno-transform\b/i.test(header('cache-control') ?? '')) return false;
+  const length = Number(header('content-length'));
+  return (
+    Number.isSafeInteger(length) &&
+    chooseContentCoding(
+      request.headers['accept-encoding'],
+      length >= COMPRESS_MIN_BYTES ? CONTENT_CODINGS : [],
+    ) !== 'identity'
+  );
+}
+
+function bytesOf(chunk: unknown, encoding: unknown): Buffer {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+  return Buffer.from(chunk as string, (encoding as BufferEncoding | undefined) ?? 'utf8');
 }
 
 /** The coding this answer goes in; identity for what is not to be compressed. */

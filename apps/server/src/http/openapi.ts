@@ -121,7 +121,7 @@ export function mountOpenApi(app: NestExpressApplication): void {
     next();
   });
   app.use('/docs', docsPageAtItsOwnUrl);
-  // Its script and stylesheets compressed at build (1.9 MB as they are, 0.5 MB in brotli): in front of swagger-ui-dist,
+  // Its script and stylesheets compressed at build (2.0 MB as they are, 0.47 MB in brotli): in front of swagger-ui-dist,
   // which @nestjs/swagger streams as they are, and which still serves its other files (and these, unbuilt).
   serveCodedFiles(app, '/docs/', SWAGGER_UI_DIR, {
     setHeaders: (res) => res.setHeader('x-content-type-options', 'nosniff'),
