@@ -44,6 +44,26 @@ export function compressAnswers(request: Request, response: Response, next: Next
   const end = response.end as unknown as End;
   const write = response.write as unknown as Write;
   const writeHead = response.writeHead as unknown as WriteHead;
+  /** The answer's ETag before it was coded ahead of Express's freshness check; null while it is not. */
+  let identityTag: string | null = null;
+  // Express answers 304 when the request's If-None-Match names the ETag res.send has just set: the identity's. A
+  // compressed answer goes with its own (codedEntityTag), which is what a cache revalidates with, and which never
+  // matched: every revalidation was a full 200. So an answer that will be compressed has its ETag coded before
+  // Express compares, and its 304 says that tag.
+  const expressFresh = freshnessCheck(request);
+  Object.defineProperty(request, 'fresh', {
+    configurable: true,
+    enumerable: true,
+    get: () => {
+      const etag = response.getHeader('etag');
+      const coding = codingFor(request, response, undefined, undefined);
+      if (identityTag === null && coding !== 'identity' && typeof etag === 'string') {
+        identityTag = etag;
+        response.setHeader('ETag', codedEntityTag(etag, coding));
+      }
+      return expressFresh.call(request);
+    },
+  });
   /** The body written so far of an answer held to be compressed whole; null when none is held. */
   let held: Buffer[] | null = null;
   const holdingWriteHead: WriteHead = (status, ...rest) => {
@@ -78,15 +98,18 @@ export function compressAnswers(request: Request, response: Response, next: Next
     if (coding === 'identity') return end.call(response, chunk, encoding, callback);
     if (chunk === undefined || chunk === null) {
       // HEAD: the headers the GET would have, but its coded length is not known without its body.
-      setCodedHeaders(response, coding, null);
+      setCodedHeaders(response, coding, null, identityTag === null);
       return end.call(response, undefined, undefined, callback);
     }
     const body = bytesOf(chunk, encoding);
     compress(coding, body, (error, coded) => {
       // The client left meanwhile, or something answered in between (nothing does): nothing more to send.
       if (response.destroyed || response.headersSent) return;
-      if (error !== null) return void end.call(response, body, undefined, callback);
-      setCodedHeaders(response, coding, coded.length);
+      if (error !== null) {
+        if (identityTag !== null) response.setHeader('ETag', identityTag);
+        return void end.call(response, body, undefined, callback);
+      }
+      setCodedHeaders(response, coding, coded.length, identityTag === null);
       end.call(response, coded, undefined, callback);
     });
     return response;
@@ -145,21 +168,26 @@ function codingFor(
       ? Buffer.byteLength(chunk, (encoding as BufferEncoding | undefined) ?? 'utf8')
       : chunk instanceof Uint8Array
         ? chunk.length
-        : request.method === 'HEAD'
-          ? Number(response.getHeader('content-length')) // what res.send measured of the GET's body
-          : 0;
+        : // No body given: a HEAD's, or Express's freshness check before the body is sent; what res.send measured.
+          Number(response.getHeader('content-length') ?? 0);
   return chooseContentCoding(
     request.headers['accept-encoding'],
     size >= COMPRESS_MIN_BYTES ? CONTENT_CODINGS : [],
   );
 }
 
-function setCodedHeaders(response: Response, coding: ContentCoding, length: number | null): void {
+/** `codeTag`: false when the ETag was coded already, ahead of Express's freshness check. */
+function setCodedHeaders(
+  response: Response,
+  coding: ContentCoding,
+  length: number | null,
+  codeTag: boolean,
+): void {
   response.setHeader('Content-Encoding', coding);
   if (length === null) response.removeHeader('Content-Length');
   else response.setHeader('Content-Length', length);
   const etag = response.getHeader('etag');
-  if (typeof etag === 'string') response.setHeader('ETag', codedEntityTag(etag, coding));
+  if (codeTag && typeof etag === 'string') response.setHeader('ETag', codedEntityTag(etag, coding));
 }
 
 function compress(
@@ -181,4 +209,17 @@ function compress(
     },
     done,
   );
+}
+
+/** Express's `req.fresh` (RFC 9110 §13.1.2, against the answer's ETag and Last-Modified), from its request prototype. */
+function freshnessCheck(request: Request): () => boolean {
+  for (
+    let proto: object | null = Object.getPrototypeOf(request);
+    proto !== null;
+    proto = Object.getPrototypeOf(proto)
+  ) {
+    const getter = Object.getOwnPropertyDescriptor(proto, 'fresh')?.get;
+    if (getter !== undefined) return getter as () => boolean;
+  }
+  throw new Error("Express's request has no `fresh`");
 }
