@@ -16,7 +16,6 @@ import {
   type Span,
   type SpanContext,
 } from '@opentelemetry/api';
-import { hrTime } from '@opentelemetry/core';
 import { ESCALATION_SPAN, MAX_REPORT_LIST_ITEMS, storedText, SUBAGENT_REPORT_SPAN } from '@errata/domain';
 import {
   ATTR_ERRATA_AGENT_ROLE,
@@ -43,6 +42,7 @@ import { oneOf, optionValue } from './option-value';
 import { errataTracer, warnIfNoTracerProvider } from './tracer';
 import type { AgentRole, AgentRun, AgentRunOptions, Escalation, SubagentReport } from './types';
 import { safeDiag } from './safe-diag';
+import { preciseTime } from './precise-time';
 
 interface RunScope {
   readonly conversationId: string | undefined;
@@ -81,7 +81,7 @@ function startRun(options: AgentRunOptions): { span: Span; scope: RunScope } {
   if (role !== undefined) attributes[ATTR_ERRATA_AGENT_ROLE] = role;
   const span = errataTracer().startSpan(
     name === undefined ? GEN_AI_OPERATION_INVOKE_AGENT : `${GEN_AI_OPERATION_INVOKE_AGENT} ${name}`,
-    { kind: SpanKind.INTERNAL, attributes, startTime: hrTime() }, // high-resolution, as tool calls (tool-call-tracer.ts)
+    { kind: SpanKind.INTERNAL, attributes, startTime: preciseTime() }, // high-resolution, as tool calls (tool-call-tracer.ts)
     context.active(),
   );
   warnIfNoTracerProvider(span, 'An agent run');
@@ -132,7 +132,7 @@ function endRun(span: Span, error?: unknown): void {
       span.setAttribute(ATTR_ERROR_TYPE, name);
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
-    span.end(hrTime());
+    span.end(preciseTime());
   } catch (failure) {
     safeDiag(() => diag.error('@errata/sdk: could not end an agent run span', failure));
   }
@@ -195,7 +195,7 @@ function recordInstant(name: string, attributesOf: () => Attributes | null): voi
   try {
     const attributes = attributesOf();
     if (attributes === null) return;
-    const now = hrTime();
+    const now = preciseTime();
     errataTracer()
       .startSpan(name, { kind: SpanKind.INTERNAL, attributes, startTime: now }, context.active())
       .end(now);

@@ -17,12 +17,7 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import {
-  CompositePropagator,
-  hrTime,
-  W3CBaggagePropagator,
-  W3CTraceContextPropagator,
-} from '@opentelemetry/core';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { argsFingerprint, isRecord, storedText } from '@errata/domain';
 import { connectionAttributes, connectionKey, rememberProtocolVersion } from './mcp-connection';
 import {
@@ -47,11 +42,12 @@ import { rememberFinishedCall, takeHints } from './tool-call-hints';
 import { toolErrorAttributes } from './tool-error';
 import { toolResultAttributes } from './tool-result';
 import { safeDiag } from './safe-diag';
+import { preciseTime } from './precise-time';
 import { warnIfNoTracerProvider } from './tracer';
 import { clientCaptureConfig, textLimitBytes } from './capture-config';
 import type { ToolCallCaptureConfig } from './types';
 
-// Spans start and end on the high-resolution clock (`hrTime()`). OpenTelemetry JS would stamp the start with
+// Spans start and end on the high-resolution clock (`preciseTime()`). OpenTelemetry JS would stamp the start with
 // Date.now(), to the millisecond, and the end as start + a precise duration: a retry started right after a
 // failure could then appear to start before that failure ended, and Errata would not count it as a retry.
 
@@ -393,7 +389,7 @@ export class ToolCallTracer {
     const parent = context.active();
     const span = this.tracer().startSpan(
       `${MCP_METHOD_TOOLS_CALL} ${toolName}`,
-      { kind: SpanKind.CLIENT, attributes, startTime: hrTime() },
+      { kind: SpanKind.CLIENT, attributes, startTime: preciseTime() },
       parent,
     );
     warnIfNoTracerProvider(span, 'A tools/call');
@@ -440,7 +436,7 @@ export class ToolCallTracer {
   }
 
   private fail(call: StartedCall, error: unknown): void {
-    const ended = hrTime();
+    const ended = preciseTime();
     const { request } = call.progress;
     if (request === undefined) {
       // Nothing sent (a task-required tool called with callTool) is not the server's error either.
@@ -480,7 +476,7 @@ export class ToolCallTracer {
     call: StartedCall,
     info: { toolName: string; result?: unknown; error?: unknown },
     outcome: unknown,
-    ended: HrTime = hrTime(),
+    ended: HrTime = preciseTime(),
   ) {
     call.progress.requestSent = true;
     call.inFlight.delete(call);
