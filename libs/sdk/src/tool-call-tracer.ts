@@ -187,16 +187,24 @@ const carrierSetter = {
   },
 };
 
-/** Runs `fn` so that nothing it throws, or rejects with when it returns a promise (an async hook), reaches the host. */
+/** Where a failure inside the instrumentation goes: to `diag`, never to the host. */
+function reportFailure(what: string, error: unknown): void {
+  safeDiag(() => diag.error(`@errata/sdk: ${what} failed`, error));
+}
+
+/**
+ * Runs `fn`, host code (a hook), so that nothing it throws, or rejects with when it returns a promise, reaches the
+ * host. The SDK's own steps on the per-call path use a plain try/catch with `reportFailure` instead: they return
+ * nothing, and a closure per step and call is garbage the collector pays for.
+ */
 function fenced(what: string, fn: () => unknown): void {
-  const report = (error: unknown) => safeDiag(() => diag.error(`@errata/sdk: ${what} failed`, error));
   try {
     const returned = fn();
     if (typeof (returned as PromiseLike<unknown> | undefined)?.then === 'function') {
-      Promise.resolve(returned).catch(report);
+      Promise.resolve(returned).catch((error: unknown) => reportFailure(what, error));
     }
   } catch (error) {
-    report(error);
+    reportFailure(what, error);
   }
 }
 
@@ -315,22 +323,27 @@ export class ToolCallTracer {
     started.inFlight.add(started);
     // Sent through `request` itself: the call needs no handing over.
     if (message !== null) started.progress.requestSent = true;
-    const tracedArgs = [...args];
-    if (message === null) tracedArgs[0] = started.params;
+    // `args` is the wrapper's own rest array, made for this call and held by nothing else: no copy to swap in the
+    // params (or the message) that carry the trace context.
+    if (message === null) args[0] = started.params;
     else {
       const tracedMessage = copyOf(message);
       tracedMessage['params'] = started.params;
-      tracedArgs[0] = tracedMessage;
+      args[0] = tracedMessage;
     }
     const idBefore = nextRequestId(client);
     let pending: unknown;
     try {
-      pending = context.with(started.context, () => original.apply(client, tracedArgs));
+      pending = context.with(started.context, () => original.apply(client, args));
     } catch (error) {
       this.fail(started, error);
       throw error;
     }
-    fenced('reading the request id', () => this.noteRequestId(started.span, idBefore, nextRequestId(client)));
+    try {
+      this.noteRequestId(started.span, idBefore, nextRequestId(client));
+    } catch (error) {
+      reportFailure('reading the request id', error);
+    }
     if (!(pending instanceof Promise)) {
       this.succeed(started, pending);
       return pending;
@@ -395,7 +408,7 @@ export class ToolCallTracer {
     warnIfNoTracerProvider(span, 'A tools/call');
     const spanContext = trace.setSpan(parent, span);
     const progress: CallInProgress = { client, requestSent: false, request: undefined };
-    const sentParams = tracedParams(params, spanContext, progress);
+    const sentParams = tracedParams(params, span, spanContext, progress);
     if (sentParams === params) callsByHostParams.set(params, progress);
     return {
       progress,
@@ -421,7 +434,7 @@ export class ToolCallTracer {
    * reading throw, Errata still sees a failed call, not an `ok` one.
    */
   private succeed(call: StartedCall, result: unknown): void {
-    fenced('recording a tools/call result', () => {
+    try {
       if (isRecord(result) && result['isError'] === true) {
         call.span.setAttribute(ATTR_ERROR_TYPE, ERROR_TYPE_TOOL_ERROR);
         call.span.setStatus({ code: SpanStatusCode.ERROR });
@@ -431,8 +444,10 @@ export class ToolCallTracer {
         textLimitBytes: textLimitBytes(call.config),
       });
       call.span.setAttributes(attributes);
-    });
-    this.finish(call, { toolName: call.toolName, result }, result);
+    } catch (error) {
+      reportFailure('recording a tools/call result', error);
+    }
+    this.finish(call, result, false);
   }
 
   private fail(call: StartedCall, error: unknown): void {
@@ -457,7 +472,7 @@ export class ToolCallTracer {
 
   /** `raisedByClient`: the MCP SDK threw without a JSON-RPC error from the server. */
   private recordFailure(call: StartedCall, error: unknown, ended: HrTime, raisedByClient: boolean): void {
-    fenced('recording a tools/call error', () => {
+    try {
       call.span.setStatus({ code: SpanStatusCode.ERROR });
       const { attributes, message } = toolErrorAttributes(error, {
         textLimitBytes: textLimitBytes(call.config),
@@ -467,28 +482,31 @@ export class ToolCallTracer {
       });
       call.span.setAttributes(attributes);
       call.span.setStatus({ code: SpanStatusCode.ERROR, message });
-    });
-    this.finish(call, { toolName: call.toolName, error }, error, ended);
+    } catch (failure) {
+      reportFailure('recording a tools/call error', failure);
+    }
+    this.finish(call, error, true, ended);
   }
 
   /** Runs whatever happened before: the span always ends. */
-  private finish(
-    call: StartedCall,
-    info: { toolName: string; result?: unknown; error?: unknown },
-    outcome: unknown,
-    ended: HrTime = preciseTime(),
-  ) {
+  private finish(call: StartedCall, outcome: unknown, failed: boolean, ended: HrTime = preciseTime()) {
     call.progress.requestSent = true;
     call.inFlight.delete(call);
     // The params copy names this call, and a host may keep what references it (an error's stack can reach the
     // request message): the request's promise would keep the span alive through its context.
     call.progress.request = undefined;
     const hook = call.config.responseHook;
-    if (hook !== undefined) fenced('responseHook', () => hook(call.span, info));
-    fenced('ending a tools/call span', () => {
+    if (hook !== undefined) {
+      const { toolName } = call;
+      const info = failed ? { toolName, error: outcome } : { toolName, result: outcome };
+      fenced('responseHook', () => hook(call.span, info));
+    }
+    try {
       rememberFinishedCall(outcome, call.span.spanContext().spanId, call.attempt);
       call.span.end(ended);
-    });
+    } catch (error) {
+      reportFailure('ending a tools/call span', error);
+    }
   }
 }
 
@@ -500,11 +518,11 @@ export class ToolCallTracer {
  */
 function tracedParams(
   params: Record<string, unknown>,
+  span: Span,
   spanContext: Context,
   call: CallInProgress,
 ): Record<string, unknown> {
-  const span = trace.getSpan(spanContext);
-  if (span === undefined || !isSpanContextValid(span.spanContext())) return params;
+  if (!isSpanContextValid(span.spanContext())) return params;
   const existing = params['_meta'];
   // A `_meta` that is not an object is the host's to send as it is: the server's answer to it is theirs to get.
   if (existing !== undefined && !isRecord(existing)) return params;
