@@ -4,7 +4,7 @@
  * the tool's output schema, a task-required tool called with `callTool`), and the experimental tasks API. Real
  * MCP servers: the SDK's own `Server` in process, and server-everything over stdio.
  */
-import { context } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { classifyToolCall } from '@errata/domain';
@@ -369,7 +369,10 @@ describe('errors the client SDK raises itself', () => {
  * A server whose `ask` tool asks the client for a sample in the middle of the call, with a `_meta.traceparent` that
  * `traceparentOf` makes from the call's own; `slow` waits, so that two calls are in flight; `inner` answers.
  */
-async function samplingServer(traceparentOf: (received: string) => string) {
+async function samplingServer(
+  traceparentOf: (received: string) => string,
+  { contextLost = false }: { contextLost?: boolean } = {},
+) {
   const server = new McpServer({ name: 'asks-back', version: '1.0.0' });
   let releaseSlow!: () => void;
   const slowHeld = new Promise<void>((resolve) => (releaseSlow = resolve));
@@ -401,6 +404,12 @@ async function samplingServer(traceparentOf: (received: string) => string) {
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  if (contextLost) {
+    // As over stdio, where the server's messages reach the client in the context connect() ran in.
+    const deliver = clientSide.onmessage!;
+    clientSide.onmessage = (message, extra) =>
+      context.with(ROOT_CONTEXT, () => deliver.call(clientSide, message, extra));
+  }
   return client;
 }
 
@@ -428,6 +437,22 @@ describe('a request the server sends in the middle of one of several calls in fl
       received.replace(/-[0-9a-f]{16}-/, '-00f067aa0ba902b7-'),
     );
     expect(parentOfInner).toBe(named('invoke_agent parallel').spanContext().spanId);
+  });
+});
+
+describe('a request the server sends in the middle of the only call in flight', () => {
+  it('is handled in that call, once the calls before it on the connection have ended', async () => {
+    // No traceparent to go by: only the calls in flight tell, and the ended ones must have left them.
+    const client = await samplingServer(() => '', { contextLost: true });
+    await client.callTool({ name: 'inner', arguments: {} });
+    await client.callTool({ name: 'ask', arguments: {} });
+    await client.close();
+    const calls = tracing.spans().filter((span) => span.name === 'tools/call inner');
+    const ask = tracing.spans().find((span) => span.name === 'tools/call ask')!;
+    expect(calls.map((span) => span.parentSpanContext?.spanId)).toEqual([
+      undefined,
+      ask.spanContext().spanId,
+    ]);
   });
 });
 

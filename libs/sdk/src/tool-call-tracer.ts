@@ -80,8 +80,47 @@ const CALL_IN_PROGRESS = Symbol('@errata/sdk tools/call in progress');
 /** Calls sent with the host's own params object (uninstrumented ones), which is never written to. */
 const callsByHostParams = new WeakMap<object, CallInProgress>();
 
-/** The recorded calls of each connection (`connectionKey`) not ended yet, for the requests its server sends meanwhile. */
-const callsInFlight = new WeakMap<object, Set<StartedCall>>();
+/**
+ * The recorded calls of one connection not ended yet, oldest first, for the requests its server sends meanwhile: a
+ * list linked through the calls themselves. A Set allocated a new table each time its only entry was deleted, that
+ * is on every call.
+ */
+class CallsInFlight {
+  size = 0;
+  private first: StartedCall | null = null;
+  private last: StartedCall | null = null;
+
+  add(call: StartedCall): void {
+    if (call.inFlightList !== null) return;
+    call.inFlightList = this;
+    call.previousInFlight = this.last;
+    call.nextInFlight = null;
+    if (this.last === null) this.first = call;
+    else this.last.nextInFlight = call;
+    this.last = call;
+    this.size++;
+  }
+
+  delete(call: StartedCall): void {
+    if (call.inFlightList !== this) return;
+    const { previousInFlight: previous, nextInFlight: next } = call;
+    if (previous === null) this.first = next;
+    else previous.nextInFlight = next;
+    if (next === null) this.last = previous;
+    else next.previousInFlight = previous;
+    call.inFlightList = null;
+    call.previousInFlight = null;
+    call.nextInFlight = null;
+    this.size--;
+  }
+
+  *[Symbol.iterator](): IterableIterator<StartedCall> {
+    for (let call = this.first; call !== null; call = call.nextInFlight) yield call;
+  }
+}
+
+/** The calls in flight of each connection (`connectionKey`). */
+const callsInFlight = new WeakMap<object, CallsInFlight>();
 
 /**
  * The context to handle a request from the server in (sampling, elicitation, roots): that of the client's call it
@@ -108,13 +147,13 @@ function contextOfServerRequest(client: object, request: unknown): Context | und
       return parents.size === 1 ? ofTrace[0]?.parent : undefined;
     }
   }
-  return calls.size === 1 ? calls.values().next().value?.context : undefined;
+  return calls.size === 1 ? [...calls][0]?.context : undefined;
 }
 
-function inFlightOn(client: object): Set<StartedCall> {
+function inFlightOn(client: object): CallsInFlight {
   const key = connectionKey(client);
   let calls = callsInFlight.get(key);
-  if (calls === undefined) callsInFlight.set(key, (calls = new Set()));
+  if (calls === undefined) callsInFlight.set(key, (calls = new CallsInFlight()));
   return calls;
 }
 
@@ -174,7 +213,11 @@ interface StartedCall {
   /** The host's `options.signal`, to tell a cancellation from the SDK's own timeout. */
   readonly signal: AbortSignal | undefined;
   /** The calls in flight on the call's connection, this one among them until it ends. */
-  readonly inFlight: Set<StartedCall>;
+  readonly inFlight: CallsInFlight;
+  /** Its place in `inFlight` (CallsInFlight's own): the list it is in, and its neighbours there. */
+  inFlightList: CallsInFlight | null;
+  previousInFlight: StartedCall | null;
+  nextInFlight: StartedCall | null;
 }
 
 /** What NodeTracerProvider.register() installs, for when no host registered a propagator. */
@@ -421,6 +464,9 @@ export class ToolCallTracer {
       attempt: hints.attempt,
       signal: signalOf(options),
       inFlight: inFlightOn(client),
+      inFlightList: null,
+      previousInFlight: null,
+      nextInFlight: null,
     };
   }
 
