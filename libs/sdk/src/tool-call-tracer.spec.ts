@@ -88,6 +88,28 @@ it('an async responseHook that rejects goes to diag, not to the host as an unhan
   }
 });
 
+it('the responseHook gets the tool name with the result, or with the error, of the call its span is for', async () => {
+  const hooked: unknown[] = [];
+  const result = { content: [] };
+  const failure = new Error('refused');
+  const client = {
+    callTool: async (params: { name: string }) => (params.name === 'ok' ? result : Promise.reject(failure)),
+  };
+  const callTool = new ToolCallTracer(
+    () => trace.getTracer('test'),
+    () => ({ responseHook: (span, info) => hooked.push([span.spanContext().spanId, info]) }),
+  ).wrapCallTool(client.callTool as (this: object, ...args: unknown[]) => unknown);
+  await callTool.call(client, { name: 'ok', arguments: {} });
+  await expect(callTool.call(client, { name: 'refuse', arguments: {} })).rejects.toBe(failure);
+  const [ok, refused] = tracing.spans();
+  expect(hooked).toEqual([
+    [ok?.spanContext().spanId, { toolName: 'ok', result }],
+    [refused?.spanContext().spanId, { toolName: 'refuse', error: failure }],
+  ]);
+  expect((hooked[0] as [string, object])[1]).not.toHaveProperty('error');
+  expect((hooked[1] as [string, object])[1]).not.toHaveProperty('result');
+});
+
 it('an error several calls rejected with (a closed connection) names none of them', async () => {
   const { warnings } = captureDiag();
   const closed = new Error('Connection closed');
