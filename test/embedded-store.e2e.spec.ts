@@ -4,13 +4,19 @@
  * files are written open to everyone: its directory must not be.
  */
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import type { Server, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CallerGoneError } from '../apps/server/src/database/abandoned-reads';
 import { EventRepository } from '../apps/server/src/repositories/event.repository';
+import { RollupQueryRepository } from '../apps/server/src/repositories/rollup-query.repository';
 import { ProjectorService } from '../apps/server/src/services/projector.service';
+import { ReadAdmission } from '../apps/server/src/services/read-admission';
 import { agentRunEvent } from './support/agent-run-event';
 import { defaultProjectId, startTestServer, type TestServer } from './support/server';
+import { until } from './support/until';
 
 const BACKLOG = 12_000; // six batches of the projector's 2,000
 
@@ -81,3 +87,54 @@ it('answers a request that reads the store between two batches of a catch-up, no
 it('keeps its data directory to its own user (0700), also one an earlier version created open', async () => {
   expect((await stat(join(dataDir, 'pgdata'))).mode & 0o777).toBe(0o700);
 });
+
+it('a read whose client disconnects runs no further statement (PGlite cannot cancel one): its place is freed, nothing logged, and the next read is answered', async () => {
+  const logged: string[] = [];
+  const log = (message: unknown) => void logged.push(String(message));
+  Logger.overrideLogger({ log() {}, warn: log, error: log, debug() {}, verbose() {}, fatal() {} });
+  const places = server.app.get(ReadAdmission);
+  const repository = server.app.get(RollupQueryRepository) as unknown as Record<string, unknown>;
+  const original = repository.callSums as (...args: unknown[]) => Promise<unknown>;
+  // The report stops between its two reads until the test lets it go on: its client leaves meanwhile.
+  let goOn!: () => void;
+  const gone = new Promise<void>((resolve) => (goOn = resolve));
+  let between = false;
+  let stopped: unknown = null;
+  repository.callSums = async function (this: unknown, ...args: unknown[]) {
+    between = true;
+    await gone;
+    return original.apply(this, args).catch((error: unknown) => {
+      stopped = error;
+      throw error;
+    });
+  };
+  // The response of the next request, closed once the server sees its client gone.
+  const http = server.app.getHttpServer() as Server;
+  const responseClosed = new Promise<void>((resolve) =>
+    http.once('request', (_request, response: ServerResponse) => response.once('close', resolve)),
+  );
+  try {
+    const client = new AbortController();
+    const abandoned = fetch(`${server.url}/api/v1/reports/subagent-coverage`, {
+      headers: { authorization: `Bearer ${server.readKey}` },
+      signal: client.signal,
+    }).catch((error: Error) => error);
+    await until('the report to be between its reads', () => between);
+    client.abort();
+    expect(await abandoned).toMatchObject({ name: 'AbortError' });
+    await responseClosed;
+    goOn();
+    await until('the place to be given back', () => places.readsAdmitted === 0, 5_000);
+    expect(stopped).toBeInstanceOf(CallerGoneError);
+    delete repository.callSums;
+    const next = await fetch(`${server.url}/api/v1/reports/subagent-coverage`, {
+      headers: { authorization: `Bearer ${server.readKey}` },
+    });
+    expect(next.status).toBe(200);
+  } finally {
+    goOn();
+    delete repository.callSums;
+    Logger.overrideLogger(['warn', 'error']);
+  }
+  expect(logged).toEqual([]);
+}, 30_000);

@@ -1,6 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Logger } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
 import { Client } from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import type { DB } from '../apps/server/src/database/schema';
+import { RollupQueryRepository } from '../apps/server/src/repositories/rollup-query.repository';
 import { AgentReportsService } from '../apps/server/src/services/agent-reports.service';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { FindingsService } from '../apps/server/src/services/findings.service';
@@ -229,3 +233,93 @@ it('acknowledging a fix takes a place too, over MCP and REST (an id with no fix 
   await admin.close();
   await reader.close();
 }, 60_000);
+
+/**
+ * Makes the subagent-coverage report's read of the call sums sleep 30 s first, on its snapshot's connection: an
+ * admitted read in flight for as long as the test says. Gives back the hook's removal.
+ */
+function sleepInSnapshot(): () => void {
+  const repository = server.app.get(RollupQueryRepository) as unknown as Record<string, unknown>;
+  const original = repository.callSums as (...args: unknown[]) => Promise<unknown>;
+  // An own property of the repository, so the snapshot's reads (whose prototype it is) meet it too.
+  repository.callSums = async function (this: { db: Kysely<DB> }, ...args: unknown[]) {
+    await sql`SELECT pg_sleep(30) /* abandoned read */`.execute(this.db);
+    return original.apply(this, args);
+  };
+  return () => delete repository.callSums;
+}
+
+/** Starts a read whose client can go away: a REST report's fetch, or an MCP client's call of the same report. */
+const ABANDONABLE_READS: Record<string, () => Promise<{ leave(): Promise<void> }>> = {
+  async 'a REST report'() {
+    const client = new AbortController();
+    const abandoned = read('/api/v1/reports/subagent-coverage', client.signal).catch((error: Error) => error);
+    return {
+      async leave() {
+        client.abort();
+        expect(await abandoned).toMatchObject({ name: 'AbortError' });
+      },
+    };
+  },
+  async 'an MCP read tool'() {
+    const mcp = await connectErrataMcp(server.url, server.readKey, 'errata-e2e-leaving');
+    const abandoned = mcp
+      .callTool({ name: 'get_subagent_coverage', arguments: {} })
+      .catch((error: Error) => error);
+    return {
+      async leave() {
+        await mcp.close();
+        await abandoned;
+      },
+    };
+  },
+};
+
+it.each(Object.keys(ABANDONABLE_READS))(
+  '%s admitted, whose client disconnects, stops: its statement is canceled on PostgreSQL, its place and connection freed, nothing logged',
+  async (caller) => {
+    const logged: string[] = [];
+    const log = (message: unknown) => void logged.push(String(message));
+    Logger.overrideLogger({ log() {}, warn: log, error: log, debug() {}, verbose() {}, fatal() {} });
+    const observer = new Client({ connectionString: server.databaseUrl! });
+    await observer.connect();
+    const restore = sleepInSnapshot();
+    const sleeping = async () => {
+      const { rows } = await observer.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'active'
+         AND query LIKE '%pg_sleep(30) /* abandoned read */%' AND pid <> pg_backend_pid()`,
+      );
+      return rows;
+    };
+    try {
+      const abandoned = await ABANDONABLE_READS[caller]!();
+      const [sleeper] = await until('the read to sleep on PostgreSQL', async () => {
+        const rows = await sleeping();
+        return rows.length === 1 && rows;
+      });
+      expect(admission.readsAdmitted).toBe(1);
+      await abandoned.leave();
+      // Canceled on PostgreSQL at once, not run for its 30 s (or until ERRATA_PG_QUERY_TIMEOUT_MS) …
+      await until('the statement to be canceled', async () => (await sleeping()).length === 0, 5_000);
+      await until('the place to be given back', () => admission.readsAdmitted === 0, 5_000);
+      restore();
+      // … so that the only place goes to the next read, answered on a sound connection.
+      const next = await read('/api/v1/reports/subagent-coverage');
+      expect(next.status).toBe(200);
+      // The connection was kept, its transaction rolled back: not closed, not left in the canceled transaction.
+      const { rows } = await observer.query<{ state: string | null }>(
+        'SELECT state FROM pg_stat_activity WHERE pid = $1',
+        [sleeper!.pid],
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.state).not.toMatch(/aborted/);
+    } finally {
+      restore();
+      await observer.end();
+      Logger.overrideLogger(['warn', 'error']);
+    }
+    // A client going away is no failure of Errata's or the database's: no 500, no "database unavailable".
+    expect(logged).toEqual([]);
+  },
+  30_000,
+);

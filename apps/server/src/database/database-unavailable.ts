@@ -67,7 +67,8 @@ export function isDatabaseExhausted(error: unknown): boolean {
  * PostgreSQL canceled the statement (57014): past `statement_timeout`, which the server sets to
  * ERRATA_PG_QUERY_TIMEOUT_MS, or by an operator's `pg_cancel_backend`. Mostly a statement that waited on a lock (a
  * prune's, a migration's) or on a database too busy to answer in time, as a stalled network path's 'Query read
- * timeout' is.
+ * timeout' is. Errata's own cancel of a read whose client went away never comes here: that read fails as
+ * `CallerGoneError` (abandoned-reads.ts).
  */
 export function isStatementCanceled(error: unknown): boolean {
   return error instanceof Error && (error as { code?: unknown }).code === '57014';

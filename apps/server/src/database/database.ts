@@ -6,6 +6,7 @@ import { Logger } from '@nestjs/common';
 import { Kysely, PostgresDialect } from 'kysely';
 import { Client, Pool } from 'pg';
 import { describeDatabaseUrl, MAX_TIMER_MS, type AppConfig } from '../config/app-config';
+import { stoppingAbandonedReads } from './abandoned-reads';
 import { DatabaseUnreachableError, migrateToLatest } from './migrations';
 import { PGliteDialect } from './pglite-dialect';
 import type { DB } from './schema';
@@ -82,7 +83,12 @@ export function openDatabase(config: DatabaseConfig, statementBound: StatementBo
     // pool does not listen: the statement in progress or the next one fails with the error and is answered for
     // there, and the pool drops the connection when it comes back.
     pool.on('connect', (client) => client.on('error', () => undefined));
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const databaseUrl = config.databaseUrl;
+    const db = new Kysely<DB>({
+      dialect: stoppingAbandonedReads(new PostgresDialect({ pool }), (pid) =>
+        cancelStatement(databaseUrl, pid),
+      ),
+    });
     return {
       db,
       kind: 'postgres',
@@ -100,7 +106,8 @@ export function openDatabase(config: DatabaseConfig, statementBound: StatementBo
   chmodSync(dataDir, 0o700);
   const unlock = lockEmbeddedStore(dataDir);
   const pglite = new PGlite(dataDir);
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  // PGlite runs a statement in this process, to its end: an abandoned read only stops before its next one.
+  const db = new Kysely<DB>({ dialect: stoppingAbandonedReads(new PGliteDialect(pglite), null) });
   return {
     db,
     kind: 'pglite',
@@ -110,6 +117,35 @@ export function openDatabase(config: DatabaseConfig, statementBound: StatementBo
     destroy: () => db.destroy().finally(unlock),
   };
 }
+
+/**
+ * Cancels the statement running on backend `pid` (one of a read whose caller went away), from a connection of its
+ * own: the pool's may all be in use, by reads waiting to be canceled among others. A cancel that fails leaves the
+ * statement to run on until statement_timeout (ERRATA_PG_QUERY_TIMEOUT_MS), as before: said, not thrown.
+ */
+async function cancelStatement(databaseUrl: string, pid: number): Promise<void> {
+  const client = new Client({
+    connectionString: databaseUrl,
+    connectionTimeoutMillis: CANCEL_TIMEOUT_MS,
+    query_timeout: CANCEL_TIMEOUT_MS,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT pg_cancel_backend($1)', [pid]);
+  } catch (error) {
+    logger.warn(
+      `could not cancel the statement of a read whose client went away (it runs until ERRATA_PG_QUERY_TIMEOUT_MS): ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    );
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** How long a cancel may take: its read's connection waits for it before anything else is sent on it. */
+const CANCEL_TIMEOUT_MS = 5_000;
 
 /**
  * How much longer than PostgreSQL's statement_timeout pg's client waits for an answer: time for PostgreSQL's cancel

@@ -7,16 +7,18 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import { finalize, from, mergeMap, type Observable } from 'rxjs';
+import { catchError, finalize, from, mergeMap, type Observable } from 'rxjs';
+import { CallerGoneError, readFor } from '../database/abandoned-reads';
 import { READ_RETRY_AFTER_SECONDS, ReadAdmission } from '../services/read-admission';
 
 /** nginx's "client closed request": written to nobody, it only keeps Nest from logging an abandoned read as a 500. */
-const CLIENT_CLOSED_REQUEST = 499;
+const clientClosedRequest = () => new HttpException('the client went away', 499);
 
 /**
  * A read route's place among `ERRATA_MAX_CONCURRENT_READS`, held until its answer is made (or fails). A read waits
  * for a place in a short queue; past it, 503 + Retry-After at once, as an ingest past ERRATA_MAX_CONCURRENT_INGESTS.
- * A read whose client disconnects while it waits leaves the queue without running.
+ * A read whose client disconnects while it waits leaves the queue without running; one answered meanwhile stops:
+ * its statement running on PostgreSQL is canceled, and its place and connection are freed (`readFor`).
  */
 @Injectable()
 export class ReadAdmitted implements NestInterceptor {
@@ -24,9 +26,10 @@ export class ReadAdmitted implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const response = context.switchToHttp().getResponse<Response>();
-    return from(this.admission.enter(clientGone(response))).pipe(
+    const gone = clientGone(response);
+    return from(this.admission.enter(gone)).pipe(
       mergeMap((entry) => {
-        if (entry === 'abandoned') throw new HttpException('the client went away', CLIENT_CLOSED_REQUEST);
+        if (entry === 'abandoned') throw clientClosedRequest();
         if (entry === 'refused') {
           response.setHeader('Retry-After', String(READ_RETRY_AFTER_SECONDS));
           throw new ServiceUnavailableException(
@@ -40,7 +43,14 @@ export class ReadAdmitted implements NestInterceptor {
           this.admission.leave();
         };
         try {
-          return next.handle().pipe(finalize(leave));
+          // The handler's statements are canceled if the client goes (`readFor`): its place and connection freed.
+          return readFor(gone, () => next.handle()).pipe(
+            catchError((error: unknown) => {
+              if (error instanceof CallerGoneError) throw clientClosedRequest();
+              throw error;
+            }),
+            finalize(leave),
+          );
         } catch (error) {
           leave();
           throw error;

@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FINDING_RULES } from '@errata/domain';
 import { z } from 'zod';
+import { readFor } from '../database/abandoned-reads';
 import { FINDING_ID, FINDING_ID_FORM, MAX_LIMIT, parsePage } from '../http/findings-page';
 import { parseReportFilter, parseReportQuery, withGroupPage } from '../http/report-query';
 import type { AgentReportsService } from '../services/agent-reports.service';
@@ -115,7 +116,8 @@ async function admitted(
   // aborted, so which failure it is told does not matter, only that no query runs.
   if (entry !== 'admitted') return mirrored({ ok: false, data: null, error: readsBusy() });
   try {
-    return await envelope(body);
+    // Its statements are canceled if the client goes meanwhile (`readFor`), failing as CallerGoneError.
+    return await envelope(() => readFor(call.signal, body));
   } finally {
     reads.leave();
   }

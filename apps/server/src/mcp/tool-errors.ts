@@ -6,6 +6,7 @@ import { BadRequestException, Logger } from '@nestjs/common';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { CallerGoneError } from '../database/abandoned-reads';
 import { isDatabaseUnavailable, isStatementCanceled } from '../database/database-unavailable';
 import { FindingNotFound, FixNotFound } from '../services/finding-not-found';
 import { READ_RETRY_AFTER_SECONDS } from '../services/read-admission';
@@ -30,6 +31,9 @@ export class AdminKeyRequired extends Error {}
 const logger = new Logger('ErrataMcp');
 
 export function toolError(error: unknown): ToolError {
+  // A read stopped because its client went away: the SDK sends nothing for a call whose signal is aborted, so what
+  // it is told does not matter; only that it is not logged as a failure (its 57014 is no statement timeout).
+  if (error instanceof CallerGoneError) return readsBusy();
   if (error instanceof AdminKeyRequired) {
     return {
       errorCategory: 'permission',
