@@ -1,4 +1,5 @@
 import type { SeriesPoint } from '@errata/domain';
+import { MAX_SERIES_POINTS, seriesLength } from '@errata/domain/series-length';
 import type { Series } from './components/chart';
 
 export interface SeriesResponse {
@@ -11,13 +12,11 @@ export interface SeriesResponse {
   readonly points: readonly SeriesPoint[];
 }
 
-/** The most points the API cuts a series into (its MAX_SERIES_POINTS): in days, its longest step, this many days. */
-export const MAX_SERIES_DAYS = 1_000;
-const DAY_MS = 86_400_000;
+/** The longest window the API charts: MAX_SERIES_POINTS of its longest step, days. */
+export const MAX_SERIES_DAYS = MAX_SERIES_POINTS;
 
 /** Whether the API can chart the window: the UTC days it touches, from `from`'s day on, are at most MAX_SERIES_DAYS. */
-export const seriesFits = (from: Date, to: Date): boolean =>
-  Math.ceil((to.getTime() - Math.floor(from.getTime() / DAY_MS) * DAY_MS) / DAY_MS) <= MAX_SERIES_DAYS;
+export const seriesFits = (from: Date, to: Date): boolean => seriesLength(from, to, 'day') <= MAX_SERIES_DAYS;
 
 /** The series of a window too long to chart: no points. */
 export const noSeries = (from: Date, to: Date): SeriesResponse => ({

@@ -28,6 +28,7 @@ export * from './suggested-contract';
 export * from './fix-lifecycle';
 export * from './version-range';
 export * from './report-series';
+export * from './series-length';
 export * from './trace-timeline';
 export { parseIsoInstant } from './iso-instant';
 export { escapeControls } from './escape-controls';

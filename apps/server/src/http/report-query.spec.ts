@@ -1,6 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import { describe, expect, it } from 'vitest';
-import { MAX_SERIES_POINTS, parseReportFilter, parseSeriesQuery } from './report-query';
+import { MAX_SERIES_POINTS } from '@errata/domain';
+import { parseReportFilter, parseSeriesQuery } from './report-query';
 
 const NOW = new Date('2026-11-30T10:30:00Z');
 const GROUPINGS = ['category', 'server', 'tool'] as const;

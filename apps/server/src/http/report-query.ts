@@ -3,11 +3,13 @@ import {
   DEFAULT_SERIES_GROUPS,
   MAX_SCORECARD_TOOLS,
   MAX_SERIES_GROUPS,
+  MAX_SERIES_POINTS,
   parseIsoInstant,
+  seriesLength,
   storedName,
+  type SeriesStep,
 } from '@errata/domain';
 import { BadRequestException } from '@nestjs/common';
-import { seriesLength, type SeriesStep } from '../rollups/window-slices';
 import { DEFAULT_LIMIT, parseLimitOffset, wholeNumber } from './findings-page';
 import { refuseNul, refuseRepeated } from './text-parameter';
 
@@ -93,9 +95,6 @@ export interface SeriesQuery<GroupBy extends string> extends ReportQuery<GroupBy
   /** The breakdown's groups to keep (`boundSeriesGroups`); the others are folded. */
   readonly groupLimit: number;
 }
-
-/** Buckets one series may have: a month of hours, or years of days. */
-export const MAX_SERIES_POINTS = 1_000;
 
 /** Windows up to this long are cut into hours by default, longer ones into days. */
 const HOURLY_UP_TO_MS = 72 * 3_600_000;

@@ -13,6 +13,8 @@ import {
   type RetryWasteGroupBy,
   type RetryWasteGroupDimensions,
   SCORECARD_MEASURES,
+  STEP_MS,
+  type SeriesStep,
   type ServerTotals,
   type WastedRetry,
   UNKNOWN_SERVER,
@@ -20,14 +22,7 @@ import {
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
-import {
-  hourGaps,
-  STEP_MS,
-  windowSlices,
-  type SeriesBucket,
-  type SeriesStep,
-  type TimeRange,
-} from '../rollups/window-slices';
+import { hourGaps, windowSlices, type SeriesBucket, type TimeRange } from '../rollups/window-slices';
 import {
   CALL_ROLLUP,
   dimensionSources,

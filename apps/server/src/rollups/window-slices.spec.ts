@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hourGaps, seriesBuckets, seriesLength, windowSlices, type TimeRange } from './window-slices';
+import { seriesLength } from '@errata/domain';
+import { hourGaps, seriesBuckets, windowSlices, type TimeRange } from './window-slices';
 
 const at = (iso: string) => new Date(iso);
 const HOUR = 3_600_000;

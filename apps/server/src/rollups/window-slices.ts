@@ -1,3 +1,5 @@
+import { STEP_MS, type SeriesStep } from '@errata/domain';
+
 /**
  * A report window cut into what the rollups hold: whole UTC days, whole hours, and the partial hours at its
  * edges, read from the contributions themselves. Ranges are [from, to); null is unbounded.
@@ -55,10 +57,6 @@ export function hourGaps(
   };
 }
 
-export type SeriesStep = 'hour' | 'day';
-
-export const STEP_MS: Readonly<Record<SeriesStep, number>> = { hour: HOUR_MS, day: DAY_MS };
-
 /** One point of a series: a whole UTC hour or day, clipped to the window at its edges (then not `whole`). */
 export interface SeriesBucket {
   readonly from: Date;
@@ -80,10 +78,4 @@ export function seriesBuckets(from: Date, to: Date, step: SeriesStep): SeriesBuc
     });
   }
   return buckets;
-}
-
-/** How many buckets `seriesBuckets` cuts the window into, without cutting it. */
-export function seriesLength(from: Date, to: Date, step: SeriesStep): number {
-  const unit = STEP_MS[step];
-  return Math.max(0, Math.ceil((to.getTime() - floorTo(from, unit).getTime()) / unit));
 }
