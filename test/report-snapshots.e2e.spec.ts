@@ -11,8 +11,9 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RollupQueryRepository } from '../apps/server/src/repositories/rollup-query.repository';
+import { FindingsService } from '../apps/server/src/services/findings.service';
 import { AgentTrace } from './support/agent-spans';
-import { sendSpans, startTestServer, type TestServer } from './support/server';
+import { defaultProjectId, sendSpans, startTestServer, type TestServer } from './support/server';
 
 const t0 = Date.UTC(2026, 10, 30, 8, 30);
 const MINUTE = 60_000;
@@ -34,7 +35,14 @@ function wave(startMs: number): ReadableSpan[] {
     denied(0),
     denied(1_000),
     denied(2_000),
-    { tool: 'lookup', server: 'orders', startMs: startMs + 3_000, durationMs: 5, isError: true, text: 'boom' },
+    {
+      tool: 'lookup',
+      server: 'orders',
+      startMs: startMs + 3_000,
+      durationMs: 5,
+      isError: true,
+      text: 'boom',
+    },
     { tool: 'lookup', server: 'orders', startMs: startMs + 4_000, durationMs: 5 },
     {
       tool: 'search',
@@ -112,6 +120,28 @@ function commitBefore(read: RollupRead, startMs: number): () => void {
   return () => delete (repository as Partial<Record<RollupRead, unknown>>)[read];
 }
 
+/**
+ * `answer` once, then again with the next wave committed before its `read` (placed `earlier` or `later` in time than
+ * the waves before): the second answer must be the first, and a third must show the wave.
+ */
+async function expectOneSnapshot(
+  answer: () => Promise<unknown>,
+  read: RollupRead,
+  place: 'earlier' | 'later',
+): Promise<void> {
+  waves += 1;
+  const before = await answer();
+  const restore = commitBefore(read, place === 'later' ? t0 + waves * MINUTE : t0 - waves * MINUTE);
+  let during: unknown;
+  try {
+    during = await answer();
+  } finally {
+    restore();
+  }
+  expect(during).toEqual(before);
+  expect(await answer()).not.toEqual(before);
+}
+
 describe.each<[path: string, read: RollupRead, place: 'earlier' | 'later']>([
   // The findings' rates: calls read before the batch, offences after, gave 2 offences of 1 call.
   ['findings', 'findingSums', 'later'],
@@ -121,18 +151,15 @@ describe.each<[path: string, read: RollupRead, place: 'earlier' | 'later']>([
   ['reports/retry-waste', 'latestWastedRetries', 'later'],
   ['reports/subagent-coverage', 'callSums', 'later'],
 ])('GET %s with a batch committed before its %s read', (path, read, place) => {
-  it('answers from one snapshot, and shows the batch in the next answer', async () => {
-    waves += 1;
-    const startMs = place === 'later' ? t0 + waves * MINUTE : t0 - waves * MINUTE;
-    const before = await get(path);
-    const restore = commitBefore(read, startMs);
-    let during: unknown;
-    try {
-      during = await get(path);
-    } finally {
-      restore();
-    }
-    expect(during).toEqual(before);
-    expect(await get(path)).not.toEqual(before);
-  });
+  it('answers from one snapshot, and shows the batch in the next answer', () =>
+    expectOneSnapshot(() => get(path), read, place));
+});
+
+it("a fix's verification traffic (calls and offences per server version) comes from one snapshot", async () => {
+  const projectId = await defaultProjectId(server.db);
+  const finding = { server: 'orders', tool: 'lookup', rule: 'untyped-error' } as const;
+  const traffic = () =>
+    server.app.get(FindingsService).versionTraffic(projectId, finding, new Date(Date.UTC(2026, 10, 30)));
+  expect(await traffic()).not.toEqual([]);
+  await expectOneSnapshot(traffic, 'findingSums', 'later');
 });
