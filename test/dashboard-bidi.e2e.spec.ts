@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentTrace } from './support/agent-spans';
-import { launchChromium } from './support/browser';
+import { launchChromium, signedInPage } from './support/browser';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
 
 // A server name ending in a right-to-left override it never closes (U+202E), beside an ordinary tool name.
@@ -61,10 +61,7 @@ describe('dashboard: a bidi control in a name reorders no other name', () => {
     expect(await sendSpans(server.url, server.ingestKey, spans)).toBe(200);
     await server.catchUp();
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-    context.setDefaultTimeout(10_000);
-    await context.addInitScript((key) => sessionStorage.setItem('errata.readKey', key), server.readKey);
-    page = await context.newPage();
+    page = await signedInPage(browser, server.readKey);
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

@@ -9,7 +9,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentTrace } from './support/agent-spans';
-import { launchChromium } from './support/browser';
+import { launchChromium, signedInPage } from './support/browser';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
 
 /** Markup a hostile name carries; `tag` tells the fields apart in a failure's message. */
@@ -94,10 +94,7 @@ describe('dashboard: markup in names and texts stays text', () => {
     expect(await sendSpans(server.url, server.ingestKey, spans)).toBe(200);
     await server.catchUp();
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, bypassCSP: true });
-    context.setDefaultTimeout(10_000);
-    await context.addInitScript((key) => sessionStorage.setItem('errata.readKey', key), server.readKey);
-    page = await context.newPage();
+    page = await signedInPage(browser, server.readKey, { bypassCSP: true });
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's chromium (installed by .ci/run), headless, driven by playwright-core: no browser download. */
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -10,6 +10,21 @@ export function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
+}
+
+/**
+ * A page of a new desktop-sized context (1360×900), signed in with `readKey` as the sign-in form leaves it (in
+ * sessionStorage); `bypassCSP` for tests that look into the page with scripts of their own.
+ */
+export async function signedInPage(
+  browser: Browser,
+  readKey: string,
+  options: { readonly bypassCSP?: boolean } = {},
+): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, ...options });
+  context.setDefaultTimeout(10_000);
+  await context.addInitScript((key) => sessionStorage.setItem('errata.readKey', key), readKey);
+  return context.newPage();
 }
 
 /** Screenshots and other files a browser test leaves for people to look at: `artifacts/<suite>/`. */
