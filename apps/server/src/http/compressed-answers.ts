@@ -211,15 +211,19 @@ function compress(
   );
 }
 
+/** Express's `req.fresh` getter, found once: every request has the same prototype chain. */
+let expressFreshness: (() => boolean) | null = null;
+
 /** Express's `req.fresh` (RFC 9110 §13.1.2, against the answer's ETag and Last-Modified), from its request prototype. */
 function freshnessCheck(request: Request): () => boolean {
+  if (expressFreshness !== null) return expressFreshness;
   for (
     let proto: object | null = Object.getPrototypeOf(request);
     proto !== null;
     proto = Object.getPrototypeOf(proto)
   ) {
     const getter = Object.getOwnPropertyDescriptor(proto, 'fresh')?.get;
-    if (getter !== undefined) return getter as () => boolean;
+    if (getter !== undefined) return (expressFreshness = getter as () => boolean);
   }
   throw new Error("Express's request has no `fresh`");
 }
