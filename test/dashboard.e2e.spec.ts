@@ -744,16 +744,14 @@ describe('dashboard (chromium)', () => {
       await route.fulfill({ response, json: body });
     });
     try {
-      const started = Date.now();
       await visit('/retry-waste?groupBy=tool', 'Retry waste');
+      // Nine series drawn, not 210 (which took seconds to render): the count, not a time, is what is checked.
       const stacked = await chartSeries('wasted-by-group');
-      const elapsed = Date.now() - started;
       const names = Object.keys(stacked);
       expect(names).toEqual([...keys.slice(-8).reverse(), 'other']);
       const points = stacked['other']!.length;
       const restSum = Array.from({ length: 202 }, (_, n) => n).reduce((a, b) => a + b, 0);
       expect(stacked['other']).toEqual(Array.from({ length: points }, () => restSum));
-      expect(elapsed).toBeLessThan(5_000);
       await screenshot('retry-waste-many-tools');
     } finally {
       await page.unroute('**/api/v1/reports/timeseries?*');
