@@ -9,6 +9,7 @@ import { AriaComponent, GridComponent, LegendComponent, TooltipComponent } from 
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef } from 'preact/hooks';
+import { percentAxisInterval, plotTop, valueAxisSplits } from '../chart-layout';
 import { ChartFigures } from './chart-figures';
 
 echarts.use([
@@ -38,6 +39,8 @@ export interface ChartProps {
   readonly testId?: string;
 }
 
+const DEFAULT_HEIGHT = 220;
+
 /** Told apart by shape as well as colour. */
 const SYMBOLS = ['circle', 'rect', 'triangle', 'diamond', 'pin', 'arrow', 'emptyCircle', 'emptyRect'];
 
@@ -59,11 +62,12 @@ function optionOf(props: ChartProps): echarts.EChartsCoreOption {
         },
       }
     : { color: text, interval: 0, rotate: props.x.length > 6 ? 30 : 0 };
+  const splits = valueAxisSplits(props.height ?? DEFAULT_HEIGHT, props.series.length);
   return {
     color: palette,
     animation: false,
     aria: { enabled: true, label: { description: props.title } },
-    grid: { left: 8, right: 16, top: props.series.length > 1 ? 36 : 16, bottom: 8, containLabel: true },
+    grid: { left: 8, right: 16, top: plotTop(props.series.length), bottom: 8, containLabel: true },
     tooltip: {
       trigger: 'axis',
       valueFormatter: (value: unknown) =>
@@ -92,6 +96,8 @@ function optionOf(props: ChartProps): echarts.EChartsCoreOption {
     },
     yAxis: {
       type: 'value',
+      splitNumber: splits,
+      interval: props.percent ? percentAxisInterval(splits) : undefined,
       minInterval: props.percent ? undefined : 1,
       max: props.percent ? 1 : undefined,
       axisLabel: {
@@ -152,7 +158,7 @@ export function Chart(props: ChartProps) {
       <div
         ref={host}
         class="chart-canvas"
-        style={{ height: `${props.height ?? 220}px` }}
+        style={{ height: `${props.height ?? DEFAULT_HEIGHT}px` }}
         role="img"
         aria-label={props.title}
       />
