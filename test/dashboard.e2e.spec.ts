@@ -349,6 +349,7 @@ describe('dashboard (chromium)', () => {
         kind: string;
         categorySource?: string | null;
         evidence?: string | null;
+        escalationsCaused?: number;
       }[];
       runs: { runId: string }[];
     }>(`traces/${sample.traceId}`);
@@ -365,6 +366,16 @@ describe('dashboard (chromium)', () => {
       timeline.items.filter((item) => item.runId === sample.runId).map((item) => item.spanId),
     );
     await screenshot('run-timeline');
+    // A count reads as words: "Led to 1 escalation", never "1 escalation(s)".
+    for (const item of timeline.items.filter(
+      (i) => i.runId === sample.runId && (i.escalationsCaused ?? 0) > 0,
+    )) {
+      const n = item.escalationsCaused!;
+      expect(await page.locator(`.timeline > li[data-span="${item.spanId}"]`).textContent()).toMatch(
+        new RegExp(`Led to ${n} escalation${n === 1 ? '' : 's'}(?!\\()`),
+      );
+    }
+    expect(await page.locator('.timeline').textContent()).not.toContain('(s)');
 
     // Every run of the trace is listed; choosing another one shows its items.
     const links = page.getByRole('navigation', { name: 'Agent runs in this trace' }).getByRole('link');

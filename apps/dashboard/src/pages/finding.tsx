@@ -3,7 +3,7 @@ import type { PageProps } from '../app';
 import { PageHeader, Stat } from '../components/figures';
 import { Link } from '../components/link';
 import { Await, CopyBlock } from '../components/states';
-import { formatCount, formatDateTime, formatDuration, formatPercent, labelOf } from '../format';
+import { counted, formatCount, formatDateTime, formatDuration, formatPercent, labelOf } from '../format';
 import { filterQuery, reportParams } from '../route';
 import { fixProgress } from '../fix-steps';
 import { useApi } from '../use-api';
@@ -174,7 +174,7 @@ function FixStatus({ fix, deliveries }: { fix: Fix | null; deliveries: FindingDe
         {deliveries.latest !== null && deliveries.latest.status !== 'delivered' && (
           <span class="muted">
             {' '}
-            · latest: {formatCount(deliveries.latest.attempts)} attempt(s)
+            · latest: {counted(deliveries.latest.attempts, 'attempt')}
             {deliveries.latest.lastStatus !== null && `, last answer HTTP ${deliveries.latest.lastStatus}`}
           </span>
         )}

@@ -225,7 +225,7 @@ function TimelineEntry({
           {item.chainRecovered === false && !item.retry && <p class="warning">This chain never recovered.</p>}
           {item.findings.length > 0 && <p class="muted">Findings: {item.findings.map(labelOf).join(', ')}</p>}
           {item.escalationsCaused > 0 && (
-            <p class="muted">Led to {formatCount(item.escalationsCaused)} escalation(s)</p>
+            <p class="muted">Led to {counted(item.escalationsCaused, 'escalation')}</p>
           )}
           {item.arguments !== null && (
             <p class="call-arguments">
