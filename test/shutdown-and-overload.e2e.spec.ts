@@ -417,7 +417,14 @@ describe('a stop signal during startup', () => {
   async function stopWhile(ready: (output: string) => boolean) {
     const { DATABASE_URL: _postgres, ...env } = process.env; // the embedded store
     const child = spawn(process.execPath, [SERVER_ENTRY], {
-      env: { ...env, ERRATA_DATA_DIR: dataDir, PORT: String(await freePort()), HOST: '127.0.0.1' },
+      // A zone other than UTC: the log's stamps must not follow it.
+      env: {
+        ...env,
+        ERRATA_DATA_DIR: dataDir,
+        PORT: String(await freePort()),
+        HOST: '127.0.0.1',
+        TZ: 'America/New_York',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -454,6 +461,12 @@ describe('a stop signal during startup', () => {
     expect(third.output).toContain('Created project "default"');
     expect(third.output).toMatch(/admin {2}errata_admin_/);
     expect(third.output).toMatch(/listening on[\s\S]*SIGTERM: stopping[\s\S]*\[Errata\] stopped\n$/);
+    // Every text log line is stamped in UTC, ISO 8601 (Nest's own stamp is the host's locale and zone, unsaid)
+    const stamps = [...third.output.matchAll(/^\[Nest\] \d+ +- (\S+(?: \S+)*?) +(?:LOG|WARN|ERROR)/gm)].map(
+      (m) => m[1],
+    );
+    expect(stamps.length).toBeGreaterThan(2);
+    for (const stamp of stamps) expect(stamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(third.signal).toBe('SIGTERM');
   }, 240_000);
 

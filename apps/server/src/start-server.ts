@@ -6,6 +6,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { loadConfig, type AppConfig } from './config/app-config';
 import { listeningUrl } from './config/listening-url';
+import { UtcConsoleLogger } from './config/utc-console-logger';
 import { DATABASE, openMigratedDatabase, type Database } from './database/database';
 import { COMPRESSED_PATHS, compressAnswers } from './http/compressed-answers';
 import { ConnectionDrain } from './http/connection-drain';
@@ -59,7 +60,7 @@ export async function startServer(
   logLevels: LogLevel[] = ['log', 'warn', 'error'],
   signals: StartupSignals = new StartupSignals(),
 ): Promise<NestExpressApplication> {
-  const logger = new ConsoleLogger({
+  const logger = new UtcConsoleLogger({
     logLevels,
     json: config.logFormat === 'json',
     colors: config.logFormat === 'text' && process.stdout.isTTY === true,

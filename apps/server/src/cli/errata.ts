@@ -1,8 +1,9 @@
 import 'reflect-metadata';
-import { ConsoleLogger, HttpException, Logger, type LogLevel } from '@nestjs/common';
+import { HttpException, Logger, type LogLevel } from '@nestjs/common';
 import { parseArgs } from 'node:util';
 import { escapeControls, parseIsoInstant } from '@errata/domain';
 import { ConfigError, loadConfig } from '../config/app-config';
+import { UtcConsoleLogger } from '../config/utc-console-logger';
 import {
   DatabaseInUseError,
   EmbeddedStoreDamagedError,
@@ -107,7 +108,7 @@ function writeLine(stream: NodeJS.WriteStream, line: string): void {
  * The CLI's stdout is its own (scripts read keys and lists from it): what the services log goes to stderr, its
  * messages escaped as `writeLine` escapes (they name servers and tools too).
  */
-class StderrLogger extends ConsoleLogger {
+class StderrLogger extends UtcConsoleLogger {
   protected override printMessages(messages: unknown[], context?: string, logLevel?: LogLevel): void {
     const escaped = messages.map((message) =>
       typeof message === 'string' ? escapeControls(message) : message,
