@@ -35,6 +35,19 @@ it('documents every report, findings and servers endpoint with its parameters an
   const from = document.paths['/api/v1/reports/retry-waste']?.get?.parameters?.find((p) => p.name === 'from');
   expect(from).toMatchObject({ schema: { type: 'string' } });
   expect(from).not.toHaveProperty('schema.format');
+  // What the API does where DOMAIN.md §8 names no default: a report's window is the whole history, a series ends
+  // now, and retry waste is grouped by category.
+  const parameter = (path: string, name: string) =>
+    document.paths[path]?.get?.parameters?.find((p) => p.name === name) as
+      { description?: string } | undefined;
+  expect(parameter('/api/v1/reports/retry-waste', 'from')?.description).toMatch(/without it, .*earliest/i);
+  expect(parameter('/api/v1/reports/retry-waste', 'to')?.description).toMatch(/without it, .*no end/i);
+  expect(parameter('/api/v1/reports/timeseries', 'to')?.description).toMatch(/defaults to now/i);
+  for (const path of ['/api/v1/reports/retry-waste', '/api/v1/reports/timeseries']) {
+    expect(parameter(path, 'groupBy'), path).toMatchObject({
+      schema: { enum: ['category', 'server', 'tool'], default: 'category' },
+    });
+  }
   const expected: Record<string, string[]> = {
     '/api/v1/reports/retry-waste': ['from', 'to', 'server', 'tool', 'agent', 'groupBy', 'limit', 'offset'],
     '/api/v1/reports/escalations': ['from', 'to', 'server', 'tool', 'agent'],

@@ -10,7 +10,18 @@ import { parseReportQuery, parseReportFilter, parseSeriesQuery, withGroupPage } 
 import type { Principal } from '../services/api-key.service';
 import { AgentReportsService } from '../services/agent-reports.service';
 import { ReportSeriesService } from '../services/report-series.service';
-import { RETRY_WASTE_GROUPINGS, RetryWasteService } from '../services/retry-waste.service';
+import {
+  DEFAULT_RETRY_WASTE_GROUPING,
+  RETRY_WASTE_GROUPINGS,
+  RetryWasteService,
+} from '../services/retry-waste.service';
+
+/** The retry-waste report's and the series' grouping, with the default both take. */
+const RETRY_WASTE_GROUP_BY = {
+  name: 'groupBy',
+  required: false,
+  schema: { type: 'string', enum: [...RETRY_WASTE_GROUPINGS], default: DEFAULT_RETRY_WASTE_GROUPING },
+} as const;
 
 @ApiTags('reports')
 @ApiReadKey()
@@ -28,14 +39,16 @@ export class ReportsController {
   @Get('retry-waste')
   @ApiOperation({ summary: 'Retry waste by category, server or tool (DOMAIN.md §2)' })
   @ApiReportFilters()
-  @QueryParameter({ name: 'groupBy', required: false, enum: RETRY_WASTE_GROUPINGS })
+  @QueryParameter(RETRY_WASTE_GROUP_BY)
   @ApiGroupPage()
   @ApiOk('RetryWasteReport')
   @ApiErrors(400, 401, 403)
   retryWasteReport(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.retryWaste.report(
       principal.projectId,
-      withGroupPage(query, (rest) => parseReportQuery(rest, RETRY_WASTE_GROUPINGS, 'category')),
+      withGroupPage(query, (rest) =>
+        parseReportQuery(rest, RETRY_WASTE_GROUPINGS, DEFAULT_RETRY_WASTE_GROUPING),
+      ),
     );
   }
 
@@ -78,7 +91,7 @@ export class ReportsController {
   })
   @ApiReportFilters({ fromRequired: true })
   @QueryParameter({ name: 'step', required: false, enum: ['hour', 'day'] })
-  @QueryParameter({ name: 'groupBy', required: false, enum: RETRY_WASTE_GROUPINGS })
+  @QueryParameter(RETRY_WASTE_GROUP_BY)
   @QueryParameter({
     name: 'groupLimit',
     required: false,
@@ -91,7 +104,7 @@ export class ReportsController {
   timeseries(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.reportSeries.series(
       principal.projectId,
-      parseSeriesQuery(query, RETRY_WASTE_GROUPINGS, 'category'),
+      parseSeriesQuery(query, RETRY_WASTE_GROUPINGS, DEFAULT_RETRY_WASTE_GROUPING),
     );
   }
 }

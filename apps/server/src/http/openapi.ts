@@ -36,18 +36,29 @@ export function QueryParameter(options: ApiQueryOptions & { readonly name: strin
 const textParameter = (name: string, description: string, required = false) =>
   QueryParameter({ name, required, description, schema: { type: 'string' } });
 
-/** A report's window, `from` and `to`; a series needs `from`. */
+/**
+ * A report's window, `from` and `to`: without them, the whole history (DOMAIN.md §8 names no default window). A series
+ * needs `from`, and its `to` defaults to now: it has a point per bucket, so it needs an end.
+ */
 export function ApiWindow(options: { readonly fromRequired?: boolean } = {}): MethodDecorator {
   // No `format: date-time`: a date alone (UTC midnight) and a date-time without an offset (UTC) are taken too.
   const instant =
     'ISO-8601: a date (2026-11-30) or a date-time (2026-11-30T12:00:00Z), UTC without an offset, to the millisecond at most';
+  const series = options.fromRequired === true;
   return applyDecorators(
     textParameter(
       'from',
-      `Start of the window, inclusive, on each record’s start time. ${instant}.`,
-      options.fromRequired === true,
+      `Start of the window, inclusive, on each record’s start time. ${instant}.` +
+        (series ? '' : ' Without it, the window starts with the earliest record.'),
+      series,
     ),
-    textParameter('to', `End of the window, exclusive. ${instant}.`),
+    textParameter(
+      'to',
+      `End of the window, exclusive. ${instant}.` +
+        (series
+          ? ' Defaults to now.'
+          : ' Without it, the window has no end (records dated later than now included).'),
+    ),
   );
 }
 

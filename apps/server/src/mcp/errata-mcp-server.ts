@@ -10,7 +10,11 @@ import type { Principal } from '../services/api-key.service';
 import type { FindingsService } from '../services/findings.service';
 import type { FixService } from '../services/fix.service';
 import type { ReadAdmission } from '../services/read-admission';
-import { RETRY_WASTE_GROUPINGS, type RetryWasteService } from '../services/retry-waste.service';
+import {
+  DEFAULT_RETRY_WASTE_GROUPING,
+  RETRY_WASTE_GROUPINGS,
+  type RetryWasteService,
+} from '../services/retry-waste.service';
 import { SERVER_VERSION } from '../version';
 import {
   AdminKeyRequired,
@@ -48,8 +52,13 @@ const ENVELOPE = {
 };
 
 const FILTERS = {
-  from: z.string().optional().describe('ISO-8601 start of the window, inclusive (e.g. 2026-11-29T00:00:00Z)'),
-  to: z.string().optional().describe('ISO-8601 end of the window, exclusive'),
+  from: z
+    .string()
+    .optional()
+    .describe(
+      'ISO-8601 start of the window, inclusive (e.g. 2026-11-29T00:00:00Z); without it, the earliest record',
+    ),
+  to: z.string().optional().describe('ISO-8601 end of the window, exclusive; without it, no end'),
   server: z
     .string()
     .optional()
@@ -161,7 +170,7 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
         services.retryWaste.report(
           projectId,
           withGroupPage(asQuery({ ...filters, groupBy }), (rest) =>
-            parseReportQuery(rest, RETRY_WASTE_GROUPINGS, 'category'),
+            parseReportQuery(rest, RETRY_WASTE_GROUPINGS, DEFAULT_RETRY_WASTE_GROUPING),
           ),
         ),
       ),

@@ -11,6 +11,8 @@ import type { GroupPage, ReportQuery } from '../http/report-query';
 import { RollupQueryRepository } from '../repositories/rollup-query.repository';
 
 export const RETRY_WASTE_GROUPINGS: readonly RetryWasteGroupBy[] = ['category', 'server', 'tool'];
+/** How retry waste is grouped when `groupBy` is not given (DOMAIN.md §2: "retry waste by category"). */
+export const DEFAULT_RETRY_WASTE_GROUPING: RetryWasteGroupBy = 'category';
 
 /**
  * DOMAIN.md §8 `GET /reports/retry-waste`: the rollups summed over the window, shaped by @errata/domain, with each
