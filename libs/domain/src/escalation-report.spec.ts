@@ -135,6 +135,19 @@ describe('avoidable escalations (DOMAIN.md §4)', () => {
     expect(report.attributions[0]?.avoidable).toBe(reason);
     expect(report.totals.avoidable).toBe(reason === null ? 0 : 1);
   });
+
+  // DOMAIN.md §4 says "never retried"; whether a retry after the hand-off counts is the reading libs/domain/README.md
+  // records: it does (the human may have said to try again), whenever it came.
+  it.each([
+    ['a transient failure retried only after the escalation', 'transient', undefined],
+    ['a validation failure corrected only after the escalation', 'validation', 'h2'],
+  ] as const)('%s → not avoidable', (_name, category, argsHash) => {
+    const report = escalationReport(
+      [call('a', 0, 'tool_error', category), call('b', 20_000, 'ok', null, argsHash ? { argsHash } : {})],
+      [escalate('e', 10_000)],
+    );
+    expect(report.attributions[0]).toMatchObject({ call: 'a', avoidable: null });
+  });
 });
 
 describe('rates', () => {
