@@ -130,6 +130,16 @@ describe('avoidable escalations (DOMAIN.md §4)', () => {
       ],
       'unretried_transient',
     ],
+    [
+      // The chain branches: the validation failure is retried again while the transient call still runs.
+      'a validation failure corrected into a transient failure nobody retried, the chain going on without it',
+      [
+        call('a', 0, 'tool_error', 'validation'),
+        call('b', 200, 'tool_error', 'transient', { argsHash: 'h2', endNs: T0 + 600n * MS }),
+        call('c', 300, 'tool_error', 'validation'),
+      ],
+      'unretried_transient',
+    ],
   ] as const)('%s → %s', (_name, calls, reason) => {
     const report = escalationReport(calls, [escalate('e', 10_000)]);
     expect(report.attributions[0]?.avoidable).toBe(reason);

@@ -7,7 +7,8 @@
  * - an escalation is attributed to the failed or misclassified call of its run that ended last at or before the
  *   escalation started, no longer than the retry window before it (ties: the later start, then span id);
  * - a misclassified call that is not a failure (failure-as-empty) counts under `unknown`;
- * - "never retried" and "never retried with changed arguments" look at the retry chain the call belongs to.
+ * - "never retried" looks at the call's retry links (a retry of it, or a transient call it retried), "never retried
+ *   with changed arguments" at the retry chain the call belongs to.
  */
 import { FAILED_OUTCOMES } from './events';
 import {
@@ -101,32 +102,42 @@ const categoryOf = (call: EscalationCall): FailureCategory =>
 const rate = (escalations: number, failures: number): number | null =>
   failures === 0 ? null : escalations / failures;
 
+/** A trace's retry links both ways: each retry's retried call, and the calls something retried. */
+interface RetryLinks {
+  readonly retryOf: ReadonlyMap<string, string>;
+  readonly retried: ReadonlySet<string>;
+}
+
 /**
- * Whether a transient failure was retried, read on the call's chain up to it: the call itself has a retry, or a
- * transient call before it in the chain had one. A chain that began with a validation failure and was corrected into
- * a transient one that nobody retried never retried the transient failure.
+ * Whether a transient failure was retried, read on the retry links up to the call: a call retries it, or it retries,
+ * directly or not, a transient call (which it then retried). A chain that began with a validation failure and was
+ * corrected into a transient one that nobody retried never retried the transient failure; nor did one whose chain
+ * branched, another call retrying the validation failure while the transient one ran, and went on without it.
  */
 function transientRetried(
   call: EscalationCall,
-  chain: RetryChain | undefined,
+  retryLinks: RetryLinks,
   categoryOfKey: ReadonlyMap<string, RetryCategory | null>,
 ): boolean {
-  if (chain === undefined) return false;
-  const at = chain.calls.indexOf(call.key);
-  if (at < chain.calls.length - 1) return true;
-  return chain.calls.slice(0, at).some((key) => categoryOfKey.get(key) === 'transient');
+  if (retryLinks.retried.has(call.key)) return true;
+  // Links point to earlier calls only: the walk ends.
+  for (let key = retryLinks.retryOf.get(call.key); key !== undefined; key = retryLinks.retryOf.get(key)) {
+    if (categoryOfKey.get(key) === 'transient') return true;
+  }
+  return false;
 }
 
 function avoidableReason(
   call: EscalationCall,
   chain: RetryChain | undefined,
   corrected: ReadonlySet<string>,
+  retryLinks: RetryLinks,
   categoryOfKey: ReadonlyMap<string, RetryCategory | null>,
 ) {
   if (!isFailed(call)) return null;
   const category = categoryOf(call);
   if (category === 'business' && call.customerExplanation) return 'explained_business' as const;
-  if (category === 'transient' && !transientRetried(call, chain, categoryOfKey)) {
+  if (category === 'transient' && !transientRetried(call, retryLinks, categoryOfKey)) {
     return 'unretried_transient' as const;
   }
   if (category === 'validation' && (chain === undefined || !corrected.has(chain.key))) {
@@ -219,6 +230,10 @@ export function attributeEscalations(
   const corrected = new Set(
     retries.filter((link) => link.label === 'corrected').map((link) => link.chainKey),
   );
+  const retryLinks: RetryLinks = {
+    retryOf: new Map(retries.map((link) => [link.key, link.retryOf])),
+    retried: new Set(retries.map((link) => link.retryOf)),
+  };
   const categoryOfKey = new Map(ordered.map((call) => [call.key, call.category]));
 
   // Candidates per run: failed or misclassified calls, in order.
@@ -250,7 +265,9 @@ export function attributeEscalations(
       call: best?.key ?? null,
       category: best === null ? null : categoryOf(best),
       avoidable:
-        best === null ? null : avoidableReason(best, chainOf.get(best.key), corrected, categoryOfKey),
+        best === null
+          ? null
+          : avoidableReason(best, chainOf.get(best.key), corrected, retryLinks, categoryOfKey),
     };
   });
 }
