@@ -6,6 +6,7 @@
 import { classifyToolCall, type ToolCallData } from '@errata/domain';
 import { instrumentMcpClient, toolCallSpanId, withToolCall } from '@errata/sdk';
 import { diag } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { setErrataTracerProvider } from '../libs/sdk/src/tracer';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -19,6 +20,7 @@ import {
   type TestTracing,
 } from '../libs/sdk/src/tracing.spec-helper';
 import { connectSeedServer, seedServer } from './support/seed-mcp-server';
+import { startTestServer } from './support/server';
 
 let tracing: TestTracing;
 let instrumented: Client;
@@ -216,5 +218,74 @@ describe('retry hints', () => {
     expect(toolCallOf(reported!).tokens).toBe(1285);
     expect(invalid!.attributes['gen_ai.usage.input_tokens']).toBeUndefined();
     expect(toolCallOf(invalid!).tokens).toBeNull();
+  });
+});
+
+describe('every seed example, through a real Errata', () => {
+  it('is stored, classified and reported as its seed says: outcome, category, misclassification, report totals', async () => {
+    const server = await startTestServer('postgres');
+    try {
+      const traceIds: string[] = [];
+      for (const [index, example] of SEED_EXAMPLES.entries()) {
+        await instrumented.callTool({ name: example.tool, arguments: { example: index } });
+        traceIds.push(tracing.spans().at(-1)!.spanContext().traceId);
+      }
+      const exporter = new OTLPTraceExporter({
+        url: `${server.url}/v1/traces`,
+        headers: { authorization: `Bearer ${server.ingestKey}` },
+      });
+      await new Promise<void>((resolve, reject) =>
+        exporter.export(tracing.spans(), ({ code, error }) => (code === 0 ? resolve() : reject(error))),
+      );
+      await server.catchUp();
+      const read = async <T>(path: string): Promise<T> => {
+        const response = await fetch(`${server.url}/api/v1${path}`, {
+          headers: { authorization: `Bearer ${server.readKey}` },
+        });
+        expect(response.status, path).toBe(200);
+        return (await response.json()) as T;
+      };
+      const stored = [];
+      for (const traceId of traceIds) {
+        const { items } = await read<{
+          items: { outcome: string; category: string | null; misclassified: string | null }[];
+        }>(`/traces/${traceId}`);
+        expect(items, JSON.stringify(items)).toHaveLength(1);
+        stored.push(items[0]);
+      }
+      const misclassified = (example: (typeof SEED_EXAMPLES)[number]) =>
+        example.category === 'empty'
+          ? 'emptyAsError'
+          : example.failureAsEmpty === true
+            ? 'failureAsEmpty'
+            : null;
+      expect(stored).toEqual(
+        SEED_EXAMPLES.map((example) => ({
+          outcome: example.outcome,
+          category: example.category,
+          misclassified: misclassified(example),
+        })).map((expected) => expect.objectContaining(expected)),
+      );
+      const { totals } = await read<{ totals: Record<string, number> }>('/reports/misclassified-results');
+      expect(totals).toEqual({
+        calls: SEED_EXAMPLES.length,
+        emptyAsError: SEED_EXAMPLES.filter((e) => misclassified(e) === 'emptyAsError').length,
+        failureAsEmpty: SEED_EXAMPLES.filter((e) => misclassified(e) === 'failureAsEmpty').length,
+      });
+      const failures = SEED_EXAMPLES.filter((e) => e.outcome === 'tool_error');
+      const escalations = await read<{ byCategory: { category: string; failures: number }[] }>(
+        '/reports/escalations',
+      );
+      expect(Object.fromEntries(escalations.byCategory.map((row) => [row.category, row.failures]))).toEqual(
+        Object.fromEntries(
+          escalations.byCategory.map((row) => [
+            row.category,
+            failures.filter((e) => e.category === row.category).length,
+          ]),
+        ),
+      );
+    } finally {
+      await server.close();
+    }
   });
 });
