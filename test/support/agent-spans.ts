@@ -63,6 +63,28 @@ export class AgentTrace {
     return this.memory.getFinishedSpans();
   }
 
+  /**
+   * An agent run whose calls sit under a span of another kind (a model step): that span is no event, and stays in the
+   * log only as a span edge.
+   */
+  runInStep(agentName: string, startMs: number, calls: readonly ToolCallSpec[]): ReadableSpan[] {
+    const agentSpan = this.tracer.startSpan(`invoke_agent ${agentName}`, {
+      kind: SpanKind.INTERNAL,
+      startTime: startMs,
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agentName },
+    });
+    const step = this.tracer.startSpan(
+      'chat step',
+      { startTime: startMs },
+      trace.setSpan(context.active(), agentSpan),
+    );
+    const endMs = Math.max(startMs, ...calls.map((call) => call.startMs + call.durationMs));
+    for (const call of calls) this.toolCall(trace.setSpan(context.active(), step), call);
+    step.end(endMs);
+    agentSpan.end(endMs + 1);
+    return this.memory.getFinishedSpans();
+  }
+
   private toolCall(parent: ReturnType<typeof context.active>, call: ToolCallSpec): Span {
     const attributes: Attributes = {
       'mcp.method.name': 'tools/call',

@@ -1,5 +1,14 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from 'pg';
+
+const execFileAsync = promisify(execFile);
 
 /** The server the tests use: DATABASE_URL (what CI sets), else the machine's local PostgreSQL. */
 export function adminDatabaseUrl(): string {
@@ -96,4 +105,73 @@ export async function withConnectionsRefused<T>(databaseUrl: string, work: () =>
   } finally {
     await onPostgres(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
   }
+}
+
+/** A PostgreSQL server of its own for one test, from the machine's PostgreSQL binaries; gone once stopped. */
+export interface ThrowawayCluster {
+  /** A connection string to database `name` on it. */
+  urlFor(name: string): string;
+  /** The machine's PostgreSQL program `name` (pg_dump, pg_restore, …), of the version this cluster runs. */
+  bin(name: string): string;
+  stop(): Promise<void>;
+}
+
+/** The newest Debian PostgreSQL binaries on the machine (`/usr/lib/postgresql/<major>/bin`), as CI installs them. */
+function postgresBinaries(): string {
+  const root = '/usr/lib/postgresql';
+  const majors = readdirSync(root)
+    .filter((major) => existsSync(join(root, major, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  if (majors.length === 0) throw new Error(`no PostgreSQL binaries (initdb) under ${root}`);
+  return join(root, majors[0]!, 'bin');
+}
+
+/**
+ * Starts a fresh PostgreSQL cluster on a free port (trust authentication, 127.0.0.1 only) whose transaction ids begin
+ * at `epoch` × 2³² (pg_resetwal -e): far above those of any server the suite runs on, as on a server that has run
+ * for years. Run as the `postgres` user when this process is root (PostgreSQL refuses to run as root).
+ */
+export async function startThrowawayCluster(epoch: number): Promise<ThrowawayCluster> {
+  const bin = postgresBinaries();
+  const dir = await mkdtemp(join(tmpdir(), 'errata-cluster-'));
+  const asRoot = process.getuid?.() === 0;
+  const run = (program: string, ...args: string[]) =>
+    asRoot
+      ? execFileAsync('runuser', ['-u', 'postgres', '--', join(bin, program), ...args])
+      : execFileAsync(join(bin, program), args);
+  if (asRoot) await execFileAsync('chown', ['postgres', dir]);
+  const data = join(dir, 'data');
+  const port = await freePort();
+  await run('initdb', '-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8');
+  await run('pg_resetwal', '-e', String(epoch), data);
+  await run(
+    'pg_ctl',
+    '-D',
+    data,
+    '-l',
+    join(dir, 'log'),
+    '-w',
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+    'start',
+  );
+  return {
+    urlFor: (name) => `postgres://postgres@127.0.0.1:${port}/${name}`,
+    bin: (name) => join(bin, name),
+    async stop() {
+      await run('pg_ctl', '-D', data, '-m', 'immediate', '-w', 'stop').catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -40,10 +40,28 @@ export async function startTestServer(
   env: Record<string, string> = {},
   databaseSettings: Readonly<Record<string, string>> = {},
 ): Promise<TestServer> {
-  const ingestKey = `test-ingest-${randomBytes(8).toString('hex')}`;
-  const readKey = `test-read-${randomBytes(8).toString('hex')}`;
   const database =
     store === 'postgres' ? await createTestDatabase(inject('templateDatabase'), databaseSettings) : null;
+  const server = await startTestServerOn(database?.url ?? null, env);
+  return {
+    ...server,
+    async close() {
+      await server.close();
+      await database?.drop();
+    },
+  };
+}
+
+/**
+ * The real service, in process, as `startTestServer` starts it, on PostgreSQL database `databaseUrl` (which it leaves
+ * in place when it closes), or on a PGlite directory of its own (null).
+ */
+export async function startTestServerOn(
+  databaseUrl: string | null,
+  env: Record<string, string> = {},
+): Promise<TestServer> {
+  const ingestKey = `test-ingest-${randomBytes(8).toString('hex')}`;
+  const readKey = `test-read-${randomBytes(8).toString('hex')}`;
   const dataDir = await mkdtemp(join(tmpdir(), 'errata-test-'));
   const config = loadConfig({
     PORT: '0',
@@ -51,7 +69,7 @@ export async function startTestServer(
     ERRATA_DATA_DIR: dataDir,
     ERRATA_INGEST_KEY: ingestKey,
     ERRATA_READ_KEY: readKey,
-    ...(database ? { DATABASE_URL: database.url } : {}),
+    ...(databaseUrl === null ? {} : { DATABASE_URL: databaseUrl }),
     ...env,
   });
   const app = await startServer(config, ['warn', 'error']); // quiet: the suite's output stays readable
@@ -62,12 +80,11 @@ export async function startTestServer(
     ingestKey,
     readKey,
     db: app.get<Database>(DATABASE).db,
-    databaseUrl: database?.url ?? null,
+    databaseUrl,
     app,
     catchUp: () => projector.settle(),
     async close() {
       await app.close();
-      await database?.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -86,8 +86,11 @@ async function start(
     throw new StoppedDuringStartup(whileLoading);
   }
   // Opened before Nest: a database that cannot be reached or migrated is said in one line, without Nest's trace.
-  const opened = await openMigratedDatabase(config, (applied) =>
-    logger.log(`applied ${applied.join(', ')}`, 'Migrations'),
+  const opened = await openMigratedDatabase(
+    config,
+    (applied) => logger.log(`applied ${applied.join(', ')}`, 'Migrations'),
+    'server',
+    (line) => logger.log(line, 'Database'),
   );
   const stopBeforeNest = async (signal: NodeJS.Signals): Promise<never> => {
     await opened.destroy();

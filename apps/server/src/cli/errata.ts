@@ -178,6 +178,7 @@ async function main(argv: string[]): Promise<void> {
       if (command !== 'migrate') writeLine(process.stderr, `applied migrations ${names.join(', ')}`);
     },
     'unbounded',
+    (line) => writeLine(process.stderr, line),
   );
   try {
     await run(command, positionals, values, database, applied);

@@ -9,6 +9,8 @@ import { describeDatabaseUrl, MAX_TIMER_MS, type AppConfig } from '../config/app
 import { stoppingAbandonedReads } from './abandoned-reads';
 import { DatabaseUnreachableError, migrateToLatest } from './migrations';
 import { PGliteDialect } from './pglite-dialect';
+import { PROJECTIONS } from '../projections/projection-logs';
+import { RestoredLogRepository } from '../repositories/restored-log.repository';
 import type { DB } from './schema';
 
 const logger = new Logger('Database');
@@ -301,6 +303,7 @@ export async function openMigratedDatabase(
   config: DatabaseConfig,
   onApplied: (names: readonly string[]) => void,
   statementBound: StatementBound = 'server',
+  onRenumbered: (line: string) => void = (line) => logger.log(line),
 ): Promise<Database> {
   // Migrations are bound neither by ERRATA_PG_QUERY_TIMEOUT_MS nor by the role's or the database's bound: one may
   // build an index over the whole event log for minutes. On PostgreSQL they have a pool of their own, closed once
@@ -317,6 +320,7 @@ export async function openMigratedDatabase(
     });
     const applied = await migrateToLatest(database.db);
     if (applied.length > 0) onApplied(applied);
+    await renumberRestoredLog(database.db, onRenumbered);
   } catch (error) {
     await database.destroy().catch(() => undefined); // a store that never opened may not close either
     if (!(error instanceof DatabaseUnreachableError)) throw error;
@@ -327,6 +331,23 @@ export async function openMigratedDatabase(
   if (!reopened) return database;
   await database.destroy();
   return openDatabase(config, statementBound);
+}
+
+/**
+ * A database restored from a dump of another PostgreSQL server holds log positions (transaction ids) that server
+ * assigned, possibly far above this one's counter: the projector would never read them, and would never look back at
+ * the events this server numbers below its checkpoint. Renumbered before anything reads or writes the log, with the
+ * migrations' unbounded statements (it rewrites every record once), and said.
+ */
+async function renumberRestoredLog(db: Kysely<DB>, say: (line: string) => void): Promise<void> {
+  const restored = new RestoredLogRepository();
+  if (!(await restored.holdsForeignPositions(db))) return;
+  const moved = await db.transaction().execute((trx) => restored.renumber(trx, PROJECTIONS));
+  say(
+    'the event log holds transaction ids another PostgreSQL server assigned (a database restored from its dump): ' +
+      `renumbered ${moved.events} events and ${moved.spanEdges} span edges, and the projection checkpoints, ` +
+      "into this server's order",
+  );
 }
 
 /** The embedded store's directory holds files PGlite cannot open. */

@@ -12,9 +12,10 @@ import { DATABASE, type Database } from '../database/database';
 import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { newerAppliedMigration } from '../database/migrations';
 import type { DB } from '../database/schema';
+import { PROJECTIONS, READ_MODELS_PROJECTION, SPAN_EDGES_PROJECTION } from '../projections/projection-logs';
 import { projectEvents } from '../projections/read-model.projection';
 import { traceContributions } from '../projections/trace-contributions';
-import { CheckpointRepository, type ProjectedTable } from '../repositories/checkpoint.repository';
+import { CheckpointRepository } from '../repositories/checkpoint.repository';
 import {
   compareLogPositions,
   EventRepository,
@@ -30,14 +31,7 @@ import { derivationChanges, derivationOf, type DerivationSettings } from '../pro
 import { IngestActivity } from './ingest-activity';
 import { Poller } from './poller';
 
-export const READ_MODELS_PROJECTION = 'read-models';
-/** The span edges' place in their own log order: they touch traces as events do. */
-export const SPAN_EDGES_PROJECTION = 'span-edges';
-/** Each projection and the table it reads in log order. */
-export const PROJECTIONS = [
-  [READ_MODELS_PROJECTION, 'event'],
-  [SPAN_EDGES_PROJECTION, 'span_edge'],
-] as const satisfies readonly (readonly [string, ProjectedTable])[];
+export { PROJECTIONS, READ_MODELS_PROJECTION, SPAN_EDGES_PROJECTION };
 /** Bumped with the rules: a checkpoint of another version means the read models are rebuilt from the log. */
 export const READ_MODELS_VERSION = RULES_VERSION;
 /** Advisory lock key: one active projector per database, however many Errata instances run. */
