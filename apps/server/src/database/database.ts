@@ -343,6 +343,7 @@ async function renumberRestoredLog(db: Kysely<DB>, say: (line: string) => void):
   const restored = new RestoredLogRepository();
   if (!(await restored.holdsForeignPositions(db))) return;
   const moved = await db.transaction().execute((trx) => restored.renumber(trx, PROJECTIONS));
+  if (moved.projections === 0) return;
   say(
     'the event log holds transaction ids another PostgreSQL server assigned (a database restored from its dump): ' +
       `renumbered ${moved.events} events and ${moved.spanEdges} span edges, and the projection checkpoints, ` +

@@ -2,8 +2,9 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../database/schema';
 import type { ProjectedTable } from './checkpoint.repository';
 
-/** What renumbering moved: records of each log table, and records written on this server that are projected again. */
+/** What renumbering moved: the projections that held foreign positions, and the records of each log table. */
 export interface Renumbered {
+  readonly projections: number;
   readonly events: number;
   readonly spanEdges: number;
 }
@@ -36,8 +37,8 @@ export class RestoredLogRepository {
    * projection (its checkpoint's name and the table it reads). Ingest and projectors wait meanwhile (the lock), and
    * whatever this server wrote is ordered after what came restored (its numbers are still far below).
    *
-   * No server has as few transaction ids below its counter as the restored log has transactions, so the order is
-   * kept where it counts: the records at or before the projection's checkpoint take transaction id 1, those after
+   * A server whose counter is lower may have fewer ids below it than the restored log has transactions, so the order
+   * is kept where it counts: the records at or before the projection's checkpoint take transaction id 1, those after
    * it 2, each in `global_position` order; the checkpoint moves to the last record of 1. What was projected stays
    * projected and what was not is projected next; nothing below 3 is ever a transaction's own id. Records of this
    * server's (written since the restore by an Errata without this step, or of the first server's first transactions)
@@ -54,6 +55,8 @@ export class RestoredLogRepository {
       trx,
     );
     const counts: Record<ProjectedTable, number> = { event: 0, span_edge: 0 };
+    // Looked for again under the lock: another Errata starting at the same moment may have renumbered them first.
+    let renumbered = 0;
     for (const [name, table] of projections) {
       const log = sql.table(table);
       const horizon = sql`pg_snapshot_xmax(pg_current_snapshot())`;
@@ -63,6 +66,7 @@ export class RestoredLogRepository {
             OR EXISTS (SELECT 1 FROM projection_skip WHERE projection = ${name} AND transaction_id >= ${horizon})
                AS foreign`.execute(trx);
       if (rows[0]?.foreign !== true) continue;
+      renumbered += 1;
       // Null without a checkpoint: nothing was projected.
       const projected = sql`(transaction_id, global_position)
         <= (SELECT transaction_id, global_position FROM projection_checkpoint WHERE name = ${name})`;
@@ -85,6 +89,6 @@ export class RestoredLogRepository {
          WHERE s.projection = ${name} AND c.name = ${name}
            AND (s.transaction_id, s.global_position) > (c.transaction_id, c.global_position)`.execute(trx);
     }
-    return { events: counts.event, spanEdges: counts.span_edge };
+    return { projections: renumbered, events: counts.event, spanEdges: counts.span_edge };
   }
 }
