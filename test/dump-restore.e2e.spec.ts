@@ -11,17 +11,19 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { Client } from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { ProjectorService } from '../apps/server/src/services/projector.service';
 import { AgentTrace } from './support/agent-spans';
+import { runCli, type CliRun } from './support/cli';
 import {
   adminDatabaseUrl,
+  createTestDatabase,
   databaseUrlFor,
   startThrowawayCluster,
   withLogHorizonHeld,
   type ThrowawayCluster,
 } from './support/postgres';
-import { sendSpans, startTestServer, startTestServerOn, type TestServer } from './support/server';
+import { sendSpans, startTestServerOn, type TestServer } from './support/server';
 import { until } from './support/until';
 
 const execFileAsync = promisify(execFile);
@@ -155,7 +157,8 @@ it.each([
   'given an Errata without the renumbering that took spans on the restored log and %s, then the next start projects every call once',
   async (_, rebuilt) => {
     const now = Date.now() - 60_000;
-    const before = await startTestServer('postgres');
+    const database = await createTestDatabase(inject('templateDatabase'));
+    const before = await startTestServerOn(database.url);
     try {
       expect(
         await sendSpans(
@@ -190,7 +193,7 @@ it.each([
         await projector.catchUp();
         return (await report(before)).totals.calls === frozen;
       });
-      await before.app.close();
+      await before.close();
 
       // When this Errata starts on it
       const after = await startTestServerOn(before.databaseUrl);
@@ -202,7 +205,53 @@ it.each([
         await after.close();
       }
     } finally {
-      await before.close().catch(() => undefined);
+      await before.close().catch(() => undefined); // (closed already, unless the test failed before)
+      await database.drop();
     }
   },
 );
+
+it('given two Errata starting at once on a restored log, then one renumbers it and says so, the other finds it done', async () => {
+  const now = Date.now() - 60_000;
+  const database = await createTestDatabase(inject('templateDatabase'));
+  const server = await startTestServerOn(database.url);
+  try {
+    expect(
+      await sendSpans(
+        server.url,
+        server.ingestKey,
+        new AgentTrace().run('a', now, [call('search', now + 1)]),
+      ),
+    ).toBe(200);
+    await server.catchUp();
+    await asIfRestoredFromAbove(server);
+    await server.close();
+    // Given both past their first look, waiting for the log (a session of ours holds it meanwhile)
+    const holder = new Client({ connectionString: server.databaseUrl! });
+    await holder.connect();
+    let runs: Promise<CliRun>[];
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE event IN SHARE ROW EXCLUSIVE MODE');
+      runs = [runCli(server.databaseUrl!, 'migrate'), runCli(server.databaseUrl!, 'migrate')];
+      await until('both waiting for the log', async () => {
+        const { rows } = await holder.query<{ waiting: number }>(
+          "SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'event'::regclass AND NOT granted",
+        );
+        return rows[0]!.waiting === 2;
+      });
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    // When they go on, then one renumbered the log and says so; the other says nothing of it
+    const said = (await Promise.all(runs)).map((run) => {
+      expect(run.code, run.stderr).toBe(0);
+      return run.stderr.match(/renumbered \d+ events/)?.[0] ?? null;
+    });
+    expect(said.sort()).toEqual([null, 'renumbered 2 events']);
+  } finally {
+    await server.close().catch(() => undefined); // (closed already, unless the test failed before)
+    await database.drop();
+  }
+});
