@@ -3,6 +3,8 @@
  * MCP servers (two versions of one server), the Errata SDK, OTLP ingest, the projector, the fix rounds, and a real
  * HTTP receiver that checks every webhook with the `standardwebhooks` package.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -11,6 +13,7 @@ import { instrumentMcpClient } from '@errata/sdk';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerTestTracing, type TestTracing } from '../libs/sdk/src/tracing.spec-helper';
+import { DeliveryRepository } from '../apps/server/src/repositories/delivery.repository';
 import { OwnerRepository } from '../apps/server/src/repositories/owner.repository';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
@@ -21,7 +24,13 @@ import { withLogHorizonHeld } from './support/postgres';
 import { importReadmeBlock } from './support/readme-code';
 import { until } from './support/until';
 import { Receiver } from './support/webhook-receiver';
-import { connectErrataMcp, sendSpans, startTestServer, type TestServer } from './support/server';
+import {
+  connectErrataMcp,
+  defaultProjectId,
+  sendSpans,
+  startTestServer,
+  type TestServer,
+} from './support/server';
 
 /** Parsed JSON, as loosely typed as JSON.parse returns it. */
 type Json = ReturnType<typeof JSON.parse>;
@@ -439,6 +448,65 @@ describe('fix delivery', () => {
       expect(verifyErrataWebhook(secret, headers as Record<string, string>, body)).toBe(true);
     expect(verifyErrataWebhook(previous, headers as Record<string, string>, `${body} `)).toBe(false);
     await receiver.close();
+  });
+});
+
+describe('a stop during a backlog', () => {
+  it('given a stop, a fix round decides no finding once stopping has aborted; the next round decides it', async () => {
+    const receiver = new Receiver();
+    await registerOwner('orders-stop', receiver);
+    await traffic('orders-stop', '1.0.0', 6);
+    const stopping = new AbortController();
+    stopping.abort();
+    expect(await server.app.get(FixService).runOnce(stopping.signal)).toEqual([]);
+    const events = await server.app.get(FixService).runOnce();
+    expect(events.map((e) => e.type)).toEqual(['FixSuggested']);
+    await server.app.get(DeliveryService).sendDue();
+    await receiver.close();
+  });
+
+  it('given due deliveries to a receiver that never answers, a stop finishes the claim in flight and claims no more', async () => {
+    // A server of its own: this test stops it.
+    const stopped = await startTestServer('postgres', {
+      ERRATA_WEBHOOK_ALLOW_INTERNAL: 'true',
+      ERRATA_WEBHOOK_TIMEOUT_MS: '1000',
+      ERRATA_DELIVERY_POLL_MS: '25',
+      ERRATA_FIX_INTERVAL_MS: '3600000',
+    });
+    let posts = 0;
+    const hanging = createServer(() => posts++); // takes each webhook and never answers
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    try {
+      const projectId = await defaultProjectId(stopped.db);
+      const owner = await stopped.app.get(OwnerRepository).create({
+        projectId,
+        serverName: 'orders-hanging',
+        versionRange: null,
+        webhookUrl: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hooks`,
+        contact: null,
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      });
+      // More than two claims (20 each), due at once: the worker's first claim takes 20.
+      await stopped.db.transaction().execute(async (trx) => {
+        for (let i = 0; i < 45; i++)
+          await stopped.app.get(DeliveryRepository).enqueue(trx, {
+            projectId,
+            ownerId: owner.id,
+            findingId: null,
+            msgId: `msg_stop_${i}`,
+            dedupeKey: `stop-${i}`,
+            eventType: 'errata.fix.suggested',
+            payload: '{}',
+          });
+      });
+      await until('the first claim to be posted', async () => posts === 20);
+      await stopped.close();
+      // The round went on claiming until nothing was due: 45 posts, a receiver's timeout per claim, after SIGTERM.
+      expect(posts).toBe(20);
+    } finally {
+      hanging.closeAllConnections();
+      hanging.close();
+    }
   });
 });
 

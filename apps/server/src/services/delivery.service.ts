@@ -58,7 +58,7 @@ export class DeliveryService implements OnApplicationBootstrap, BeforeApplicatio
   ) {
     this.poller = new Poller(
       config.deliveryPollMs,
-      () => this.sendDue(),
+      (stopping) => this.sendDue(stopping),
       (error, retryInMs) =>
         this.logger.error(
           `delivery round failed, retrying in ${retryInMs / 1000} s: ${error instanceof Error ? error.message : error}`,
@@ -74,10 +74,15 @@ export class DeliveryService implements OnApplicationBootstrap, BeforeApplicatio
     await this.poller.stop();
   }
 
-  /** Sends every due delivery; returns how many attempts it made. */
-  async sendDue(): Promise<number> {
+  /**
+   * Sends every due delivery, or until `stopping` aborts: the claim in flight is finished, and what is still due waits
+   * for the next start (a receiver that hangs takes ERRATA_WEBHOOK_TIMEOUT_MS per claim). Returns how many attempts it
+   * made.
+   */
+  async sendDue(stopping?: AbortSignal): Promise<number> {
     let attempts = 0;
     for (;;) {
+      if (stopping?.aborted) return attempts;
       const due = await this.deliveries.claimDue(CLAIM, this.config.webhookTimeoutMs * 2 + 5_000);
       if (due.length === 0) return attempts;
       attempts += due.length;

@@ -56,7 +56,7 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
   ) {
     this.poller = new Poller(
       config.fixIntervalMs,
-      () => this.runOnce(),
+      (stopping) => this.runOnce(stopping),
       (error, retryInMs) =>
         this.logger.error(
           `fix round failed, retrying in ${retryInMs / 1000} s: ${error instanceof Error ? error.message : error}`,
@@ -74,9 +74,12 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
 
   /**
    * One round over every project with owners; returns the events it appended. None while the read models are being
-   * rebuilt: half the history would verify fixes that the other half contradicts, and tell their owners so.
+   * rebuilt: half the history would verify fixes that the other half contradicts, and tell their owners so. Once
+   * `stopping` aborts, the round ends after the finding in flight: a project with thousands of owned findings took
+   * minutes, and the next round (after the next start) picks up where it stopped, as every round decides from what is
+   * stored.
    */
-  async runOnce(): Promise<FixEvent[]> {
+  async runOnce(stopping?: AbortSignal): Promise<FixEvent[]> {
     if (await this.projector.rebuilding()) {
       if (!this.waitingForRebuild)
         this.logger.log('the read models are being rebuilt: fixes wait for it to finish');
@@ -85,8 +88,10 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     }
     this.waitingForRebuild = false;
     const appended: FixEvent[] = [];
-    for (const projectId of await this.fixes.projectsWithOwners())
-      appended.push(...(await this.runProject(projectId)));
+    for (const projectId of await this.fixes.projectsWithOwners()) {
+      if (stopping?.aborted) break;
+      appended.push(...(await this.runProject(projectId, stopping)));
+    }
     return appended;
   }
 
@@ -118,11 +123,12 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
    * Owners whose endpoint is disabled (it answered 410) count too: the fix is still followed, and only their
    * messages wait, pending, until the endpoint is enabled again (the delivery worker claims none of a disabled owner).
    */
-  private async runProject(projectId: number): Promise<FixEvent[]> {
+  private async runProject(projectId: number, stopping?: AbortSignal): Promise<FixEvent[]> {
     const owners = await this.owners.list(projectId);
     const { report } = await this.findings.everything(projectId, NO_FILTER);
     const appended: FixEvent[] = [];
     for (const finding of report.findings) {
+      if (stopping?.aborted) break;
       const owned = owners.filter(
         (owner) =>
           owner.serverName === finding.server &&

@@ -6,9 +6,14 @@ export const MAX_BACKOFF_MS = 30_000;
  * A failed run is reported and the loop goes on, after a wait that doubles with each failure in a row, up to
  * MAX_BACKOFF_MS, and that `wake()` does not cut short: a database that times out every statement, woken by every
  * ingest request, was otherwise tried, and logged, without pause.
+ *
+ * `work` is given a signal aborted by `stop()`: a run over a backlog (every due webhook, every finding of an owned
+ * server) ends after the step in flight, not after the backlog. `stop()` waits for the run, and a stop that waited for
+ * a backlog of thousands kept the process alive for minutes after SIGTERM.
  */
 export class Poller {
   private running = false;
+  private stopping = new AbortController();
   private loop: Promise<void> | null = null;
   private wakeUp: (() => void) | null = null;
   private pendingWake = false;
@@ -16,18 +21,20 @@ export class Poller {
 
   constructor(
     private readonly intervalMs: number,
-    private readonly work: () => Promise<unknown>,
+    private readonly work: (stopping: AbortSignal) => Promise<unknown>,
     private readonly onError: (error: unknown, retryInMs: number) => void,
   ) {}
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loop = this.run();
+    this.stopping = new AbortController();
+    this.loop = this.run(this.stopping.signal);
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    this.stopping.abort();
     this.wakeUp?.();
     await this.loop;
   }
@@ -37,10 +44,10 @@ export class Poller {
     if (this.failuresInARow === 0) this.wakeUp?.();
   }
 
-  private async run(): Promise<void> {
+  private async run(stopping: AbortSignal): Promise<void> {
     while (this.running) {
       try {
-        await this.work();
+        await this.work(stopping);
         this.failuresInARow = 0;
       } catch (error) {
         this.failuresInARow++;
