@@ -71,4 +71,29 @@ describe('Poller', () => {
     await poller.stop();
     expect(waits).toEqual([60_000]);
   });
+
+  it('tells the run in flight that stop() was called, so that a run over a backlog ends after its step; a new start runs unstopped', async () => {
+    const signals: AbortSignal[] = [];
+    let release: () => void = () => undefined;
+    const poller = new Poller(
+      60_000,
+      (stopping) => {
+        signals.push(stopping);
+        return new Promise<void>((resolve) => (release = resolve)); // a step still in flight when stop() is called
+      },
+      () => undefined,
+    );
+    poller.start();
+    await sleep(10);
+    const stopped = poller.stop();
+    expect(signals[0]?.aborted).toBe(true);
+    release();
+    await stopped;
+    poller.start();
+    await sleep(10);
+    expect(signals[1]?.aborted).toBe(false);
+    const stoppedAgain = poller.stop();
+    release();
+    await stoppedAgain;
+  });
 });
