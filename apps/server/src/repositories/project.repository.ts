@@ -26,6 +26,15 @@ export class ProjectRepository {
     return this.db.transaction().execute((trx) => work(new ProjectRepository({ ...this.database, db: trx })));
   }
 
+  /**
+   * Serializes the keys a start sets up (env keys, the first project's keys) until this repository's transaction ends:
+   * replicas started at once with a new ERRATA_INGEST_KEY each found it missing and inserted it, and the second
+   * stopped on the first one's copy (api_key_key_hash_uq).
+   */
+  async lockKeySetup(): Promise<void> {
+    await sql`SELECT pg_advisory_xact_lock(hashtext('errata-key-setup'))`.execute(this.db);
+  }
+
   findProject(name: string) {
     return this.db
       .selectFrom('project')

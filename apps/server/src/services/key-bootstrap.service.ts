@@ -40,6 +40,7 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
 
   private async applyEnvKeys(envKeys: readonly (readonly [KeyScope, string])[]): Promise<void> {
     await this.projects.transaction(async (projects) => {
+      await projects.lockKeySetup();
       const project = await projects.ensureProject(DEFAULT_PROJECT);
       for (const [scope, key] of envKeys) {
         const keyHash = hashKey(key);
@@ -72,9 +73,9 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
    */
   private createFirstProject() {
     return this.projects.transaction(async (projects) => {
+      await projects.lockKeySetup(); // another instance starting at once makes them, or finds them made
       if ((await projects.countProjects()) > 0) return null;
       const project = await projects.ensureProject(DEFAULT_PROJECT);
-      if ((await projects.listKeys(project.id)).length > 0) return null; // another instance won the race
       const created = [];
       for (const scope of ['ingest', 'read', 'admin'] as const) {
         created.push(
