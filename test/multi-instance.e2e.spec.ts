@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { Client } from 'pg';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { hashKey } from '../apps/server/src/services/api-key.service';
+import { runCli } from './support/cli';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
 import { spawnServer } from './support/server-process';
 import { until } from './support/until';
@@ -82,3 +83,32 @@ it('two instances started at once with a new ERRATA_INGEST_KEY both start, and t
   expect(keys.rows[0].n).toBe(1);
   for (const replica of replicas) if (replica.status === 'fulfilled') await stop(replica.value.child);
 }, 120_000);
+
+it('`projections rebuild` waits for a report reading the rollups, and never ends in a deadlock with it', async () => {
+  // Given a report under way on a running server: its snapshot has read the findings' rollup, and reads the calls'
+  // next (as a tool's findings and calls are read)
+  await withClient(async (report) => {
+    await report.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    await report.query('SELECT count(*) FROM finding_rollup');
+    // When `projections rebuild` begins meanwhile, and waits for the report to let go of what it read
+    const rebuilding = runCli(database.url, 'projections', 'rebuild');
+    await until(
+      'the rebuild waiting for the report',
+      async () => {
+        const { rows } = await report.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks
+            WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        );
+        return rows[0]!.n > 0;
+      },
+      30_000,
+    );
+    // Then the report reads on (the rebuild does not hold a table the report waits for while it waits itself) …
+    await report.query('SELECT count(*) FROM call_rollup');
+    await report.query('COMMIT');
+    // … and the rebuild ends, once the report has
+    const rebuilt = await rebuilding;
+    expect(rebuilt.stderr).not.toContain('deadlock');
+    expect(rebuilt.code).toBe(0);
+  });
+}, 60_000);

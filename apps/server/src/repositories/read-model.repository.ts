@@ -4,6 +4,22 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../database/schema';
 import { timestampFromMicros } from '../database/timestamps';
 
+/** The tables a rebuild empties: the read models, then the contributions and rollups (`RollupRepository.truncate`). */
+const REBUILT_TABLES = [
+  'tool_call',
+  'agent_run',
+  'escalation',
+  'subagent_report',
+  'contribution',
+  'call_rollup',
+  'finding_rollup',
+  'report_rollup',
+];
+/** How long a rebuild waits for a table while it holds others (below deadlock_timeout's default 1 s). */
+const REBUILD_LOCK_WAIT_MS = 200;
+/** SQLSTATE of a lock not taken within lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
 /** A `tool_call` row as the projection builds it: ids hex, times as microseconds / nanoseconds since the epoch. */
 export interface ToolCallRow {
   readonly projectId: number;
@@ -225,6 +241,31 @@ export class ReadModelRepository {
         total = excluded.total, category = excluded.category, attempted = excluded.attempted,
         alternatives = excluded.alternatives, partial_results = excluded.partial_results,
         retryable = excluded.retryable`.execute(db);
+  }
+
+  /**
+   * Takes every table a rebuild empties (these read models, and RollupRepository's contributions and rollups) for the
+   * caller's transaction, all of them or none. A report's snapshot reads several of them one after another: a TRUNCATE
+   * that took some and waited for the report to let go of the next deadlocked with the report's next read, and
+   * PostgreSQL ended the one that began waiting first, the rebuild (`projections rebuild`, `events prune --yes` lost
+   * its deletion). Now a rebuild that cannot take them all within a moment lets go of those it took and tries again.
+   */
+  async lockForRebuild(db: Kysely<DB>): Promise<void> {
+    const { rows } = await sql<{ wait: string }>`SELECT current_setting('lock_timeout') AS wait`.execute(db);
+    for (;;) {
+      await sql`SAVEPOINT rebuild_locks`.execute(db);
+      try {
+        await sql`SELECT set_config('lock_timeout', ${`${REBUILD_LOCK_WAIT_MS}ms`}, true)`.execute(db);
+        await sql`LOCK TABLE ${sql.raw(REBUILT_TABLES.join(', '))} IN ACCESS EXCLUSIVE MODE`.execute(db);
+        await sql`RELEASE SAVEPOINT rebuild_locks`.execute(db);
+        await sql`SELECT set_config('lock_timeout', ${rows[0]!.wait}, true)`.execute(db);
+        return;
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw error;
+        await sql`ROLLBACK TO SAVEPOINT rebuild_locks`.execute(db);
+        await new Promise((resolve) => setTimeout(resolve, REBUILD_LOCK_WAIT_MS * (0.5 + Math.random())));
+      }
+    }
   }
 
   /** Empties every read model, for a rebuild inside the caller's transaction. */

@@ -332,6 +332,7 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
 
   /** Empties every read model and moves both projections back to the log's start. */
   private async startOver(trx: Kysely<DB>): Promise<void> {
+    await this.readModels.lockForRebuild(trx);
     await this.readModels.truncate(trx);
     await this.rollups.truncate(trx);
     await this.checkpoints.clearSkips(trx);
