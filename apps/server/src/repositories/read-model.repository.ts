@@ -3,18 +3,13 @@ import type { CallFinding } from '@errata/domain';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../database/schema';
 import { timestampFromMicros } from '../database/timestamps';
+import { PROJECTION_TABLES } from './statistics.repository';
 
-/** The tables a rebuild empties: the read models, then the contributions and rollups (`RollupRepository.truncate`). */
-const REBUILT_TABLES = [
-  'tool_call',
-  'agent_run',
-  'escalation',
-  'subagent_report',
-  'contribution',
-  'call_rollup',
-  'finding_rollup',
-  'report_rollup',
-];
+/**
+ * The tables a rebuild empties: the read models, then the contributions and rollups (`RollupRepository.truncate`);
+ * the span edges are a log.
+ */
+const REBUILT_TABLES = PROJECTION_TABLES.filter((table) => table !== 'span_edge');
 /** How long a rebuild waits for a table while it holds others (below deadlock_timeout's default 1 s). */
 const REBUILD_LOCK_WAIT_MS = 200;
 /** SQLSTATE of a lock not taken within lock_timeout. */
