@@ -16,6 +16,7 @@ import { createTestDatabase, type TestDatabase } from './support/postgres';
 import { sendSpans } from './support/server';
 import { spawnServer } from './support/server-process';
 import { until } from './support/until';
+import { Receiver } from './support/webhook-receiver';
 
 const READ_KEY = 'replicas-read-key-0123456789';
 const INGEST_KEY = 'replicas-new-ingest-key-0123';
@@ -58,6 +59,10 @@ it('two instances started at once with a new ERRATA_INGEST_KEY both start, and t
     ERRATA_INGEST_KEY: INGEST_KEY,
     ERRATA_READ_KEY: READ_KEY,
     ERRATA_PG_QUERY_TIMEOUT_MS: '0',
+    // and, for the webhooks test, fix rounds and deliveries every moment, to the test's own receiver
+    ERRATA_FIX_INTERVAL_MS: '200',
+    ERRATA_DELIVERY_POLL_MS: '25',
+    ERRATA_WEBHOOK_ALLOW_INTERNAL: 'true',
   };
   const starts = await withClient(async (holder) => {
     await holder.query('BEGIN');
@@ -204,6 +209,54 @@ it('spans of one trace sent to both replicas at once, some twice, give the repor
   );
   expect(rows[0].n).toBe(0);
 }, 120_000);
+
+it('both replicas run fix rounds and send webhooks: each fix is suggested once, each message sent once', async () => {
+  // Given the findings of the traces above, and an admin key
+  const admin = 'replicas-admin-key-0123456789';
+  await withClient((client) =>
+    client.query(
+      `INSERT INTO api_key (project_id, scope, key_hash, key_prefix, managed_by)
+       SELECT id, 'admin', $1, 'test', 'cli' FROM project WHERE name = 'default'`,
+      [hashKey(admin)],
+    ),
+  );
+  const { findings } = (await (
+    await fetch(`${replicas[0]!.url}/api/v1/findings`, { headers: { authorization: `Bearer ${admin}` } })
+  ).json()) as { findings: { server: string | null }[] };
+  const servers = [...new Set(findings.flatMap(({ server }) => (server === null ? [] : [server])))];
+  expect(servers.length).toBeGreaterThan(0);
+  // When their servers get an owner, one through each replica, while both run fix rounds and deliveries
+  const receiver = new Receiver();
+  const webhookUrl = await receiver.start();
+  for (const [i, server] of servers.entries()) {
+    const response = await fetch(`${replicas[i % 2]!.url}/api/v1/owners`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ server, webhookUrl }),
+    });
+    expect(response.status).toBe(201);
+  }
+  // Then every owned finding gets one FixSuggested and one message, delivered once
+  const owned = findings.filter(({ server }) => server !== null).length;
+  await until('every message delivered', async () => {
+    const { rows } = await withClient((client) =>
+      client.query(`SELECT count(*)::int AS n FROM webhook_delivery WHERE status = 'delivered'`),
+    );
+    return rows[0].n === owned;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 1_000)); // a few more rounds and polls of both
+  const ids = receiver.received.map((request) => request.headers['webhook-id']);
+  expect(ids).toHaveLength(owned);
+  expect(new Set(ids).size).toBe(owned);
+  const { rows } = await withClient((client) =>
+    client.query(`SELECT type, count(*)::int AS n FROM fix_event GROUP BY type ORDER BY type`),
+  );
+  expect(rows).toEqual([
+    { type: 'FixDelivered', n: owned },
+    { type: 'FixSuggested', n: owned },
+  ]);
+  await receiver.close();
+}, 60_000);
 
 it('a replica killed while it projects leaves its batch to the other, which projects it at once', async () => {
   // Given a backlog sent to one replica, which begins projecting it
