@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES, loadConfig, type AppConfig } from '../apps/server/src/config/app-config';
+import * as domain from '../libs/domain/src/index';
 import { newSecret, webhookHeaders } from '../apps/server/src/webhooks/standard-webhooks';
 import { importReadmeBlock } from './support/readme-code';
 
@@ -17,6 +18,7 @@ function configurationTable(): Map<string, string> {
 const NUMERIC_DEFAULTS: Partial<Record<(typeof CONFIG_VARIABLES)[number], keyof AppConfig>> = {
   PORT: 'port',
   ERRATA_MAX_BODY_BYTES: 'maxBodyBytes',
+  ERRATA_BODY_TIMEOUT_MS: 'bodyTimeoutMs',
   ERRATA_MAX_ATTRIBUTE_BYTES: 'maxAttributeBytes',
   ERRATA_MAX_CONCURRENT_INGESTS: 'maxConcurrentIngests',
   ERRATA_MAX_DECODING_BYTES: 'maxDecodingBytes',
@@ -72,6 +74,33 @@ describe('README matches the code', () => {
       const quoted = value.includes(' ') ? `'${value}'` : value;
       expect(cli![1], field).toContain(`--${flags[field]} ${quoted}`);
     }
+  });
+});
+
+describe("libs/domain's README matches the library", () => {
+  const domainReadme = readFileSync(join(root, 'libs/domain/README.md'), 'utf8');
+
+  it('lists every source file in its file table', () => {
+    const table = [...domainReadme.matchAll(/^\| (`[a-z-]+\.ts`(?:, `[a-z-]+\.ts`)*) +\|/gm)]
+      .flatMap((row) => row[1]!.split(', '))
+      .map((name) => name.slice(1, -1));
+    const sources = readdirSync(join(root, 'libs/domain/src')).filter(
+      (file) => file.endsWith('.ts') && !/\.spec(-helper)?\.ts$/.test(file) && file !== 'index.ts',
+    );
+    expect(sources.filter((file) => !table.includes(file))).toEqual([]);
+    expect(table.filter((file) => !sources.includes(file))).toEqual([]);
+  });
+
+  it('names in its exported API only functions and constants the library exports', () => {
+    const api = /## Exported API\n\n```ts\n([\s\S]*?)^```$/m.exec(domainReadme)![1]!;
+    const lines = api.split('\n').filter((line) => !line.startsWith('//'));
+    const functions = lines.flatMap((line) => /^([a-zA-Z]+)\(/.exec(line)?.[1] ?? []);
+    const constants = lines
+      .filter((line) => /^[A-Z][A-Z_]+(,|$| \()/.test(line))
+      .flatMap((line) => line.replace(/\s*(\/\/|\().*$/, '').split(/,\s*/))
+      .filter((name) => /^[A-Z][A-Z_]+$/.test(name));
+    expect(functions.length + constants.length).toBeGreaterThan(50);
+    expect([...functions, ...constants].filter((name) => !(name in domain))).toEqual([]);
   });
 });
 
