@@ -586,6 +586,8 @@ describe('dashboard (chromium)', () => {
     await fresh.getByRole('heading', { name: 'No tool calls yet' }).waitFor();
     const snippets = await fresh.locator('.copy-block code').allTextContents();
     expect(snippets.join('\n')).toContain(`startErrata({ endpoint: '${server.url}'`);
+    // A reader who runs `npm install @errata/sdk` gets a 404: the snippet says where the SDK comes from.
+    expect(snippets.join('\n')).toContain('libs/sdk/README.md, "Install"');
     // The register route starts Errata from the environment, not from the call above
     expect(snippets.join('\n')).toContain(`ERRATA_ENDPOINT=${server.url} ERRATA_API_KEY=<ingest key>`);
     expect(snippets.join('\n')).toContain(`OTEL_EXPORTER_OTLP_ENDPOINT=${server.url}`);

@@ -133,7 +133,9 @@ export function EmptyState({ what, filtered }: { what: string; filtered: boolean
       <div class="snippets">
         <CopyBlock
           label="TypeScript agent with @errata/sdk"
-          text={`import { startErrata } from '@errata/sdk';
+          text={`// @errata/sdk is not on the npm registry: pack it from Errata's repository and install the
+// packs (libs/sdk/README.md, "Install").
+import { startErrata } from '@errata/sdk';
 
 startErrata({ endpoint: '${origin}', apiKey: process.env.ERRATA_INGEST_KEY });
 // CommonJS: MCP clients required after this line report every tools/call.
