@@ -217,6 +217,12 @@ describe('projects and keys', () => {
     expect(await ingest(second.url, 'env-ingest-key-two')).toBe(200);
     expect(await ingest(second.url, 'env-ingest-key-one')).toBe(401);
     expect(await readReport(second.url, 'env-read-key-number-1')).toBe(200);
+    // The replaced key is named in the log, by the start of its hash: its exporters are refused from now on
+    const oldKey = `sha256:${createHash('sha256').update('env-ingest-key-one').digest('hex').slice(0, 8)}…`;
+    expect(second.output()).toContain(
+      `ERRATA_INGEST_KEY replaced the earlier ingest key of project default, now revoked: ${oldKey} (env)`,
+    );
+    expect(second.output()).not.toMatch(/replaced the earlier read key/);
     second.child.kill('SIGTERM');
     await once(second.child, 'exit');
     const listed = await cli(database, 'keys', 'list', '--project', 'default');

@@ -155,6 +155,7 @@ export class ProjectRepository {
       .where('managed_by', 'in', ['env', 'bootstrap'])
       .where('revoked_at', 'is', null)
       .where('key_hash', '!=', keepHash)
+      .returning(['key_prefix as keyPrefix', 'managed_by as managedBy'])
       .execute();
   }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { jsonLogLine } from '../config/json-log-line';
 import type { KeyScope } from '../database/schema';
@@ -16,6 +16,8 @@ export const DEFAULT_PROJECT = 'default';
  */
 @Injectable()
 export class KeyBootstrapService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Keys');
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly projects: ProjectRepository,
@@ -61,7 +63,15 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
             label: `ERRATA_${scope.toUpperCase()}_KEY`,
           });
         }
-        await projects.revokeManagedKeysExcept(project.id, scope, keyHash);
+        const revoked = await projects.revokeManagedKeysExcept(project.id, scope, keyHash);
+        // Said, because an agent still sending a revoked key is only refused (401), with nothing in this log.
+        if (revoked.length > 0) {
+          const which = revoked.map((key) => `${key.keyPrefix}… (${key.managedBy})`).join(', ');
+          this.logger.warn(
+            `ERRATA_${scope.toUpperCase()}_KEY replaced the earlier ${scope} key${revoked.length === 1 ? '' : 's'} of ` +
+              `project ${DEFAULT_PROJECT}, now revoked: ${which}; whatever still sends ${revoked.length === 1 ? 'it' : 'them'} is refused (401)`,
+          );
+        }
       }
     });
   }
