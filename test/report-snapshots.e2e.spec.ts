@@ -14,6 +14,7 @@ import { RollupQueryRepository } from '../apps/server/src/repositories/rollup-qu
 import { FindingsService } from '../apps/server/src/services/findings.service';
 import { AgentTrace } from './support/agent-spans';
 import { defaultProjectId, sendSpans, startTestServer, type TestServer } from './support/server';
+import { statementsOf } from './support/statements';
 
 const t0 = Date.UTC(2026, 10, 30, 8, 30);
 const MINUTE = 60_000;
@@ -155,11 +156,15 @@ describe.each<[path: string, read: RollupRead, place: 'earlier' | 'later']>([
     expectOneSnapshot(() => get(path), read, place));
 });
 
-it("a fix's verification traffic (calls and offences per server version) comes from one snapshot", async () => {
+it("fixes' verification traffic (calls and offences per server version) is one statement, so one snapshot", async () => {
   const projectId = await defaultProjectId(server.db);
-  const finding = { server: 'orders', tool: 'lookup', rule: 'untyped-error' } as const;
-  const traffic = () =>
-    server.app.get(FindingsService).versionTraffic(projectId, finding, new Date(Date.UTC(2026, 10, 30)));
-  expect(await traffic()).not.toEqual([]);
-  await expectOneSnapshot(traffic, 'findingSums', 'later');
+  const since = [
+    { server: 'orders', tool: 'lookup', rule: 'untyped-error', from: new Date(Date.UTC(2026, 10, 30)) },
+    { server: 'web', tool: 'search_web', rule: 'untyped-error', from: new Date(Date.UTC(2026, 10, 30)) },
+  ] as const;
+  const { result, statements } = await statementsOf(() =>
+    server.app.get(FindingsService).versionTraffic(projectId, since),
+  );
+  expect(result.get(0)).not.toEqual(undefined);
+  expect(statements).toBe(1);
 });

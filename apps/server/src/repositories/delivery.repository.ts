@@ -110,15 +110,29 @@ export class DeliveryRepository {
       .execute();
   }
 
-  /** The owners that have a message with this dedupe key (sent or not), in the caller's transaction. */
-  async ownersSent(db: Kysely<DB>, findingId: string, dedupeKey: string): Promise<string[]> {
-    const rows = await db
-      .selectFrom('webhook_delivery')
-      .select('owner_id')
-      .where('finding_id', '=', findingId)
-      .where('dedupe_key', '=', dedupeKey)
-      .execute();
-    return rows.map((row) => row.owner_id);
+  /**
+   * For each (finding, dedupe key) of `messages`, the owners that have that message (sent or not), keyed by
+   * `sentKey`: one read for a fix round.
+   */
+  async ownersSent(
+    messages: readonly { readonly findingId: string; readonly dedupeKey: string }[],
+  ): Promise<Map<string, Set<string>>> {
+    const owners = new Map<string, Set<string>>();
+    if (messages.length === 0) return owners;
+    const { rows } = await sql<{ findingId: string; dedupeKey: string; ownerId: string }>`
+      SELECT d.finding_id AS "findingId", d.dedupe_key AS "dedupeKey", d.owner_id AS "ownerId"
+        FROM webhook_delivery d
+       WHERE (d.finding_id, d.dedupe_key) IN (
+               SELECT m.finding_id, m.dedupe_key
+                 FROM unnest(${messages.map((m) => m.findingId)}::text[],
+                             ${messages.map((m) => m.dedupeKey)}::text[]) AS m (finding_id, dedupe_key))`.execute(
+      this.db,
+    );
+    for (const row of rows) {
+      const key = sentKey(row.findingId, row.dedupeKey);
+      owners.set(key, (owners.get(key) ?? new Set()).add(row.ownerId));
+    }
+    return owners;
   }
 
   /** Claims up to `limit` due deliveries of enabled owners for `leaseMs`, counting the attempt. */
@@ -231,3 +245,6 @@ export class DeliveryRepository {
       .executeTakeFirst();
   }
 }
+
+/** How `ownersSent` keys a finding's message. */
+export const sentKey = (findingId: string, dedupeKey: string): string => `${findingId}\n${dedupeKey}`;

@@ -103,6 +103,25 @@ export class FixRepository {
     return rows.map((row) => ({ type: row.type, data: row.data }) as FixEvent);
   }
 
+  /** The fix events of each of these findings (those with none left out), oldest first: one read for a fix round. */
+  async histories(projectId: number, findingIds: readonly string[]): Promise<Map<string, FixEvent[]>> {
+    const histories = new Map<string, FixEvent[]>();
+    if (findingIds.length === 0) return histories;
+    const rows = await this.db
+      .selectFrom('fix_event')
+      .select(['finding_id', 'type', 'data'])
+      .where('project_id', '=', projectId)
+      .where(sql<boolean>`finding_id = ANY(${findingIds}::text[])`)
+      .orderBy('finding_id')
+      .orderBy('global_position')
+      .execute();
+    for (const row of rows) {
+      const event = { type: row.type, data: row.data } as FixEvent;
+      histories.set(row.finding_id, [...(histories.get(row.finding_id) ?? []), event]);
+    }
+    return histories;
+  }
+
   /** Projects that have server owners: the ones fixes are worked out for. */
   async projectsWithOwners(): Promise<number[]> {
     const rows = await this.db.selectFrom('server_owner').select('project_id').distinct().execute();

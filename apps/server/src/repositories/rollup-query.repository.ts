@@ -18,6 +18,7 @@ import {
   type ServerTotals,
   type WastedRetry,
   UNKNOWN_SERVER,
+  type VersionTraffic,
 } from '@errata/domain';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
@@ -200,6 +201,75 @@ export class RollupQueryRepository {
       serverVersion: row.server_version ?? null,
       sums: measuresOf(row, FINDING_ROLLUP.measures) as FindingSums['sums'],
     }));
+  }
+
+  /**
+   * Per finding of `since` (index in it → its traffic), the calls of its tool and the offences of its rule per server
+   * version, among the calls that started at its `from` or later; calls of no version are left out. Whole days and
+   * hours come from the rollups, each finding's partial first hour from the contributions. One statement, so one
+   * snapshot, for every finding: a fix round reads its project's traffic at once, where a read per finding made a
+   * round over thousands of them take minutes.
+   */
+  async versionTrafficSince(
+    projectId: number,
+    since: readonly (OffenceGroup & { readonly from: Date })[],
+  ): Promise<Map<number, VersionTraffic[]>> {
+    const traffic = new Map<number, VersionTraffic[]>();
+    if (since.length === 0) return traffic;
+    const windows = since.map(({ from }) => {
+      const slices = windowSlices(from, null);
+      return { raw: slices.raw[0] ?? null, hours: slices.hours[0] ?? null, days: slices.days[0] ?? null };
+    });
+    const column = (edge: (w: (typeof windows)[number]) => Date | null | undefined) =>
+      windows.map((w) => edge(w) ?? null);
+    // Rows of either kind, as one: a call row has no rule and counts calls, a finding row counts offences.
+    const counted = (measure: 'calls' | 'offences', value: RawBuilder<unknown>) => sql`
+      ${measure === 'calls' ? value : sql`0::bigint`} AS calls, ${measure === 'offences' ? value : sql`0::bigint`} AS offences`;
+    const rows = (shape: RollupShape, rule: RawBuilder<unknown>, measure: 'calls' | 'offences') => sql`
+      SELECT server, tool, ${rule} AS rule, server_version, bucket_hours, bucket AS at, ${counted(measure, sql.ref(measure))}
+        FROM ${sql.table(shape.table)}
+       WHERE project_id = ${projectId} AND by_agent = false AND bucket >= (SELECT min(least(hour_from, day_from)) FROM g)
+         AND server_version IS NOT NULL AND tool IS NOT NULL`;
+    // A finding's partial first hour: each such hour's contributions are read once, for every finding it starts.
+    const raw = (shape: RollupShape, rule: RawBuilder<unknown>, measure: 'calls' | 'offences') => sql`
+      SELECT c.server, c.tool, ${rule} AS rule, c.server_version, 0 AS bucket_hours, c.start_time AS at,
+             ${counted(measure, sql`coalesce((c.measures->>${measure})::bigint, 0)`)}
+        FROM (SELECT DISTINCT raw_to FROM g WHERE raw_to IS NOT NULL) AS h
+       CROSS JOIN LATERAL (
+               SELECT server, tool, part, server_version, start_time, measures
+                 FROM contribution
+                WHERE project_id = ${projectId} AND kind = ${shape.kind}
+                  AND start_time >= h.raw_to - interval '1 hour' AND start_time < h.raw_to) AS c
+       WHERE c.server_version IS NOT NULL AND c.tool IS NOT NULL`;
+    const { rows: sums } = await sql<{ i: string; version: string; calls: string; offences: string }>`
+      WITH g AS (
+        SELECT server, tool, rule, raw_from, raw_to, hour_from, hour_to, day_from, i
+          FROM unnest(${since.map((f) => f.server)}::text[], ${since.map((f) => f.tool)}::text[],
+                             ${since.map((f) => f.rule)}::text[], ${column((w) => w.raw?.from)}::timestamptz[],
+                             ${column((w) => w.raw?.to)}::timestamptz[], ${column((w) => w.hours?.from)}::timestamptz[],
+                             ${column((w) => w.hours?.to)}::timestamptz[], ${column((w) => w.days?.from)}::timestamptz[])
+                 WITH ORDINALITY AS g (server, tool, rule, raw_from, raw_to, hour_from, hour_to, day_from, i)),
+      s AS (
+        ${rows(CALL_ROLLUP, sql`NULL::text`, 'calls')}
+        UNION ALL ${rows(FINDING_ROLLUP, sql`rule`, 'offences')}
+        UNION ALL ${raw(CALL_ROLLUP, sql`NULL::text`, 'calls')}
+        UNION ALL ${raw(FINDING_ROLLUP, sql`c.part`, 'offences')})
+      SELECT g.i::text AS i, s.server_version AS version, sum(s.calls)::text AS calls,
+             sum(s.offences)::text AS offences
+        FROM g JOIN s
+          -- A null server (one that did not say its name) is a server of its own, apart from one named "".
+          ON coalesce(s.server, '') = coalesce(g.server, '') AND s.server IS NOT DISTINCT FROM g.server
+         AND s.tool = g.tool AND (s.rule IS NULL OR s.rule = g.rule)
+       WHERE CASE s.bucket_hours WHEN 24 THEN s.at >= g.day_from
+                                 WHEN 1 THEN s.at >= g.hour_from AND s.at < g.hour_to
+                                 ELSE s.at >= g.raw_from AND s.at < g.raw_to END
+       GROUP BY g.i, s.server_version`.execute(this.db);
+    for (const row of sums) {
+      const index = Number(row.i) - 1;
+      const version = { version: row.version, calls: Number(row.calls), offences: Number(row.offences) };
+      traffic.set(index, [...(traffic.get(index) ?? []), version]);
+    }
+    return traffic;
   }
 
   /**

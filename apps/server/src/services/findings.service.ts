@@ -10,8 +10,6 @@ import {
   type Category,
   type FindingRule,
   type FindingSums,
-  UNKNOWN_SERVER,
-  type VersionTraffic,
 } from '@errata/domain';
 import type { GroupPage, NamesQuery, ReportFilter } from '../http/report-query';
 import { DeliveryRepository } from '../repositories/delivery.repository';
@@ -138,42 +136,12 @@ export class FindingsService {
   }
 
   /**
-   * Calls of a finding's tool and offences of its rule per server version, among the calls that started at `from` or
-   * later: the traffic that verifies a fix, or shows it regressed.
+   * Per finding of `since` (its index there → its traffic), the calls of its tool and offences of its rule per server
+   * version, among the calls that started at its `from` or later: the traffic that verifies a fix, or shows it
+   * regressed. One snapshot for all of them.
    */
-  async versionTraffic(
-    projectId: number,
-    finding: { server: string | null; tool: string; rule: FindingRule },
-    from: Date,
-  ): Promise<VersionTraffic[]> {
-    const filter = {
-      projectId,
-      from,
-      to: null,
-      server: finding.server ?? UNKNOWN_SERVER,
-      tool: finding.tool,
-      agent: null,
-    };
-    const { calls, findings } = await this.rollups.snapshot(async (reads) => ({
-      calls: await reads.callSums(filter, ['calls']),
-      findings: await reads.findingSums(filter),
-    }));
-    const perVersion = new Map<string, { calls: number; offences: number }>();
-    const entry = (version: string) => {
-      let found = perVersion.get(version);
-      if (found === undefined) perVersion.set(version, (found = { calls: 0, offences: 0 }));
-      return found;
-    };
-    // The filter's (unknown) also selects a server named so: compare exactly.
-    for (const row of calls) {
-      if (row.server !== finding.server || row.serverVersion === null) continue;
-      entry(row.serverVersion).calls += Number(row.sums.calls);
-    }
-    for (const row of findings) {
-      if (row.server !== finding.server || row.rule !== finding.rule || row.serverVersion === null) continue;
-      entry(row.serverVersion).offences += Number(row.sums.offences);
-    }
-    return [...perVersion].map(([version, counts]) => ({ version, ...counts }));
+  versionTraffic(projectId: number, since: readonly (OffenceGroup & { readonly from: Date })[]) {
+    return this.rollups.versionTrafficSince(projectId, since);
   }
 
   private async findings(filter: RollupFilter, wanted: (row: FindingSums) => boolean, samples: number) {

@@ -18,7 +18,7 @@ import type { Kysely } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
-import { DeliveryRepository } from '../repositories/delivery.repository';
+import { DeliveryRepository, sentKey } from '../repositories/delivery.repository';
 import { FixRepository } from '../repositories/fix.repository';
 import { OwnerRepository, type Owner } from '../repositories/owner.repository';
 import { FindingNotFound, FixNotFound } from './finding-not-found';
@@ -28,6 +28,16 @@ import { Poller } from './poller';
 import { ProjectorService } from './projector.service';
 
 const NO_FILTER = { from: null, to: null, server: null, tool: null, agent: null };
+
+/**
+ * What a round tells a finding's owners: a new event (appended, then sent), or the fix's latest news again, as `fix`
+ * after it, to owners that lack it. `before` is the fix the decision was made from (null: none yet).
+ */
+type RoundNews = {
+  readonly before: Fix | null;
+  readonly event: FixEvent;
+  readonly owners: readonly Owner[];
+} & ({ readonly isNew: true } | { readonly isNew: false; readonly fix: Fix });
 
 /** A finding with samples, the suggested contract and where its fix and messages stand: what its webhook shows. */
 type FindingDetail = Awaited<ReturnType<FindingsService['get']>>;
@@ -75,9 +85,9 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
   /**
    * One round over every project with owners; returns the events it appended. None while the read models are being
    * rebuilt: half the history would verify fixes that the other half contradicts, and tell their owners so. Once
-   * `stopping` aborts, the round ends after the finding in flight: a project with thousands of owned findings took
-   * minutes, and the next round (after the next start) picks up where it stopped, as every round decides from what is
-   * stored.
+   * `stopping` aborts, the round ends after the read or the finding in flight: a project with thousands of findings
+   * with news (their first round) takes minutes, and the next round (after the next start) picks up where it
+   * stopped, as every round decides from what is stored.
    */
   async runOnce(stopping?: AbortSignal): Promise<FixEvent[]> {
     if (await this.projector.rebuilding()) {
@@ -122,49 +132,49 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
   /**
    * Owners whose endpoint is disabled (it answered 410) count too: the fix is still followed, and only their
    * messages wait, pending, until the endpoint is enabled again (the delivery worker claims none of a disabled owner).
+   * What a round decides from is read for the whole project at once (`newsOf`); only a finding with news costs reads
+   * and a transaction of its own.
    */
   private async runProject(projectId: number, stopping?: AbortSignal): Promise<FixEvent[]> {
     const owners = await this.owners.list(projectId);
     const { report } = await this.findings.everything(projectId, NO_FILTER);
+    const owned = report.findings
+      .map((finding) => ({
+        finding,
+        owners: owners.filter(
+          (owner) =>
+            owner.serverName === finding.server &&
+            (finding.serverVersions.length === 0
+              ? owner.versionRange === null
+              : finding.serverVersions.some((version) => inVersionRange(version, owner.versionRange))),
+        ),
+      }))
+      .filter(({ owners }) => owners.length > 0);
+    if (stopping?.aborted) return [];
+    const news = await this.newsOf(projectId, owned);
     const appended: FixEvent[] = [];
-    for (const finding of report.findings) {
+    for (const { finding } of owned) {
       if (stopping?.aborted) break;
-      const owned = owners.filter(
-        (owner) =>
-          owner.serverName === finding.server &&
-          (finding.serverVersions.length === 0
-            ? owner.versionRange === null
-            : finding.serverVersions.some((version) => inVersionRange(version, owner.versionRange))),
-      );
-      if (owned.length === 0) continue;
-      appended.push(...(await this.runFinding(projectId, finding, owned)));
+      const found = news.get(finding.id);
+      if (found !== undefined) appended.push(...(await this.decide(projectId, finding, found)));
     }
     return appended;
   }
 
   /**
-   * Decides what is new about one finding's fix and enqueues what it sends, in one transaction. Everything the decision
-   * reads (the fix's traffic and deliveries, the finding's detail for the webhook) is read before it: inside, a query
-   * on another connection would wait for ever on embedded PGlite, whose one connection the transaction holds. If the
-   * fix changed meanwhile (another instance decided), this round leaves it to the next.
+   * Enqueues what one finding's fix has to send, and appends its event when it is new, in one transaction. Everything
+   * the decision read (the fix's traffic and deliveries, the finding's detail for the webhook) is read before it:
+   * inside, a query on another connection would wait for ever on embedded PGlite, whose one connection the transaction
+   * holds. If the fix changed since the round read it (another instance decided, or a delivery), this round leaves
+   * it to the next.
    */
-  private async runFinding(
-    projectId: number,
-    finding: Finding,
-    owned: readonly Owner[],
-  ): Promise<FixEvent[]> {
-    const before = await this.fixes.current(projectId, finding.id);
-    const news =
-      before === null
-        ? ({ event: suggestion(finding), isNew: true, owners: owned } as const)
-        : await this.newsOf(projectId, finding, before, owned);
-    if (news === null) return [];
+  private async decide(projectId: number, finding: Finding, news: RoundNews): Promise<FixEvent[]> {
     // The finding's samples and contract, for the webhook: a query of their own, made only when there is one to send.
     const detail = await this.findings.get(projectId, finding.id, NO_FILTER);
     return this.database.db.transaction().execute(async (trx) => {
       await this.fixes.lock(trx, projectId, finding.id);
       const fix = await this.fixes.get(trx, projectId, finding.id);
-      if (JSON.stringify(fix) !== JSON.stringify(before)) return [];
+      if (JSON.stringify(fix) !== JSON.stringify(news.before)) return [];
       if (!news.isNew) {
         await this.notify(trx, projectId, news.owners, detail, news.fix, news.event);
         return [];
@@ -176,38 +186,66 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   /**
-   * What a round has to tell an existing fix's owners: what later traffic says (a new event, for all of them), else
-   * the fix's latest news for the owners that do not have it. An owner registered after that news (a new one, or one
-   * replaced to correct its webhook URL, whose deliveries went with it) would otherwise wait for the next event.
+   * What a round has to tell each owned finding's owners (by finding id; none: nothing): a suggestion, for a finding
+   * without a fix; for a fix, what later traffic says (a new event, for all of them), else the fix's latest news for
+   * the owners that do not have it. An owner registered after that news (a new one, or one replaced to correct its
+   * webhook URL, whose deliveries went with it) would otherwise wait for the next event. A read of each kind for the
+   * whole project (fixes, their traffic from one snapshot, histories, messages sent), however many findings it has.
    */
   private async newsOf(
     projectId: number,
-    finding: Finding,
-    fix: Fix,
-    owned: readonly Owner[],
-  ): Promise<
-    | { event: FixEvent; isNew: true; owners: readonly Owner[] }
-    | { event: FixEvent; isNew: false; owners: readonly Owner[]; fix: Fix }
-    | null
-  > {
+    owned: readonly { finding: Finding; owners: readonly Owner[] }[],
+  ): Promise<Map<string, RoundNews>> {
+    const news = new Map<string, RoundNews>();
+    const fixes = new Map((await this.fixes.list(projectId)).map((fix) => [fix.findingId, fix]));
+    const fixed: { finding: Finding; owners: readonly Owner[]; fix: Fix }[] = [];
+    for (const { finding, owners } of owned) {
+      const fix = fixes.get(finding.id);
+      if (fix === undefined)
+        news.set(finding.id, { before: null, event: suggestion(finding), isNew: true, owners });
+      else fixed.push({ finding, owners, fix });
+    }
     // Only traffic after the suggestion tells whether the fix landed: what came before is what it was suggested for
     // (the versions violating then are the fix's bad versions; the verification adds those violating since).
-    const traffic = await this.findings.versionTraffic(projectId, finding, new Date(fix.suggestedAt));
-    const now = new Date().toISOString();
-    const decided = decideFromTraffic(fix, traffic, { minCalls: this.config.fixMinCalls, now });
-    if (decided !== null) return { event: decided, isNew: true, owners: owned };
-    const db = this.database.db;
-    const latest = latestNews(await this.fixes.history(db, projectId, finding.id));
-    if (latest === null) return null;
-    const served = new Set(
-      await this.deliveries.ownersSent(db, finding.id, dedupeKeyOf(finding.id, latest.news)),
+    const traffic = await this.findings.versionTraffic(
+      projectId,
+      fixed.map(({ finding, fix }) => ({ ...finding, from: new Date(fix.suggestedAt) })),
     );
-    const unserved = owned.filter((owner) => !served.has(owner.id));
-    // The message says what the first one said: the fix as its event left it, not delivered (to an owner since
-    // deleted) nor acknowledged since. The fix is checked unchanged when the message is enqueued.
-    return unserved.length === 0
-      ? null
-      : { event: latest.news, isNew: false, owners: unserved, fix: latest.fix };
+    const options = { minCalls: this.config.fixMinCalls, now: new Date().toISOString() };
+    const quiet: typeof fixed = [];
+    fixed.forEach(({ finding, owners, fix }, index) => {
+      const decided = decideFromTraffic(fix, traffic.get(index) ?? [], options);
+      if (decided === null) quiet.push({ finding, owners, fix });
+      else news.set(finding.id, { before: fix, event: decided, isNew: true, owners });
+    });
+    const histories = await this.fixes.histories(
+      projectId,
+      quiet.map(({ finding }) => finding.id),
+    );
+    const unsent = quiet.flatMap(({ finding, owners, fix }) => {
+      const latest = latestNews(histories.get(finding.id) ?? []);
+      return latest === null
+        ? []
+        : [{ finding, owners, fix, latest, key: dedupeKeyOf(finding.id, latest.news) }];
+    });
+    const sent = await this.deliveries.ownersSent(
+      unsent.map(({ finding, key }) => ({ findingId: finding.id, dedupeKey: key })),
+    );
+    for (const { finding, owners, fix, latest, key } of unsent) {
+      const served = sent.get(sentKey(finding.id, key));
+      const unserved = owners.filter((owner) => served?.has(owner.id) !== true);
+      // The message says what the first one said: the fix as its event left it, not delivered (to an owner since
+      // deleted) nor acknowledged since. The fix is checked unchanged when the message is enqueued.
+      if (unserved.length > 0)
+        news.set(finding.id, {
+          before: fix,
+          event: latest.news,
+          isNew: false,
+          owners: unserved,
+          fix: latest.fix,
+        });
+    }
+    return news;
   }
 
   /**

@@ -1,0 +1,119 @@
+/**
+ * What a fix round costs: its reads are made per project, not per owned finding. A round that read each finding's
+ * fix, traffic, history and deliveries took over 15 minutes for 8,000 findings of owned servers, and the next one
+ * began at once.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { OwnerRepository } from '../apps/server/src/repositories/owner.repository';
+import { FixService } from '../apps/server/src/services/fix.service';
+import { AgentTrace } from './support/agent-spans';
+import { defaultProjectId, sendSpans, startTestServer, type TestServer } from './support/server';
+import { statementsOf } from './support/statements';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer('postgres', {
+    ERRATA_FIX_INTERVAL_MS: '3600000', // rounds are run by the test
+    ERRATA_DELIVERY_POLL_MS: '3600000', // nothing is delivered: an enqueued message counts as sent
+    ERRATA_PROJECTION_POLL_MS: '3600000', // projecting is `catchUp`, but for ingest's wake-ups
+    ERRATA_FIX_MIN_CALLS: '5',
+  });
+}, 60_000);
+afterAll(() => server?.close());
+
+/** One failing call (a bare message: an untyped error) of each of `tools` tools of `serverName`, projected. */
+async function failingTools(serverName: string, tools: number, first = 0): Promise<void> {
+  const at = Date.now() - 60_000;
+  const calls = Array.from({ length: tools }, (_, i) => ({
+    tool: `tool_${first + i}`,
+    server: serverName,
+    startMs: at + i,
+    durationMs: 1,
+    isError: true,
+    text: 'upstream request failed',
+    extra: { 'errata.server.version': '1.0.0' },
+  }));
+  expect(await sendSpans(server.url, server.ingestKey, new AgentTrace().run('agent', at, calls))).toBe(200);
+  await server.catchUp();
+}
+
+/** A call of `tool` of server cost-t's `version` at each of `times` (ms), failing untyped or answering; projected. */
+async function callsAt(tool: string, version: string, times: readonly number[], failing: boolean) {
+  const trace = new AgentTrace();
+  let spans: ReturnType<AgentTrace['run']> = [];
+  for (const at of times) {
+    const call = {
+      tool,
+      server: 'cost-t',
+      startMs: at,
+      durationMs: 1,
+      isError: failing,
+      text: failing ? 'upstream request failed' : undefined,
+      extra: { 'errata.server.version': version },
+    };
+    spans = trace.run('agent', at, [call]);
+  }
+  expect(await sendSpans(server.url, server.ingestKey, spans)).toBe(200);
+  await server.catchUp();
+}
+
+async function own(serverName: string): Promise<void> {
+  await server.app.get(OwnerRepository).create({
+    projectId: await defaultProjectId(server.db),
+    serverName,
+    versionRange: null,
+    webhookUrl: 'http://127.0.0.1:9/hooks', // never called: deliveries are not polled
+    contact: null,
+    secret: 'whsec_' + Buffer.from('fix-rounds-secret-fix-rounds-123').toString('base64'),
+  });
+}
+
+it('given nothing new, a round sends as many statements for 30 owned findings as for 3', async () => {
+  const fixes = server.app.get(FixService);
+  await own('cost-a');
+  await failingTools('cost-a', 3);
+  const suggested = await fixes.runOnce();
+  expect(suggested.length).toBeGreaterThanOrEqual(3);
+  const few = await statementsOf(() => fixes.runOnce());
+  expect(few.result).toEqual([]);
+
+  await own('cost-b');
+  await failingTools('cost-b', 27);
+  expect((await fixes.runOnce()).length).toBeGreaterThanOrEqual(27);
+  const many = await statementsOf(() => fixes.runOnce());
+  expect(many.result).toEqual([]);
+
+  expect(many.statements).toBe(few.statements);
+});
+
+it('counts the traffic after a suggestion made days ago from its partial hour, its hours and its days, and none before', async () => {
+  // Given a fix of 1.0.0 suggested about 50 hours ago, half an hour before a whole hour
+  const hour = 3_600_000;
+  const day = 24 * hour;
+  const from = Math.floor(Date.now() / hour) * hour - 50 * hour + hour / 2;
+  const fromHour = from + hour / 2;
+  const fromDay = Math.ceil(fromHour / day) * day;
+  await own('cost-t');
+  await callsAt('late_tool', '1.0.0', [from - 20 * 60_000], true);
+  const fixes = server.app.get(FixService);
+  const [suggested] = (await fixes.runOnce()).filter((event) => event.type === 'FixSuggested');
+  const findingId = suggested!.data.findingId;
+  await sql`UPDATE fix SET body = jsonb_set(body, '{suggestedAt}', to_jsonb(${new Date(from).toISOString()}::text))
+             WHERE finding_id = ${findingId}`.execute(server.db);
+
+  // When clean calls of 1.1.0 come just before it, then in its partial hour, in a whole hour, in a whole day and now:
+  // four after the suggestion, one short of verifying it (five would, were the one before counted)
+  const now = Date.now();
+  await callsAt('late_tool', '1.1.0', [from - 10 * 60_000, from + 10 * 60_000, fromHour + 5 * 60_000], false);
+  await callsAt('late_tool', '1.1.0', [fromDay + hour, now - 2 * 60_000], false);
+  expect(await fixes.runOnce()).toEqual([]);
+
+  // Then a fifth after it verifies the fix, with the calls after the suggestion counted
+  await callsAt('late_tool', '1.1.0', [now - 60_000], false);
+  const verified = (await fixes.runOnce()).filter((event) => event.data.findingId === findingId);
+  expect(verified).toMatchObject([
+    { type: 'FixVerified', data: { version: '1.1.0', calls: 5, badVersions: [] } },
+  ]);
+});
