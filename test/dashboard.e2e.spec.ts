@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatDuration } from '../apps/dashboard/src/format';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { FixService } from '../apps/server/src/services/fix.service';
@@ -194,6 +195,18 @@ describe('dashboard (chromium)', () => {
     for (const chart of ['failure-rate', 'wasted-ms', 'avoidable-escalations', 'subagent-coverage']) {
       expect(Object.keys(await chartSeries(chart)).length).toBeGreaterThan(0);
     }
+    // The charts' figures tables are drawn when opened: a 1,000-day window drew 6,000 rows no one had opened.
+    expect(await page.locator('.chart-figures tr').count()).toBe(0);
+    // The time wasted per bucket reads as a duration, as its figure above does, not as a count of milliseconds
+    // (over a month at 300,000 calls its axis read "3,000,000" with no unit).
+    const wastedMs = page.locator('figure[data-chart="wasted-ms"]');
+    await wastedMs.locator('summary').click();
+    const cells = await wastedMs
+      .locator('.chart-figures tbody td')
+      .evaluateAll((tds) => tds.map((td) => [td.getAttribute('data-value'), td.textContent] as const));
+    expect(cells.length).toBe(series.points.length);
+    for (const [value, text] of cells) expect(text).toBe(value === '' ? '—' : formatDuration(Number(value)));
+    await wastedMs.locator('summary').click();
     await screenshot('overview');
     await page.emulateMedia({ colorScheme: 'dark' });
     await screenshot('overview-dark');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { percentAxisInterval, valueAxisSplits } from './chart-layout';
+import { durationAxisInterval, percentAxisInterval, valueAxisSplits } from './chart-layout';
+import { formatDuration } from './format';
 
 describe('valueAxisSplits', () => {
   it("keeps ECharts' five intervals where there is room for them", () => {
@@ -27,5 +28,33 @@ describe('percentAxisInterval', () => {
     }
     expect(percentAxisInterval(3)).toBe(0.5);
     expect(percentAxisInterval(5)).toBe(0.2);
+  });
+});
+
+describe('durationAxisInterval', () => {
+  /** The labels of an axis from 0 past `maxMs` in steps of `step`, as the overview's chart says them. */
+  const labels = (maxMs: number, step: number) =>
+    Array.from({ length: Math.ceil(maxMs / step) + 1 }, (_, i) => formatDuration(i * step));
+
+  it('steps a month of wasted retries (millions of ms) in whole minutes or hours, each label a whole unit', () => {
+    // 30 days at 300,000 events: about 2.2 million ms in the busiest bucket, on the overview's 3 intervals.
+    expect(durationAxisInterval(2_200_000, 3)).toBe(900_000);
+    expect(labels(2_200_000, 900_000)).toEqual(['0 ms', '15 min', '30 min', '45 min']);
+    expect(labels(20_000_000, durationAxisInterval(20_000_000, 3)!)).toEqual(['0 ms', '2 h', '4 h', '6 h']);
+  });
+
+  it('keeps to at most `splits` intervals, each label a short duration, from milliseconds to days', () => {
+    for (const maxMs of [3, 740, 4_321, 61_000, 2_999_999, 9_000_000, 400_000_000, 1_000_000_000]) {
+      for (const splits of [2, 3, 5]) {
+        const step = durationAxisInterval(maxMs, splits)!;
+        expect(Math.ceil(maxMs / step)).toBeLessThanOrEqual(splits);
+        for (const label of labels(maxMs, step)) expect(label).toMatch(/^\d{1,3}(\.\d)? (ms|s|min|h)$/);
+      }
+    }
+  });
+
+  it('leaves an axis with nothing above zero to ECharts', () => {
+    expect(durationAxisInterval(0, 3)).toBeUndefined();
+    expect(durationAxisInterval(Number.NaN, 3)).toBeUndefined();
   });
 });

@@ -19,3 +19,26 @@ export const valueAxisSplits = (height: number, seriesCount: number): number =>
  * step for three (30 %) put a 90 % label into the 100 % one.
  */
 export const percentAxisInterval = (splits: number): number => (splits >= 5 ? 0.2 : splits >= 4 ? 0.25 : 0.5);
+
+/** The steps a duration axis may take, ms: whole units a reader counts in (5 s, 15 min, 6 h), then whole days. */
+const DURATION_STEPS = [
+  1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000,
+  600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000,
+];
+const DAY_MS = 86_400_000;
+
+/**
+ * The step of a duration axis (milliseconds) whose highest value is `maxMs`, split into at most `splits` intervals: a
+ * whole unit, so that each label reads as one ("20 min", "40 min", "1 h"). ECharts' own nice numbers are decimal:
+ * over a month of wasted retries they were 1,000,000 ms apart, labelled "16.7 min" or, unformatted, "1,000,000".
+ * Undefined for an axis with nothing above zero, which ECharts steps by itself.
+ */
+export function durationAxisInterval(maxMs: number, splits: number): number | undefined {
+  if (!(maxMs > 0)) return undefined;
+  const least = maxMs / Math.max(1, splits);
+  const step = DURATION_STEPS.find((candidate) => candidate >= least);
+  if (step !== undefined) return step;
+  const days = least / DAY_MS;
+  const magnitude = 10 ** Math.floor(Math.log10(days));
+  return ([1, 2, 5, 10].map((n) => n * magnitude).find((n) => n >= days) ?? 10 * magnitude) * DAY_MS;
+}

@@ -9,7 +9,8 @@ import { AriaComponent, GridComponent, LegendComponent, TooltipComponent } from 
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef } from 'preact/hooks';
-import { percentAxisInterval, plotTop, valueAxisSplits } from '../chart-layout';
+import { durationAxisInterval, percentAxisInterval, plotTop, valueAxisSplits } from '../chart-layout';
+import { formatDuration } from '../format';
 import { ChartFigures } from './chart-figures';
 
 echarts.use([
@@ -35,6 +36,8 @@ export interface ChartProps {
   readonly series: readonly Series[];
   readonly time?: boolean;
   readonly percent?: boolean;
+  /** Values are milliseconds: the axis, tooltip and figures say them as durations ("20 min"), not as counts. */
+  readonly duration?: boolean;
   readonly height?: number;
   readonly testId?: string;
 }
@@ -46,6 +49,16 @@ const SYMBOLS = ['circle', 'rect', 'triangle', 'diamond', 'pin', 'arrow', 'empty
 
 const css = (name: string): string =>
   getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+
+/** The highest value the value axis must reach: a bucket's sum when the series are stacked. */
+function highest({ kind, x, series }: ChartProps): number {
+  const values = x.map((_, i) =>
+    kind === 'stacked-bar'
+      ? series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0)
+      : Math.max(0, ...series.map((s) => s.values[i] ?? 0)),
+  );
+  return Math.max(0, ...values);
+}
 
 function optionOf(props: ChartProps): echarts.EChartsCoreOption {
   const text = css('--text-muted') || '#666';
@@ -63,6 +76,13 @@ function optionOf(props: ChartProps): echarts.EChartsCoreOption {
       }
     : { color: text, interval: 0, rotate: props.x.length > 6 ? 30 : 0 };
   const splits = valueAxisSplits(props.height ?? DEFAULT_HEIGHT, props.series.length);
+  // A duration axis ends on its last whole step: left to ECharts, its end got a label of its own over the step's.
+  const durationStep = props.duration ? durationAxisInterval(highest(props), splits) : undefined;
+  const valueFormat = props.percent
+    ? (value: number) => `${(value * 100).toFixed(1)}%`
+    : props.duration
+      ? formatDuration
+      : (value: number) => value.toLocaleString('en-US');
   return {
     color: palette,
     animation: false,
@@ -70,12 +90,7 @@ function optionOf(props: ChartProps): echarts.EChartsCoreOption {
     grid: { left: 8, right: 16, top: plotTop(props.series.length), bottom: 8, containLabel: true },
     tooltip: {
       trigger: 'axis',
-      valueFormatter: (value: unknown) =>
-        typeof value === 'number'
-          ? props.percent
-            ? `${(value * 100).toFixed(1)}%`
-            : value.toLocaleString('en-US')
-          : '—',
+      valueFormatter: (value: unknown) => (typeof value === 'number' ? valueFormat(value) : '—'),
     },
     // One line of legend, paged when it does not fit (a grouping by tool names long server/tool keys).
     legend:
@@ -97,12 +112,16 @@ function optionOf(props: ChartProps): echarts.EChartsCoreOption {
     yAxis: {
       type: 'value',
       splitNumber: splits,
-      interval: props.percent ? percentAxisInterval(splits) : undefined,
+      interval: props.percent ? percentAxisInterval(splits) : durationStep,
       minInterval: props.percent ? undefined : 1,
-      max: props.percent ? 1 : undefined,
+      max: props.percent ? 1 : durationStep && Math.ceil(highest(props) / durationStep) * durationStep,
       axisLabel: {
         color: text,
-        formatter: props.percent ? (v: number) => `${Math.round(v * 100)}%` : undefined,
+        formatter: props.percent
+          ? (v: number) => `${Math.round(v * 100)}%`
+          : props.duration
+            ? formatDuration
+            : undefined,
       },
       splitLine: { lineStyle: { color: grid } },
     },

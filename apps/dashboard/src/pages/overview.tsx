@@ -99,10 +99,11 @@ export function OverviewPage({ filters }: PageProps) {
                 format={formatDuration}
               >
                 <Chart
-                  title="Milliseconds of wasted retries per bucket"
+                  title="Time spent on wasted retries per bucket"
                   testId="wasted-ms"
                   kind="bar"
                   time
+                  duration
                   x={x}
                   series={[seriesOf(series, 'wasted ms', (p) => p.wastedMs)]}
                   height={120}
