@@ -644,6 +644,39 @@ describe('dashboard (chromium)', () => {
     ]);
   });
 
+  it("choosing a tool or an agent does not ask for the filter bar's lists again (they do not depend on them)", async () => {
+    const to = new Date(Math.ceil(Date.now() / 60_000) * 60_000);
+    const window = `from=${new Date(to.getTime() - 86_400_000).toISOString()}&to=${to.toISOString()}`;
+    await visit(`/retry-waste?${window}`, 'Retry waste');
+    await page.waitForLoadState('networkidle');
+    const names: string[] = [];
+    const count = (request: { url(): string }) => {
+      if (new URL(request.url()).pathname === '/api/v1/names') names.push(request.url());
+    };
+    page.on('request', count);
+    // The view's report for the new filters is asked for in the same render as the lists would be.
+    const chosen = async (name: 'Server' | 'Tool' | 'Agent', parameter: string) => {
+      const report = page.waitForResponse(
+        (response) =>
+          new URL(response.url()).pathname === '/api/v1/reports/retry-waste' &&
+          new URL(response.url()).searchParams.has(parameter),
+      );
+      await page.getByLabel(name, { exact: true }).selectOption({ index: 1 });
+      await report;
+    };
+    try {
+      // A server: its tools are asked for, once
+      await chosen('Server', 'server');
+      expect(names.length).toBe(1);
+      // A tool, then an agent: the same lists, not asked for again (each was, once a choice)
+      await chosen('Tool', 'tool');
+      await chosen('Agent', 'agent');
+      expect(names).toEqual([names[0]]);
+    } finally {
+      page.off('request', count);
+    }
+  });
+
   it("a finding's fix marks only the steps that happened, and says when it regressed", async () => {
     const { findings } = await api<{ findings: { id: string }[] }>('findings', { limit: '1' });
     const id = findings[0]!.id;

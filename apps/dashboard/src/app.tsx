@@ -13,7 +13,7 @@ import { ServersPage } from './pages/servers';
 import { SignIn } from './pages/sign-in';
 import { SubagentsPage } from './pages/subagents';
 import { TracePage } from './pages/trace';
-import { filterQuery, filtersOf, traceOrigin, useLocation, type Route } from './route';
+import { filterQuery, filtersOf, traceOrigin, useLocation, windowKey, type Route } from './route';
 
 const NAV: readonly { page: Route['page']; path: string; label: string }[] = [
   { page: 'overview', path: '/', label: 'Overview' },
@@ -110,8 +110,8 @@ export function App() {
   return (
     <Shell nav={nav}>
       {FILTERED.includes(route.page) && (
-        // Keyed on the filters: back and forward put its own state (a custom range being edited) back in step.
-        <FilterBar filters={filters} query={query} key={carried} />
+        // Keyed on the window: back and forward put its own state (a custom range being edited) back in step.
+        <FilterBar filters={filters} query={query} key={windowKey(query)} />
       )}
       <Page route={route} filters={filters} query={query} key={href} />
     </Shell>

@@ -201,6 +201,14 @@ export const reportParams = (filters: Filters) => ({
   agent: filters.agent,
 });
 
+/**
+ * The window as the URL names it (`range`, or `from` and `to`): what the filter bar's own state (a custom range being
+ * typed) belongs to, and so what it is keyed on. Keyed on every filter, it was drawn anew, and asked for the same server,
+ * tool and agent lists again, whenever a tool or an agent was chosen.
+ */
+export const windowKey = (query: URLSearchParams): string =>
+  JSON.stringify(['range', 'from', 'to'].map((name) => query.get(name)));
+
 /** The query parameters that carry the window and filters from page to page. */
 export function filterQuery(query: URLSearchParams, also: readonly string[] = []): string {
   const kept = new URLSearchParams();
