@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { durationAxisInterval, percentAxisInterval, valueAxisSplits } from './chart-layout';
+import { durationAxisInterval, percentAxisInterval, timeAxisLabels, valueAxisSplits } from './chart-layout';
 import { formatDuration } from './format';
 
 describe('valueAxisSplits', () => {
@@ -56,5 +56,36 @@ describe('durationAxisInterval', () => {
   it('leaves an axis with nothing above zero to ECharts', () => {
     expect(durationAxisInterval(0, 3)).toBeUndefined();
     expect(durationAxisInterval(Number.NaN, 3)).toBeUndefined();
+  });
+});
+
+describe('timeAxisLabels', () => {
+  const hours = (from: string, n: number) =>
+    Array.from({ length: n }, (_, i) => new Date(Date.parse(from) + i * 3_600_000).toISOString());
+  const days = (first: string, from: string, n: number) => [
+    first,
+    ...Array.from({ length: n }, (_, i) => new Date(Date.parse(from) + i * 86_400_000).toISOString()),
+  ];
+
+  it('says the time alone within a day, and the date and time over hourly buckets of several', () => {
+    const day = hours('2026-12-02T00:00:00.000Z', 24);
+    expect(timeAxisLabels(day)(day[13]!)).toBe('13:00');
+    const threeDays = hours('2026-11-30T11:00:00.000Z', 72);
+    expect(timeAxisLabels(threeDays)(threeDays[13]!)).toBe('12-01 00:00');
+  });
+
+  it('says the date alone for daily buckets, each of which starts at 00:00', () => {
+    // 30 days: the window's own start, then whole days
+    const month = days('2026-11-02T11:48:00.000Z', '2026-11-03T00:00:00.000Z', 30);
+    const label = timeAxisLabels(month);
+    expect(label(month[0]!)).toBe('11-02');
+    expect(label(month[9]!)).toBe('11-11');
+  });
+
+  it('says the year as well when the buckets span more than one, so that the ends of a year tell apart', () => {
+    const year = days('2025-12-02T11:00:00.000Z', '2025-12-03T00:00:00.000Z', 365);
+    const label = timeAxisLabels(year);
+    expect(label(year[0]!)).toBe('2025-12-02');
+    expect(label(year[year.length - 1]!)).toBe('2026-12-02');
   });
 });

@@ -42,3 +42,21 @@ export function durationAxisInterval(maxMs: number, splits: number): number | un
   const magnitude = 10 ** Math.floor(Math.log10(days));
   return ([1, 2, 5, 10].map((n) => n * magnitude).find((n) => n >= days) ?? 10 * magnitude) * DAY_MS;
 }
+
+/**
+ * How a time axis labels its buckets (their ISO starts, `x`): the time alone within one UTC day; over several, the date
+ * too, and only the date for daily buckets (each starts at 00:00); the year as well when the buckets span more than one.
+ * Without them, a custom range of a year read "12-02 11:00 … 12-02 00:00" at its two ends, and every day "… 00:00".
+ */
+export function timeAxisLabels(x: readonly string[]): (iso: string) => string {
+  const first = x[0];
+  const last = x[x.length - 1];
+  if (first === undefined || last === undefined || first.slice(0, 10) === last.slice(0, 10))
+    return (iso) => iso.slice(11, 16);
+  const daily = x.length > 1 && Date.parse(last) - Date.parse(x[x.length - 2]!) >= DAY_MS;
+  const date =
+    first.slice(0, 4) === last.slice(0, 4)
+      ? (iso: string) => iso.slice(5, 10)
+      : (iso: string) => iso.slice(0, 10);
+  return daily ? date : (iso) => `${date(iso)} ${iso.slice(11, 16)}`;
+}

@@ -9,7 +9,13 @@ import { AriaComponent, GridComponent, LegendComponent, TooltipComponent } from 
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef } from 'preact/hooks';
-import { durationAxisInterval, percentAxisInterval, plotTop, valueAxisSplits } from '../chart-layout';
+import {
+  durationAxisInterval,
+  percentAxisInterval,
+  plotTop,
+  timeAxisLabels,
+  valueAxisSplits,
+} from '../chart-layout';
 import { formatDuration } from '../format';
 import { ChartFigures } from './chart-figures';
 
@@ -65,15 +71,7 @@ function optionOf(props: ChartProps): echarts.EChartsCoreOption {
   const grid = css('--border') || '#ddd';
   const palette = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => css(`--chart-${n}`)).filter((c) => c !== '');
   const axisLabel = props.time
-    ? {
-        color: text,
-        formatter: (value: string) => {
-          const iso = String(value);
-          return props.x.length > 0 && props.x[props.x.length - 1]!.slice(0, 10) !== props.x[0]!.slice(0, 10)
-            ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}`
-            : iso.slice(11, 16);
-        },
-      }
+    ? { color: text, formatter: timeAxisLabels(props.x) }
     : { color: text, interval: 0, rotate: props.x.length > 6 ? 30 : 0 };
   const splits = valueAxisSplits(props.height ?? DEFAULT_HEIGHT, props.series.length);
   // A duration axis ends on its last whole step: left to ECharts, its end got a label of its own over the step's.
@@ -87,7 +85,14 @@ function optionOf(props: ChartProps): echarts.EChartsCoreOption {
     color: palette,
     animation: false,
     aria: { enabled: true, label: { description: props.title } },
-    grid: { left: 8, right: 16, top: plotTop(props.series.length), bottom: 8, containLabel: true },
+    // A time axis' label is centred on its bucket: one on a bucket at the right edge needs half its width there.
+    grid: {
+      left: 8,
+      right: props.time ? 36 : 16,
+      top: plotTop(props.series.length),
+      bottom: 8,
+      containLabel: true,
+    },
     tooltip: {
       trigger: 'axis',
       valueFormatter: (value: unknown) => (typeof value === 'number' ? valueFormat(value) : '—'),
