@@ -1,5 +1,5 @@
 import type { TimelineCall, TimelineItem, TimelineRun, TraceTimeline } from '@errata/domain';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { PageHeader } from '../components/figures';
 import { Link } from '../components/link';
 import { Await } from '../components/states';
@@ -139,26 +139,101 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
                     ))}
                   </ul>
                 </nav>
-                <ol
-                  class="timeline"
-                  aria-label="Calls, retries, escalations and reports in start order"
-                  data-run={selected?.runId}
-                >
-                  {items.map((item) => (
-                    <TimelineEntry
-                      key={item.spanId}
-                      item={item}
-                      focused={item.spanId === focused}
-                      byId={byId}
-                    />
-                  ))}
-                </ol>
+                <RunItems
+                  key={selected?.runId}
+                  runId={selected?.runId}
+                  items={items}
+                  focused={focused}
+                  byId={byId}
+                />
               </div>
             </>
           );
         }}
       </Await>
     </section>
+  );
+}
+
+/** Items a run's timeline draws at first, and adds at each "Show the next": a coordinator's run can hold thousands. */
+const TIMELINE_PAGE = 200;
+
+const spanOfHash = (hash: string): string | null =>
+  hash.startsWith('#span-') ? hash.slice('#span-'.length) : null;
+
+/**
+ * One run's items, the first `TIMELINE_PAGE` of them and then a page more at each "Show the next", and always up to and
+ * including the one the page was opened on (`span`) and the one a "Retry of …" or "Caused by …" link leads to: drawing
+ * thousands at once built tens of thousands of elements and a page some 150,000 px tall.
+ */
+function RunItems({
+  runId,
+  items,
+  focused,
+  byId,
+}: {
+  runId: string | undefined;
+  items: readonly TimelineItem[];
+  focused: string | null;
+  byId: Map<string, TimelineItem>;
+}) {
+  const [shown, setShown] = useState(TIMELINE_PAGE);
+  const [linked, setLinked] = useState<string | null>(null);
+  // The entry to put focus on once drawn: the first of a page just added, or a link's target drawn only now.
+  const focusNext = useRef<string | null>(null);
+  const through = (spanId: string | null): number =>
+    spanId === null ? 0 : items.findIndex((item) => item.spanId === spanId) + 1;
+  const drawn = Math.max(shown, through(focused), through(linked));
+  useEffect(() => {
+    // The browser's own jump to a link's target finds nothing when that target is not drawn yet.
+    const follow = () => {
+      const spanId = spanOfHash(location.hash);
+      if (spanId === null || document.getElementById(`span-${spanId}`) !== null) return;
+      focusNext.current = spanId;
+      setLinked(spanId);
+    };
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, []);
+  useEffect(() => {
+    if (focusNext.current === null) return;
+    const entry = document.getElementById(`span-${focusNext.current}`);
+    focusNext.current = null;
+    entry?.scrollIntoView({ block: 'nearest' });
+    entry?.focus({ preventScroll: true });
+  });
+  const rest = items.length - drawn;
+  const next = Math.min(TIMELINE_PAGE, rest);
+  const showNext = () => {
+    focusNext.current = items[drawn]?.spanId ?? null;
+    setShown(drawn + next);
+  };
+  return (
+    <div class="run-items">
+      <ol
+        class="timeline"
+        aria-label="Calls, retries, escalations and reports in start order"
+        data-run={runId}
+      >
+        {items.slice(0, drawn).map((item) => (
+          <TimelineEntry key={item.spanId} item={item} focused={item.spanId === focused} byId={byId} />
+        ))}
+      </ol>
+      {items.length > TIMELINE_PAGE && (
+        <p class="timeline-more">
+          <span class="muted" role="status">
+            {rest > 0
+              ? `${formatCount(drawn)} of ${formatCount(items.length)} items shown`
+              : `All ${formatCount(items.length)} items shown`}
+          </span>
+          {rest > 0 && (
+            <button type="button" onClick={showNext}>
+              Show the next {formatCount(next)} (of {formatCount(rest)} not shown)
+            </button>
+          )}
+        </p>
+      )}
+    </div>
   );
 }
 
