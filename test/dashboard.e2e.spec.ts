@@ -465,6 +465,12 @@ describe('dashboard (chromium)', () => {
       await page.waitForFunction((id) => document.activeElement?.id === id, `span-${copyId(500)}`);
       expect(await entries.count()).toBe(501);
       expect(await page.locator(`#span-${copyId(500)}`).isVisible()).toBe(true);
+
+      // Reloaded with that target in the address: drawn and focused again
+      expect(new URL(page.url()).hash).toBe(`#span-${copyId(500)}`);
+      await page.reload();
+      await page.waitForFunction((id) => document.activeElement?.id === id, `span-${copyId(500)}`);
+      expect(await entries.count()).toBe(501);
     } finally {
       await page.unroute(widened);
     }

@@ -193,14 +193,21 @@ function RunItems({
       setLinked(spanId);
     };
     window.addEventListener('hashchange', follow);
+    // A page loaded with a link's target in its address (reloaded after following one) had no jump at all.
+    const atLoad = spanOfHash(location.hash);
+    if (atLoad !== null) {
+      focusNext.current = atLoad;
+      setLinked(atLoad);
+    }
     return () => window.removeEventListener('hashchange', follow);
   }, []);
   useEffect(() => {
     if (focusNext.current === null) return;
     const entry = document.getElementById(`span-${focusNext.current}`);
+    if (entry === null) return; // drawn by the render its state change asked for
     focusNext.current = null;
-    entry?.scrollIntoView({ block: 'nearest' });
-    entry?.focus({ preventScroll: true });
+    entry.scrollIntoView({ block: 'nearest' });
+    entry.focus({ preventScroll: true });
   });
   const rest = items.length - drawn;
   const next = Math.min(TIMELINE_PAGE, rest);
