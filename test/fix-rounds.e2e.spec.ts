@@ -88,6 +88,26 @@ it('given nothing new, a round sends as many statements for 30 owned findings as
   expect(many.statements).toBe(few.statements);
 });
 
+it("given new owned findings, a round reads the project's sums as often for 30 as for 3", async () => {
+  // The webhooks' details (samples, suggested contract) read every finding's sums: once per round, not per finding.
+  const fixes = server.app.get(FixService);
+  const sumsRead = (texts: readonly string[]) =>
+    texts.filter((text) => /\bfinding_rollup\b/.test(text)).length;
+  await own('first-a');
+  await failingTools('first-a', 1);
+  await fixes.runOnce(); // a fix to follow in both rounds below, and nothing left from the tests before
+
+  await failingTools('first-a', 3, 1);
+  const few = await statementsOf(() => fixes.runOnce());
+  expect(few.result).toHaveLength(3);
+
+  await failingTools('first-a', 30, 4);
+  const many = await statementsOf(() => fixes.runOnce());
+  expect(many.result).toHaveLength(30);
+
+  expect(sumsRead(many.texts)).toBe(sumsRead(few.texts));
+});
+
 it('counts the traffic after a suggestion made days ago from its partial hour, its hours and its days, and none before', async () => {
   // Given a fix of 1.0.0 suggested about 50 hours ago, half an hour before a whole hour
   const hour = 3_600_000;

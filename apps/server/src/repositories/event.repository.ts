@@ -287,23 +287,31 @@ export class EventRepository {
   }
 
   /**
-   * What the logged tool calls `spans` (ids hex) declared and returned, in the order of `spans` (one not in the log is
-   * left out): the read models keep a call's text, not its structured content, and a code a tool declared only there
-   * is read from the log.
+   * Per group of `groups` (in their order), what its logged tool calls (ids hex) declared and returned, in the order
+   * of the group's spans (one not in the log is left out): the read models keep a call's text, not its structured
+   * content, and a code a tool declared only there is read from the log. One statement for every group.
    */
   async toolCallDeclarations(
     projectId: number,
-    spans: readonly { readonly traceId: string; readonly spanId: string }[],
-  ): Promise<Pick<ToolCallData, 'declared' | 'result'>[]> {
-    if (spans.length === 0) return [];
-    const { rows } = await sql<{ declared: ToolCallData['declared']; result: ToolCallData['result'] }>`
-      SELECT e.data->'declared' AS declared, e.data->'result' AS result
-        FROM unnest(${spans.map((span) => span.traceId)}::text[], ${spans.map((span) => span.spanId)}::text[])
-             WITH ORDINALITY AS s (trace_id, span_id, i)
+    groups: readonly (readonly { readonly traceId: string; readonly spanId: string }[])[],
+  ): Promise<Pick<ToolCallData, 'declared' | 'result'>[][]> {
+    const declarations = groups.map((): Pick<ToolCallData, 'declared' | 'result'>[] => []);
+    const spans = groups.flatMap((spans, group) => spans.map((span) => ({ ...span, group })));
+    if (spans.length === 0) return declarations;
+    const { rows } = await sql<{
+      group: number;
+      declared: ToolCallData['declared'];
+      result: ToolCallData['result'];
+    }>`
+      SELECT s.grp AS "group", e.data->'declared' AS declared, e.data->'result' AS result
+        FROM unnest(${spans.map((span) => span.traceId)}::text[], ${spans.map((span) => span.spanId)}::text[],
+                    ${spans.map((span) => span.group)}::int[])
+             WITH ORDINALITY AS s (trace_id, span_id, grp, i)
         JOIN event e ON e.project_id = ${projectId} AND e.trace_id = decode(s.trace_id, 'hex')
                     AND e.span_id = decode(s.span_id, 'hex') AND e.type = 'ToolCallObserved'
        ORDER BY s.i, e.start_time`.execute(this.db);
-    return rows;
+    for (const { group, ...declaration } of rows) declarations[group]!.push(declaration);
+    return declarations;
   }
 
   async count(): Promise<number> {

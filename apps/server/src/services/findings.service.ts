@@ -8,8 +8,10 @@ import {
   suggestContract,
   type CallSums,
   type Category,
+  type Finding,
   type FindingRule,
   type FindingSums,
+  type SuggestedContract,
 } from '@errata/domain';
 import type { GroupPage, NamesQuery, ReportFilter } from '../http/report-query';
 import { DeliveryRepository } from '../repositories/delivery.repository';
@@ -30,6 +32,9 @@ export interface FindingsPage {
   readonly limit: number;
   readonly offset: number;
 }
+
+/** A finding with its samples and the contract Errata suggests instead: what a fix's webhook shows of it. */
+export type FindingWithContract = Finding & { readonly suggestedContract: SuggestedContract };
 
 /** Samples a finding shows. */
 const FINDING_SAMPLES = 3;
@@ -65,30 +70,53 @@ export class FindingsService {
    * the lifecycle state and its webhook deliveries. 404 when the project has none with this id in the window.
    */
   async get(projectId: number, id: string, filter: ReportFilter) {
-    const { report, calls } = await this.findings(
-      { projectId, ...filter },
-      (row) => findingId(row.server, row.tool, row.rule) === id,
-      FINDING_SAMPLES,
-    );
-    const finding = report.findings.find((candidate) => candidate.id === id);
+    const finding = (await this.withContracts(projectId, [id], filter)).get(id);
     if (finding === undefined) throw new FindingNotFound(id);
-    const dominantCategory = dominantFailureCategory(
-      calls.filter((row) => row.server === finding.server && row.tool === finding.tool),
-    );
-    const [fix, deliveries, sampledCalls] = await Promise.all([
+    const [fix, deliveries] = await Promise.all([
       this.fixes.current(projectId, id),
       this.deliveries.findingStatus(projectId, id),
-      this.events.toolCallDeclarations(projectId, finding.samples),
     ]);
-    return {
-      ...finding,
-      suggestedContract: suggestContract(finding, {
-        dominantCategory,
-        sampledDeclarations: sampledCalls.map(declaredErrorOfCall),
+    return { ...finding, fix, deliveries };
+  }
+
+  /**
+   * The findings of `ids` the project has in the window (by id; one it lacks is left out), each with its samples and
+   * the contract Errata suggests instead (DOMAIN.md §7): what a fix's webhook shows. The same reads for one finding
+   * as for thousands (a fix round's first one after as many new findings), from one snapshot of the rollups.
+   */
+  async withContracts(
+    projectId: number,
+    ids: readonly string[],
+    filter: ReportFilter,
+  ): Promise<Map<string, FindingWithContract>> {
+    const wanted = new Set(ids);
+    const { report, calls } = await this.findings(
+      { projectId, ...filter },
+      (row) => wanted.has(findingId(row.server, row.tool, row.rule)),
+      FINDING_SAMPLES,
+    );
+    const found = report.findings.filter((finding) => wanted.has(finding.id));
+    const declarations = await this.events.toolCallDeclarations(
+      projectId,
+      found.map((finding) => finding.samples),
+    );
+    const toolCalls = new Map<string, CallSums[]>();
+    for (const row of calls) {
+      const tool = JSON.stringify([row.server, row.tool]);
+      const rows = toolCalls.get(tool);
+      if (rows === undefined) toolCalls.set(tool, [row]);
+      else rows.push(row);
+    }
+    return new Map(
+      found.map((finding, index) => {
+        const tool = JSON.stringify([finding.server, finding.tool]);
+        const suggestedContract = suggestContract(finding, {
+          dominantCategory: dominantFailureCategory(toolCalls.get(tool) ?? []),
+          sampledDeclarations: declarations[index]!.map(declaredErrorOfCall),
+        });
+        return [finding.id, { ...finding, suggestedContract }];
       }),
-      fix,
-      deliveries,
-    };
+    );
   }
 
   /** Whether the project has a finding with this id in all of its history (one an acknowledgement may name). */

@@ -22,7 +22,7 @@ import { DeliveryRepository, sentKey } from '../repositories/delivery.repository
 import { FixRepository } from '../repositories/fix.repository';
 import { OwnerRepository, type Owner } from '../repositories/owner.repository';
 import { FindingNotFound, FixNotFound } from './finding-not-found';
-import { FindingsService } from './findings.service';
+import { FindingsService, type FindingWithContract } from './findings.service';
 import { dedupeKeyOf, webhookTypeOf } from './fix-news';
 import { Poller } from './poller';
 import { ProjectorService } from './projector.service';
@@ -38,9 +38,6 @@ type RoundNews = {
   readonly event: FixEvent;
   readonly owners: readonly Owner[];
 } & ({ readonly isNew: true } | { readonly isNew: false; readonly fix: Fix });
-
-/** A finding with samples, the suggested contract and where its fix and messages stand: what its webhook shows. */
-type FindingDetail = Awaited<ReturnType<FindingsService['get']>>;
 
 /**
  * Turns the findings of owned MCP servers into fixes and follows them (DOMAIN.md §7): a finding with an owner gets
@@ -132,8 +129,8 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
   /**
    * Owners whose endpoint is disabled (it answered 410) count too: the fix is still followed, and only their
    * messages wait, pending, until the endpoint is enabled again (the delivery worker claims none of a disabled owner).
-   * What a round decides from is read for the whole project at once (`newsOf`); only a finding with news costs reads
-   * and a transaction of its own.
+   * What a round decides from is read for the whole project at once (`newsOf`), and so are the details the webhooks
+   * of the findings with news show; only a finding with news costs a transaction of its own.
    */
   private async runProject(projectId: number, stopping?: AbortSignal): Promise<FixEvent[]> {
     const owners = await this.owners.list(projectId);
@@ -152,28 +149,33 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
       .filter(({ owners }) => owners.length > 0);
     if (stopping?.aborted) return [];
     const news = await this.newsOf(projectId, owned);
+    if (news.size === 0 || stopping?.aborted) return [];
+    // The findings' samples and contracts, for the webhooks: read only when there is one to send, and for all of them
+    // at once, where a read per finding read the whole project's sums for each.
+    const details = await this.findings.withContracts(projectId, [...news.keys()], NO_FILTER);
     const appended: FixEvent[] = [];
     for (const { finding } of owned) {
       if (stopping?.aborted) break;
       const found = news.get(finding.id);
-      if (found !== undefined) appended.push(...(await this.decide(projectId, finding, found)));
+      const detail = details.get(finding.id);
+      // A finding gone since `everything` read it (its events redacted or erased) has nothing to send any more.
+      if (found !== undefined && detail !== undefined)
+        appended.push(...(await this.decide(projectId, detail, found)));
     }
     return appended;
   }
 
   /**
    * Enqueues what one finding's fix has to send, and appends its event when it is new, in one transaction. Everything
-   * the decision read (the fix's traffic and deliveries, the finding's detail for the webhook) is read before it:
+   * the decision read (the fix's traffic and deliveries, the finding's detail for the webhook) was read before it:
    * inside, a query on another connection would wait for ever on embedded PGlite, whose one connection the transaction
    * holds. If the fix changed since the round read it (another instance decided, or a delivery), this round leaves
    * it to the next.
    */
-  private async decide(projectId: number, finding: Finding, news: RoundNews): Promise<FixEvent[]> {
-    // The finding's samples and contract, for the webhook: a query of their own, made only when there is one to send.
-    const detail = await this.findings.get(projectId, finding.id, NO_FILTER);
+  private async decide(projectId: number, detail: FindingWithContract, news: RoundNews): Promise<FixEvent[]> {
     return this.database.db.transaction().execute(async (trx) => {
-      await this.fixes.lock(trx, projectId, finding.id);
-      const fix = await this.fixes.get(trx, projectId, finding.id);
+      await this.fixes.lock(trx, projectId, detail.id);
+      const fix = await this.fixes.get(trx, projectId, detail.id);
       if (JSON.stringify(fix) !== JSON.stringify(news.before)) return [];
       if (!news.isNew) {
         await this.notify(trx, projectId, news.owners, detail, news.fix, news.event);
@@ -250,7 +252,7 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
 
   /**
    * Enqueues the webhook an event sends each owner, in the event's transaction; one payload for all of them. Its
-   * finding has the fix as the event left it, as `data.fix` has: the detail was read before the event. And it has no
+   * finding has the fix as the event left it, as `data.fix` has. And unlike `GET /findings/{id}` it has no
    * `deliveries`, where the finding's messages stand: a message cannot tell its own delivery, and its body is the
    * same on every attempt and redelivery.
    */
@@ -258,14 +260,14 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     trx: Kysely<DB>,
     projectId: number,
     owners: readonly Owner[],
-    detail: FindingDetail,
+    detail: FindingWithContract,
     fix: Fix,
     event: FixEvent,
   ) {
     const type = webhookTypeOf(event);
     if (type === null) return;
-    const { deliveries: _deliveries, ...rest } = detail;
-    const finding = { ...rest, fix };
+    // The fix after the contract, where `GET /findings/{id}` has it.
+    const finding = { ...detail, fix };
     const payload = JSON.stringify({
       type,
       timestamp: new Date().toISOString(),
