@@ -3,13 +3,14 @@
  * fix, traffic, history and deliveries took over 15 minutes for 8,000 findings of owned servers, and the next one
  * began at once.
  */
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DeliveryRepository } from '../apps/server/src/repositories/delivery.repository';
 import { OwnerRepository } from '../apps/server/src/repositories/owner.repository';
 import { FixService } from '../apps/server/src/services/fix.service';
 import { AgentTrace } from './support/agent-spans';
 import { defaultProjectId, sendSpans, startTestServer, type TestServer } from './support/server';
-import { statementsOf } from './support/statements';
+import { statementsOf, type Statement } from './support/statements';
 
 let server: TestServer;
 
@@ -91,8 +92,8 @@ it('given nothing new, a round sends as many statements for 30 owned findings as
 it("given new owned findings, a round reads the project's sums as often for 30 as for 3", async () => {
   // The webhooks' details (samples, suggested contract) read every finding's sums: once per round, not per finding.
   const fixes = server.app.get(FixService);
-  const sumsRead = (texts: readonly string[]) =>
-    texts.filter((text) => /\bfinding_rollup\b/.test(text)).length;
+  const sumsRead = (sent: readonly Statement[]) =>
+    sent.filter(({ text }) => /\bfinding_rollup\b/.test(text)).length;
   await own('first-a');
   await failingTools('first-a', 1);
   await fixes.runOnce(); // a fix to follow in both rounds below, and nothing left from the tests before
@@ -105,7 +106,44 @@ it("given new owned findings, a round reads the project's sums as often for 30 a
   const many = await statementsOf(() => fixes.runOnce());
   expect(many.result).toHaveLength(30);
 
-  expect(sumsRead(many.texts)).toBe(sumsRead(few.texts));
+  expect(sumsRead(many.sent)).toBe(sumsRead(few.sent));
+});
+
+it("reads a finding's messages through the index on the project's finding ids, not by scanning every message", async () => {
+  // Given 10,000 messages about other findings
+  await own('index-t');
+  await sql`INSERT INTO webhook_delivery (project_id, owner_id, finding_id, msg_id, dedupe_key, event_type, payload)
+            SELECT o.project_id, o.id, md5(g::text), 'msg_' || g, 'errata.fix.suggested:' || md5(g::text) || ':',
+                   'errata.fix.suggested', '{}'
+              FROM server_owner o, generate_series(1, 10000) g
+             WHERE o.server_name = 'index-t'`.execute(server.db);
+  await sql`ANALYZE webhook_delivery`.execute(server.db);
+
+  // When one finding's are read: where its webhooks stand (GET /findings/{id}), which owners have a fix's latest news
+  const deliveries = server.app.get(DeliveryRepository);
+  const projectId = await defaultProjectId(server.db);
+  const findingId = 'f'.repeat(20);
+  const { sent } = await statementsOf(async () => {
+    await deliveries.findingStatus(projectId, findingId);
+    await deliveries.ownersSent(projectId, [{ findingId, dedupeKey: `errata.fix.suggested:${findingId}:` }]);
+  });
+  expect(sent).toHaveLength(3);
+
+  // Then each reads them through the index, by the finding's id
+  for (const { text, values } of sent) {
+    const { rows } = await server.db.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+      CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${text}`, [...values]),
+    );
+    const scans = planNodes(rows[0]!['QUERY PLAN'][0].Plan).filter(
+      (node) => node['Relation Name'] === 'webhook_delivery' || node['Index Name'] !== undefined,
+    );
+    expect(scans).not.toHaveLength(0);
+    for (const scan of scans)
+      expect(scan).toMatchObject({
+        'Index Name': 'webhook_delivery_finding_idx',
+        'Index Cond': expect.stringContaining('finding_id ='),
+      });
+  }
 });
 
 it('counts the traffic after a suggestion made days ago from its partial hour, its hours and its days, and none before', async () => {
@@ -137,3 +175,15 @@ it('counts the traffic after a suggestion made days ago from its partial hour, i
     { type: 'FixVerified', data: { version: '1.1.0', calls: 5, badVersions: [] } },
   ]);
 });
+
+/** A node of a plan EXPLAIN (FORMAT JSON) prints, with the fields the test reads. */
+interface PlanNode {
+  readonly 'Relation Name'?: string;
+  readonly 'Index Name'?: string;
+  readonly 'Index Cond'?: string;
+  readonly Plans?: readonly PlanNode[];
+}
+
+function planNodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
+}

@@ -111,10 +111,11 @@ export class DeliveryRepository {
   }
 
   /**
-   * For each (finding, dedupe key) of `messages`, the owners that have that message (sent or not), keyed by
+   * For each (finding, dedupe key) of `messages`, the project's owners that have that message (sent or not), keyed by
    * `sentKey`: one read for a fix round.
    */
   async ownersSent(
+    projectId: number,
     messages: readonly { readonly findingId: string; readonly dedupeKey: string }[],
   ): Promise<Map<string, Set<string>>> {
     const owners = new Map<string, Set<string>>();
@@ -122,7 +123,7 @@ export class DeliveryRepository {
     const { rows } = await sql<{ findingId: string; dedupeKey: string; ownerId: string }>`
       SELECT d.finding_id AS "findingId", d.dedupe_key AS "dedupeKey", d.owner_id AS "ownerId"
         FROM webhook_delivery d
-       WHERE (d.finding_id, d.dedupe_key) IN (
+       WHERE d.project_id = ${projectId} AND (d.finding_id, d.dedupe_key) IN (
                SELECT m.finding_id, m.dedupe_key
                  FROM unnest(${messages.map((m) => m.findingId)}::text[],
                              ${messages.map((m) => m.dedupeKey)}::text[]) AS m (finding_id, dedupe_key))`.execute(

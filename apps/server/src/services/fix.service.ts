@@ -231,6 +231,7 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
         : [{ finding, owners, fix, latest, key: dedupeKeyOf(finding.id, latest.news) }];
     });
     const sent = await this.deliveries.ownersSent(
+      projectId,
       unsent.map(({ finding, key }) => ({ findingId: finding.id, dedupeKey: key })),
     );
     for (const { finding, owners, fix, latest, key } of unsent) {
