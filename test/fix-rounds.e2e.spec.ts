@@ -4,13 +4,16 @@
  * began at once.
  */
 import { CompiledQuery, sql } from 'kysely';
+import { Client } from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DeliveryRepository } from '../apps/server/src/repositories/delivery.repository';
+import { FIX_ROUND_LOCK } from '../apps/server/src/repositories/fix.repository';
 import { OwnerRepository } from '../apps/server/src/repositories/owner.repository';
 import { FixService } from '../apps/server/src/services/fix.service';
 import { AgentTrace } from './support/agent-spans';
 import { defaultProjectId, sendSpans, startTestServer, type TestServer } from './support/server';
 import { statementsOf, type Statement } from './support/statements';
+import { until } from './support/until';
 
 let server: TestServer;
 
@@ -144,6 +147,37 @@ it("reads a finding's messages through the index on the project's finding ids, n
         'Index Cond': expect.stringContaining('finding_id ='),
       });
   }
+});
+
+it('skips a round while another instance runs one, and runs it once that instance is gone', async () => {
+  // Given new owned findings, and another instance's round under way: its connection holds the round's lock
+  const fixes = server.app.get(FixService);
+  await own('round-lock');
+  await failingTools('round-lock', 2);
+  const other = new Client({ connectionString: server.databaseUrl! });
+  await other.connect();
+  try {
+    await other.query('SELECT pg_advisory_lock($1, $2)', [...FIX_ROUND_LOCK]);
+
+    // When this instance's round comes, it reads nothing and decides nothing
+    const skipped = await statementsOf(() => fixes.runOnce());
+    expect(skipped.result).toEqual([]);
+    expect(skipped.sent.filter(({ text }) => /\bfinding_rollup\b|\bfix\b/.test(text))).toEqual([]);
+  } finally {
+    // Then the other instance dies mid-round, its lock with its connection
+    await other.end();
+  }
+  // (its backend exits after the connection closes)
+  await until('the round lock freed', async () => {
+    const { rows } = await sql<{ held: boolean }>`
+      SELECT count(*) > 0 AS held FROM pg_locks
+       WHERE locktype = 'advisory' AND classid = ${FIX_ROUND_LOCK[0]} AND objid = ${FIX_ROUND_LOCK[1]}`.execute(
+      server.db,
+    );
+    return rows[0]?.held === false;
+  });
+  const suggested = await fixes.runOnce();
+  expect(suggested.map((event) => event.type)).toEqual(['FixSuggested', 'FixSuggested']);
 });
 
 it('counts the traffic after a suggestion made days ago from its partial hour, its hours and its days, and none before', async () => {

@@ -4,6 +4,12 @@ import { sql, type Kysely } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
 
+/**
+ * The advisory lock a fix round holds, however many instances share the database: a pair of keys, apart from the
+ * single keys of the findings' locks (`lock`) and the projector's.
+ */
+export const FIX_ROUND_LOCK = [0x4572_7261, 0x6669_78] as const; // "Erra", "fix"
+
 /** The fix lifecycle: events appended to `fix_event` and folded into `fix` in the caller's transaction. */
 @Injectable()
 export class FixRepository {
@@ -49,6 +55,24 @@ export class FixRepository {
    */
   async lock(db: Kysely<DB>, projectId: number, findingId: string): Promise<void> {
     await sql`SELECT pg_advisory_xact_lock(hashtext(${`errata-fix:${projectId}:${findingId}`}))`.execute(db);
+  }
+
+  /**
+   * Takes the fix-round lock for `session`, a connection held for the round, unless another instance holds it. A
+   * session's lock ends with its connection, a crash's included. PostgreSQL probes the session's peer (TCP
+   * keepalives; the system's default waits two hours) so that a host lost without closing it frees the lock within
+   * a minute, not only when the next round is due hours later.
+   */
+  async tryRoundLock(session: Kysely<DB>): Promise<boolean> {
+    const { rows } = await sql<{ locked: boolean }>`
+      SELECT set_config('tcp_keepalives_idle', '15', false), set_config('tcp_keepalives_interval', '10', false),
+             set_config('tcp_keepalives_count', '3', false),
+             pg_try_advisory_lock(${FIX_ROUND_LOCK[0]}, ${FIX_ROUND_LOCK[1]}) AS locked`.execute(session);
+    return rows[0]?.locked === true;
+  }
+
+  async roundUnlock(session: Kysely<DB>): Promise<void> {
+    await sql`SELECT pg_advisory_unlock(${FIX_ROUND_LOCK[0]}, ${FIX_ROUND_LOCK[1]})`.execute(session);
   }
 
   /** Appends FixAcknowledged; null when the finding has no fix. */

@@ -81,10 +81,12 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
 
   /**
    * One round over every project with owners; returns the events it appended. None while the read models are being
-   * rebuilt: half the history would verify fixes that the other half contradicts, and tell their owners so. Once
-   * `stopping` aborts, the round ends after the read or the finding in flight: a project with thousands of findings
-   * with news (their first round) takes minutes, and the next round (after the next start) picks up where it
-   * stopped, as every round decides from what is stored.
+   * rebuilt: half the history would verify fixes that the other half contradicts, and tell their owners so. None
+   * either while another instance on the database runs one (it holds the round's lock): the fixes' locks keep every
+   * decision right, but each instance would read every project again. Once `stopping` aborts, the round ends after
+   * the read or the finding in flight: a project with thousands of findings with news (their first round) takes
+   * minutes, and the next round (after the next start) picks up where it stopped, as every round decides from what
+   * is stored.
    */
   async runOnce(stopping?: AbortSignal): Promise<FixEvent[]> {
     if (await this.projector.rebuilding()) {
@@ -94,6 +96,19 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
       return [];
     }
     this.waitingForRebuild = false;
+    // Embedded PGlite has one process and one connection, which a lock's session would keep from the round.
+    if (this.database.kind === 'pglite') return this.round(stopping);
+    return this.database.db.connection().execute(async (session) => {
+      if (!(await this.fixes.tryRoundLock(session))) return [];
+      try {
+        return await this.round(stopping);
+      } finally {
+        await this.fixes.roundUnlock(session);
+      }
+    });
+  }
+
+  private async round(stopping?: AbortSignal): Promise<FixEvent[]> {
     const appended: FixEvent[] = [];
     for (const projectId of await this.fixes.projectsWithOwners()) {
       if (stopping?.aborted) break;
