@@ -140,8 +140,9 @@ export class FixRepository {
       .orderBy('global_position')
       .execute();
     for (const row of rows) {
-      const event = { type: row.type, data: row.data } as FixEvent;
-      histories.set(row.finding_id, [...(histories.get(row.finding_id) ?? []), event]);
+      const history = histories.get(row.finding_id) ?? [];
+      if (history.length === 0) histories.set(row.finding_id, history);
+      history.push({ type: row.type, data: row.data } as FixEvent);
     }
     return histories;
   }
