@@ -5,8 +5,8 @@ import { ModuleRef } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint.repository';
 import { EventRepository, LOG_START } from '../apps/server/src/repositories/event.repository';
+import { READ_MODELS_PROJECTION } from '../apps/server/src/projections/projection-logs';
 import {
-  READ_MODELS_PROJECTION,
   PROJECTOR_LOCK,
   READ_MODELS_VERSION,
   ProjectorService,

@@ -10,11 +10,8 @@ import type { DB } from '../apps/server/src/database/schema';
 import { CheckpointRepository } from '../apps/server/src/repositories/checkpoint.repository';
 import { EventRepository } from '../apps/server/src/repositories/event.repository';
 import { HealthService } from '../apps/server/src/services/health.service';
-import {
-  READ_MODELS_PROJECTION,
-  READ_MODELS_VERSION,
-  standaloneProjector,
-} from '../apps/server/src/services/projector.service';
+import { READ_MODELS_PROJECTION } from '../apps/server/src/projections/projection-logs';
+import { READ_MODELS_VERSION, standaloneProjector } from '../apps/server/src/services/projector.service';
 import { loadConfig } from '../apps/server/src/config/app-config';
 import { CLI, runCli } from './support/cli';
 import { adminDatabaseUrl, createTestDatabase, databaseUrlFor, type TestDatabase } from './support/postgres';

@@ -20,9 +20,9 @@ import {
   NewerRulesVersion,
   ProjectorService,
   standaloneProjector,
-  READ_MODELS_PROJECTION,
   READ_MODELS_VERSION,
 } from '../services/projector.service';
+import { READ_MODELS_PROJECTION } from '../projections/projection-logs';
 import { adoptRecordedDerivation } from '../projections/derivation-settings';
 import { FINDING_ID, FINDING_ID_FORM } from '../http/findings-page';
 import { DeliveryRepository } from '../repositories/delivery.repository';

@@ -5,7 +5,8 @@ import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { pendingMigrations } from '../database/migrations';
 import { CheckpointRepository } from '../repositories/checkpoint.repository';
 import { EventRepository, LOG_START } from '../repositories/event.repository';
-import { ProjectorService, READ_MODELS_PROJECTION, READ_MODELS_VERSION } from './projector.service';
+import { READ_MODELS_PROJECTION } from '../projections/projection-logs';
+import { ProjectorService, READ_MODELS_VERSION } from './projector.service';
 
 export interface Readiness {
   readonly ready: boolean;

@@ -31,7 +31,6 @@ import { derivationChanges, derivationOf, type DerivationSettings } from '../pro
 import { IngestActivity } from './ingest-activity';
 import { Poller } from './poller';
 
-export { PROJECTIONS, READ_MODELS_PROJECTION, SPAN_EDGES_PROJECTION };
 /** Bumped with the rules: a checkpoint of another version means the read models are rebuilt from the log. */
 export const READ_MODELS_VERSION = RULES_VERSION;
 /** Advisory lock key: one active projector per database, however many Errata instances run. */
