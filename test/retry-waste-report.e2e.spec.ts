@@ -102,6 +102,15 @@ describe.each(['postgres', 'pglite'] as Store[])('GET /api/v1/reports/retry-wast
     expect((await report('?groupBy=colour')).status).toBe(400);
   });
 
+  it('reads an offset typed into the URL as it was written, though form decoding made its "+" a space', async () => {
+    // 08:00:00.150Z, 150 ms into the run: the three calls after the first retry. Unescaped, as curl sends it.
+    const calls = async (query: string) => JSON.parse((await report(query)).text).totals.calls;
+    expect(await calls('?from=2026-11-30T13:30:00.150+05:30')).toBe(3);
+    expect(await calls('?from=2026-11-30T13:30:00.150%2B05:30')).toBe(3);
+    expect(await calls('?to=2026-11-30T13:30:00.150+0530')).toBe(2);
+    expect(await calls('?from=2026-11-30T03:00:00.150-05:00')).toBe(3);
+  });
+
   it('needs a read key: ingest keys and no key are refused', async () => {
     const noKey = await fetch(`${server.url}/api/v1/reports/retry-waste`);
     expect(noKey.status).toBe(401);

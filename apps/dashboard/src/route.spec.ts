@@ -29,6 +29,14 @@ describe('the window in a dashboard link', () => {
       new Date('2026-11-30T06:00:00Z'),
     );
   });
+
+  it('reads an offset typed into the address bar as written, though the URL made its "+" a space', () => {
+    expect(filters('from=2026-11-30T11:30:00+05:30&to=2026-12-01T00:00:00Z')).toMatchObject({
+      range: 'custom',
+      from: new Date('2026-11-30T06:00:00Z'),
+      notices: [],
+    });
+  });
 });
 
 describe('a dashboard link whose window cannot be used as written', () => {

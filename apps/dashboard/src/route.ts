@@ -2,7 +2,7 @@
  * Where the user is: the page from the path, and the window and filters from the query string, so that any
  * view can be shared as a link. Navigation uses the History API; the server answers every page path with the app.
  */
-import { parseIsoInstant } from '@errata/domain/iso-instant';
+import { parseQueryInstant } from '@errata/domain/iso-instant';
 import { useEffect, useState } from 'preact/hooks';
 import { keepFocus } from './focus';
 
@@ -147,7 +147,7 @@ export function filtersOf(query: URLSearchParams, now: Date = new Date()): Filte
   const date = (name: 'from' | 'to'): Date | null => {
     const value = query.get(name);
     if (value === null) return null;
-    const parsed = parseIsoInstant(value);
+    const parsed = parseQueryInstant(value);
     if (parsed === null)
       notices.push(`"${name}" is not an ISO-8601 date or date-time that exists: "${value}".`);
     return parsed;

@@ -30,6 +30,6 @@ export * from './version-range';
 export * from './report-series';
 export * from './series-length';
 export * from './trace-timeline';
-export { parseIsoInstant } from './iso-instant';
+export { parseIsoInstant, parseQueryInstant } from './iso-instant';
 export { escapeControls } from './escape-controls';
 export * from './redact-stored-event';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseIsoInstant } from './iso-instant';
+import { parseIsoInstant, parseQueryInstant } from './iso-instant';
 import { inTimeZone } from './time-zone.spec-helper';
 
 describe('parseIsoInstant', () => {
@@ -46,5 +46,21 @@ describe('parseIsoInstant', () => {
     expect(parseIsoInstant('2026-12-01T08:30')).toEqual(new Date(Date.UTC(2026, 11, 1, 8, 30)));
     expect(parseIsoInstant('2026-12-01T08:30:15.5')).toEqual(new Date(Date.UTC(2026, 11, 1, 8, 30, 15, 500)));
     expect(parseIsoInstant('2026-12-01')).toEqual(new Date(Date.UTC(2026, 11, 1)));
+  });
+});
+
+describe('parseQueryInstant', () => {
+  it('reads a space where an offset sign belongs as the "+" that form decoding turned into it', () => {
+    const instant = new Date(Date.UTC(2026, 10, 30, 4, 30));
+    expect(parseQueryInstant('2026-11-30T10:00:00 05:30')).toEqual(instant);
+    expect(parseQueryInstant('2026-11-30T10:00 0530')).toEqual(instant);
+    expect(parseQueryInstant('2026-11-30T10:00:00+05:30')).toEqual(instant);
+    expect(parseQueryInstant('2026-11-30T10:00:00.250 05:30')).toEqual(new Date(instant.getTime() + 250));
+  });
+
+  it('takes a space nowhere else', () => {
+    for (const value of ['2026-11-30 10:00:00Z', '2026-11-30 05:30', '2026-11-30T10:00:00  05:30', ' 2026-11-30']) {
+      expect(parseQueryInstant(value), value).toBeNull();
+    }
   });
 });

@@ -35,3 +35,15 @@ export function parseIsoInstant(value: string): Date | null {
   const parsed = new Date(hasTime && match[8] === undefined ? `${value}Z` : value);
   return Number.isNaN(parsed.getTime()) ? null : parsed;
 }
+
+/** A date-time whose offset lost its `+` to form decoding: `2026-11-30T10:00:00 05:30`. */
+const OFFSET_SIGN_DECODED_AS_SPACE = /^(\d{4}-\d{2}-\d{2}T[\d:.]+) (\d{2}:?\d{2})$/;
+
+/**
+ * `parseIsoInstant` for a value read from a URL's query string. There `+` means a space, so an offset such as
+ * `+05:30` typed into a URL (curl, a browser's address bar) arrives as ` 05:30`, and refusing it answered a 400
+ * quoting a value the user never wrote. A space can stand nowhere else in an instant: read it as the `+` it was.
+ */
+export function parseQueryInstant(value: string): Date | null {
+  return parseIsoInstant(value.replace(OFFSET_SIGN_DECODED_AS_SPACE, '$1+$2'));
+}

@@ -4,7 +4,7 @@ import {
   MAX_SCORECARD_TOOLS,
   MAX_SERIES_GROUPS,
   MAX_SERIES_POINTS,
-  parseIsoInstant,
+  parseQueryInstant,
   seriesLength,
   storedName,
   type SeriesStep,
@@ -71,7 +71,7 @@ function text(raw: RawQuery, name: string): string | null {
 function date(raw: RawQuery, name: string): Date | null {
   const value = text(raw, name);
   if (value === null) return null;
-  const parsed = parseIsoInstant(value);
+  const parsed = parseQueryInstant(value);
   if (parsed === null) {
     throw new BadRequestException(
       `"${name}" must be an ISO-8601 date or date-time such as 2026-11-30 or 2026-11-30T00:00:00Z; got "${value}"`,

@@ -56,9 +56,13 @@ const FILTERS = {
     .string()
     .optional()
     .describe(
-      'ISO-8601 start of the window, inclusive (e.g. 2026-11-29T00:00:00Z); without it, the earliest record',
+      "ISO-8601 start of the window, inclusive, on each record's start time (e.g. 2026-11-29T00:00:00Z, UTC " +
+        'without an offset); without it, the earliest record',
     ),
-  to: z.string().optional().describe('ISO-8601 end of the window, exclusive; without it, no end'),
+  to: z
+    .string()
+    .optional()
+    .describe("ISO-8601 end of the window, exclusive, on each record's start time; without it, no end"),
   server: z
     .string()
     .optional()
