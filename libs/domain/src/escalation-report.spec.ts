@@ -55,6 +55,19 @@ describe('attribution', () => {
     expect(report.totals).toMatchObject({ escalations: 1, attributed: 0, unattributed: 1 });
   });
 
+  it('given a start cut to the millisecond (OpenTelemetry JS), then it may precede the failure it follows by under 1 ms', () => {
+    // A fast failure from T0 + 10 ms lasting 2.4 ms; the escalation stamped at T0 + 12 ms, cut from after it ended.
+    const fast = call('fast', 10, 'tool_error', 'business', { endNs: T0 + 12n * MS + 400_000n });
+    const attributed = (escalation: EscalationFact) =>
+      escalationReport([call('earlier', -200, 'tool_error', 'permission'), fast], [escalation])
+        .attributions[0]?.call;
+    expect(attributed(escalate('e', 12))).toBe('fast');
+    // A start with sub-millisecond digits was not cut: the failure was still running (the earlier one had ended).
+    expect(attributed({ ...escalate('e', 12), startNs: T0 + 12n * MS + 1n })).toBe('earlier');
+    // Stamped in the failure's own millisecond, it says nothing of which came first.
+    expect(attributed(escalate('e', 10))).toBe('earlier');
+  });
+
   it('ignores failures that ended longer than the retry window before the escalation', () => {
     const old = [call('old', 0, 'tool_error', 'permission')]; // ends at 100 ms
     expect(escalationReport(old, [escalate('e', 100 + 600_000)]).attributions[0]?.call).toBe('old');

@@ -15,6 +15,7 @@ import {
   analyzeRetries,
   compareCalls,
   DEFAULT_RETRY_WINDOW_MS,
+  endedBefore,
   type CallFact,
   type RetryCategory,
   type RetryChain,
@@ -251,7 +252,7 @@ export function attributeEscalations(
   return sortedEscalations.map((escalation) => {
     let best: EscalationCall | null = null;
     for (const call of candidates.get(escalation.runId) ?? []) {
-      if (call.endNs > escalation.startNs || escalation.startNs - call.endNs > windowNs) continue;
+      if (!endedBefore(call, escalation) || escalation.startNs - call.endNs > windowNs) continue;
       if (
         best === null ||
         call.endNs > best.endNs ||

@@ -248,13 +248,16 @@ function inferPrevious(
 const NS_PER_MS = 1_000_000n;
 
 /**
- * A ended before B started. OpenTelemetry JS stamps a span's start with `Date.now()`, whole milliseconds, and its end
- * with that start plus a sub-millisecond duration: an immediate retry after a fast failure can then start, as stamped,
- * up to 1 ms before the failure ended. So a start that is a whole millisecond, maybe cut, may precede A's end by less
- * than 1 ms; but only when it is a later millisecond than A's start: two starts cut to the same millisecond tell
- * nothing of which call came first.
+ * A ended before B started (B a retry, or an escalation: `attributeEscalations`). OpenTelemetry JS stamps a span's
+ * start with `Date.now()`, whole milliseconds, and its end with that start plus a sub-millisecond duration: an
+ * immediate retry or escalation after a fast failure can then start, as stamped, up to 1 ms before the failure ended.
+ * So a start that is a whole millisecond, maybe cut, may precede A's end by less than 1 ms; but only when it is a later
+ * millisecond than A's start: two starts cut to the same millisecond tell nothing of which came first.
  */
-function endedBefore(a: CallFact, b: CallFact): boolean {
+export function endedBefore(
+  a: { readonly startNs: bigint; readonly endNs: bigint },
+  b: { readonly startNs: bigint },
+): boolean {
   if (a.endNs <= b.startNs) return true;
   return b.startNs % NS_PER_MS === 0n && a.startNs < b.startNs && a.endNs - b.startNs < NS_PER_MS;
 }

@@ -5,7 +5,7 @@
  */
 
 /** Version of the rule set. Every derived record carries it; a bump means a projection rebuild. */
-export const RULES_VERSION = 13;
+export const RULES_VERSION = 14;
 
 /** The four canonical categories plus `unknown` (DOMAIN.md §1). */
 export type Category = 'transient' | 'validation' | 'business' | 'permission' | 'unknown';
