@@ -229,6 +229,7 @@ describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) 
 
   describe('GET /api/v1/traces/{traceId}', () => {
     interface Timeline {
+      traceId: string;
       runs: {
         runId: string;
         agentName: string | null;
@@ -243,7 +244,7 @@ describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) 
         tool?: string;
         outcome?: string;
         misclassified?: string | null;
-        retry?: { of: string; label: string; wasted: boolean } | null;
+        retry?: { of: string; at: { traceId: string; runId: string }; label: string; wasted: boolean } | null;
         attributedTo?: string | null;
         avoidable?: string | null;
         status?: string;
@@ -298,8 +299,20 @@ describe.each(['postgres', 'pglite'] as Store[])('agent reports on %s', (store) 
         'emptyAsError',
       ]);
       expect(search1!.retry).toBeNull();
-      expect(search2!.retry).toEqual({ of: search1!.spanId, label: 'misclassified_empty', wasted: true });
-      expect(search3!.retry).toEqual({ of: search2!.spanId, label: 'misclassified_empty', wasted: true });
+      // Each names the call it retries and where it is: here, in the same run
+      const here = { traceId: body.traceId, runId: support!.runId };
+      expect(search2!.retry).toEqual({
+        of: search1!.spanId,
+        at: here,
+        label: 'misclassified_empty',
+        wasted: true,
+      });
+      expect(search3!.retry).toEqual({
+        of: search2!.spanId,
+        at: here,
+        label: 'misclassified_empty',
+        wasted: true,
+      });
       expect(hidden).toMatchObject({ outcome: 'ok', misclassified: 'failureAsEmpty' });
       // How each was classified: declared by the server, or a failure signal in a success's result.
       expect([refund, lookup, search1, hidden].map((call) => [call!.categorySource, call!.evidence])).toEqual(

@@ -78,7 +78,13 @@ describe.each(['postgres', 'pglite'] as Store[])('hinted retries across traces o
   it("shows the retry in its trace's timeline, and the failed call's chain as unrecovered in the other", async () => {
     const secondTimeline = await get(`traces/${traceOf(second)}`);
     const retry = secondTimeline.items.find((item: { spanId: string }) => item.spanId === retryId);
-    expect(retry.retry).toEqual({ of: failedId, label: 'non_retryable', wasted: true });
+    const firstRun = (await get(`traces/${traceOf(first)}`)).runs[0].runId;
+    expect(retry.retry).toEqual({
+      of: failedId,
+      at: { traceId: traceOf(first), runId: firstRun }, // in the other trace
+      label: 'non_retryable',
+      wasted: true,
+    });
     // Only the trace asked for: the linked trace's items and runs stay out of it.
     expect(secondTimeline.items).toHaveLength(2);
     expect(secondTimeline.runs).toHaveLength(1);

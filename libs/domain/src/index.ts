@@ -33,3 +33,4 @@ export * from './trace-timeline';
 export { parseIsoInstant, parseQueryInstant } from './iso-instant';
 export { escapeControls } from './escape-controls';
 export * from './redact-stored-event';
+export * from './timeline-page';

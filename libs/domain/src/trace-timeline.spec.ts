@@ -128,6 +128,7 @@ describe('traceTimeline', () => {
         parentRunId: null,
         startTime: '2026-01-01T00:00:00.000Z',
         endTime: '2026-01-01T00:00:00.100Z',
+        itemCount: 1,
       },
     ]);
   });

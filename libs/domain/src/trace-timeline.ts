@@ -12,6 +12,7 @@ import { missingElements, type PropagationElement } from './subagent-report-elem
 import type { TraceDerivation, TraceFacts } from './trace-derivation';
 import type { MisclassificationDirection } from './misclassified-report';
 import type { AvoidableReason, EscalationFact } from './escalation-report';
+import { byTimelineKey, pageOf, type TimelinePageInfo, type TimelinePageRequest } from './timeline-page';
 
 export interface TimelineRun {
   readonly runId: string;
@@ -23,6 +24,14 @@ export interface TimelineRun {
   /** The first and last item of the run (null for a run with no calls, escalations or reports). */
   readonly startTime: string | null;
   readonly endTime: string | null;
+  /** Its calls, escalations and reports in all (a page holds some of them). */
+  readonly itemCount: number;
+}
+
+/** Where an item an entry links to is: in which trace (a hinted retry may name another) and which run. */
+export interface TimelineItemPlace {
+  readonly traceId: string;
+  readonly runId: string;
 }
 
 interface TimelineItemBase {
@@ -44,8 +53,13 @@ export interface TimelineCall extends TimelineItemBase {
   readonly categorySource: CategorySource | null;
   /** What decided the classification: the declared key and value, a code, a text rule's id; a hidden failure's signal. */
   readonly evidence: string | null;
-  /** The call this one retries, how the retry is labelled and whether it was wasted. */
-  readonly retry: { readonly of: string; readonly label: RetryLabel; readonly wasted: boolean } | null;
+  /** The call this one retries (and where it is), how the retry is labelled and whether it was wasted. */
+  readonly retry: {
+    readonly of: string;
+    readonly at: TimelineItemPlace | null;
+    readonly label: RetryLabel;
+    readonly wasted: boolean;
+  } | null;
   readonly misclassified: MisclassificationDirection | null;
   /** Whether the chain the call belongs to recovered; null outside chains. */
   readonly chainRecovered: boolean | null;
@@ -73,6 +87,8 @@ export interface TimelineEscalation extends TimelineItemBase {
   readonly target: EscalationFact['target'];
   /** The failed call it is attributed to; null when unattributed. */
   readonly attributedTo: string | null;
+  /** Where that call is; null when unattributed. */
+  readonly attributedAt: TimelineItemPlace | null;
   readonly category: FailureCategory | null;
   readonly avoidable: AvoidableReason | null;
 }
@@ -95,9 +111,15 @@ export interface TraceTimeline {
   readonly items: readonly TimelineItem[];
 }
 
+/** A page of a trace's timeline: every run, and the items the page holds. */
+export interface TraceTimelinePage extends TraceTimeline {
+  readonly page: TimelinePageInfo;
+}
+
 /** A call's own duration, to the nanosecond: fast calls take under a millisecond (report sums round to whole ms). */
 const exactMs = (ns: bigint): number => Number(ns) / 1e6;
 
+/** The whole timeline: every item of the trace. What a page holds once it holds them all. */
 export function traceTimeline(
   traceId: string,
   facts: TraceFacts,
@@ -105,100 +127,183 @@ export function traceTimeline(
   runs: readonly RunRef[],
   storedOf: (spanId: string) => StoredCallDetails,
 ): TraceTimeline {
+  const { page: _page, ...timeline } = traceTimelinePage(
+    traceId,
+    facts,
+    derivation,
+    runs,
+    { limit: Number.MAX_SAFE_INTEGER, run: null, position: { from: 'start' } },
+    storedOf,
+  )!;
+  return timeline;
+}
+
+/**
+ * One page of the timeline (`pageOf`), derived over the whole trace (retry labels and attributions need every
+ * call): every run with its item count, and the page's items; `storedOf` is asked of the page's calls only. Null
+ * when the page of a span is asked for and the trace (the run) has no such item.
+ */
+export function traceTimelinePage(
+  traceId: string,
+  facts: TraceFacts,
+  derivation: TraceDerivation,
+  runs: readonly RunRef[],
+  request: TimelinePageRequest,
+  storedOf: (spanId: string) => StoredCallDetails,
+): TraceTimelinePage | null {
+  const entries = timelineEntries(traceId, facts, derivation);
+  const paged = pageOf(entries, request);
+  if (paged === null) return null;
+  const items = paged.items.map((entry) => entry.item(storedOf));
+  return {
+    rulesVersion: RULES_VERSION,
+    traceId,
+    runs: timelineRuns(traceId, runs, entries),
+    items,
+    page: paged.page,
+  };
+}
+
+/** An item of the timeline, in order, made whole only when a page holds it. */
+interface TimelineEntry {
+  readonly spanId: string;
+  readonly runId: string;
+  readonly startNs: bigint;
+  /** The end of a call, the start of any other item. */
+  readonly lastNs: bigint;
+  readonly item: (storedOf: (spanId: string) => StoredCallDetails) => TimelineItem;
+}
+
+function timelineEntries(traceId: string, facts: TraceFacts, derivation: TraceDerivation): TimelineEntry[] {
   // The facts may span other traces too (those hinted retries link to this one): only this trace's items show.
   const ofThisTrace = <F extends { key: string; traceId: string }>(all: readonly F[]) =>
     new Map(all.filter((fact) => fact.traceId === traceId).map((fact) => [fact.key, fact]));
   const callFacts = ofThisTrace(facts.calls);
   const escalationFacts = ofThisTrace(facts.escalations);
   const reportFacts = ofThisTrace(facts.reports);
-  const shown = {
-    calls: derivation.calls.filter((derived) => callFacts.has(derived.key)),
-    escalations: derivation.escalations.filter((derived) => escalationFacts.has(derived.key)),
-    reports: derivation.reports.filter((derived) => reportFacts.has(derived.key)),
-  };
+  // Where a linked item is: this trace's own first, as the derivation finds them.
+  const places = new Map<string, TimelineItemPlace>();
+  for (const fact of [...facts.calls].sort(
+    (a, b) => (a.traceId === traceId ? 1 : 0) - (b.traceId === traceId ? 1 : 0),
+  ))
+    places.set(fact.key, { traceId: fact.traceId, runId: fact.runId });
+  const placeOf = (spanId: string | null) => (spanId === null ? null : (places.get(spanId) ?? null));
 
-  const calls = shown.calls.map((derived): TimelineCall & { startNs: bigint } => {
-    const call = callFacts.get(derived.key)!;
-    const stored = storedOf(call.key);
-    return {
-      kind: 'call',
-      spanId: call.key,
-      runId: call.runId,
-      startNs: call.startNs,
-      startTime: isoFromNs(call.startNs),
-      endTime: isoFromNs(call.endNs),
-      durationMs: call.endNs > call.startNs ? exactMs(call.endNs - call.startNs) : 0,
-      server: call.server,
-      serverVersion: call.serverVersion,
-      tool: call.tool,
-      outcome: call.outcome,
-      category: call.category,
-      categorySource: stored.categorySource,
-      evidence: stored.evidence,
-      retry:
-        derived.retry === null
-          ? null
-          : { of: derived.retry.of, label: derived.retry.label, wasted: derived.retry.wasted },
-      misclassified: derived.misclassified,
-      chainRecovered: derived.chainRecovered,
-      escalationsCaused: derived.escalationsCaused,
-      findings: [...new Set(derived.findings.map((finding) => finding.rule))],
-      text: stored.text,
-      arguments: stored.arguments,
-    };
-  });
-  const escalations = shown.escalations.map((derived): TimelineEscalation & { startNs: bigint } => {
-    const escalation = escalationFacts.get(derived.key)!;
-    return {
-      kind: 'escalation',
-      spanId: escalation.key,
-      runId: escalation.runId,
-      startNs: escalation.startNs,
-      startTime: isoFromNs(escalation.startNs),
-      target: escalation.target,
-      attributedTo: derived.call,
-      category: derived.category,
-      avoidable: derived.avoidable,
-    };
-  });
-  const reports = shown.reports.map((derived): TimelineReport & { startNs: bigint } => {
-    const report = reportFacts.get(derived.key)!;
-    return {
-      kind: 'report',
-      spanId: report.key,
-      runId: report.runId,
-      startNs: report.startNs,
-      startTime: isoFromNs(report.startNs),
-      status: report.status,
-      completed: report.completed,
-      total: report.total,
-      missingElements: report.status === 'complete' ? [] : missingElements(report),
-      silentPartial: derived.silentPartial,
-    };
-  });
-  const ordered = [...calls, ...escalations, ...reports].sort((a, b) =>
-    a.startNs !== b.startNs ? (a.startNs < b.startNs ? -1 : 1) : a.spanId < b.spanId ? -1 : 1,
-  );
-  const items = ordered.map(({ startNs: _startNs, ...item }) => item as TimelineItem);
+  const calls = derivation.calls
+    .filter((derived) => callFacts.has(derived.key))
+    .map((derived): TimelineEntry => {
+      const call = callFacts.get(derived.key)!;
+      return {
+        spanId: call.key,
+        runId: call.runId,
+        startNs: call.startNs,
+        lastNs: call.endNs,
+        item: (storedOf) => {
+          const stored = storedOf(call.key);
+          return {
+            kind: 'call',
+            spanId: call.key,
+            runId: call.runId,
+            startTime: isoFromNs(call.startNs),
+            endTime: isoFromNs(call.endNs),
+            durationMs: call.endNs > call.startNs ? exactMs(call.endNs - call.startNs) : 0,
+            server: call.server,
+            serverVersion: call.serverVersion,
+            tool: call.tool,
+            outcome: call.outcome,
+            category: call.category,
+            categorySource: stored.categorySource,
+            evidence: stored.evidence,
+            retry:
+              derived.retry === null
+                ? null
+                : {
+                    of: derived.retry.of,
+                    at: placeOf(derived.retry.of),
+                    label: derived.retry.label,
+                    wasted: derived.retry.wasted,
+                  },
+            misclassified: derived.misclassified,
+            chainRecovered: derived.chainRecovered,
+            escalationsCaused: derived.escalationsCaused,
+            findings: [...new Set(derived.findings.map((finding) => finding.rule))],
+            text: stored.text,
+            arguments: stored.arguments,
+          };
+        },
+      };
+    });
+  const escalations = derivation.escalations
+    .filter((derived) => escalationFacts.has(derived.key))
+    .map((derived): TimelineEntry => {
+      const escalation = escalationFacts.get(derived.key)!;
+      return {
+        spanId: escalation.key,
+        runId: escalation.runId,
+        startNs: escalation.startNs,
+        lastNs: escalation.startNs,
+        item: () => ({
+          kind: 'escalation',
+          spanId: escalation.key,
+          runId: escalation.runId,
+          startTime: isoFromNs(escalation.startNs),
+          target: escalation.target,
+          attributedTo: derived.call,
+          attributedAt: placeOf(derived.call),
+          category: derived.category,
+          avoidable: derived.avoidable,
+        }),
+      };
+    });
+  const reports = derivation.reports
+    .filter((derived) => reportFacts.has(derived.key))
+    .map((derived): TimelineEntry => {
+      const report = reportFacts.get(derived.key)!;
+      return {
+        spanId: report.key,
+        runId: report.runId,
+        startNs: report.startNs,
+        lastNs: report.startNs,
+        item: () => ({
+          kind: 'report',
+          spanId: report.key,
+          runId: report.runId,
+          startTime: isoFromNs(report.startNs),
+          status: report.status,
+          completed: report.completed,
+          total: report.total,
+          missingElements: report.status === 'complete' ? [] : missingElements(report),
+          silentPartial: derived.silentPartial,
+        }),
+      };
+    });
+  return [...calls, ...escalations, ...reports].sort(byTimelineKey);
+}
 
-  const spanOfRun = new Map<string, { first: string; last: string }>();
-  for (const item of items) {
-    const last = item.kind === 'call' ? item.endTime : item.startTime;
-    const span = spanOfRun.get(item.runId);
-    if (span === undefined) spanOfRun.set(item.runId, { first: item.startTime, last });
-    else if (last > span.last) span.last = last;
-  }
+/** The trace's runs, in the order of their first item, each with its first and last instant and its item count. */
+function timelineRuns(
+  traceId: string,
+  runs: readonly RunRef[],
+  entries: readonly TimelineEntry[],
+): TimelineRun[] {
+  const spanOfRun = new Map<string, { first: bigint; last: bigint; rank: number; count: number }>();
+  entries.forEach((entry, rank) => {
+    const span = spanOfRun.get(entry.runId);
+    if (span === undefined)
+      spanOfRun.set(entry.runId, { first: entry.startNs, last: entry.lastNs, rank, count: 1 });
+    else {
+      if (entry.lastNs > span.last) span.last = entry.lastNs;
+      span.count += 1;
+    }
+  });
   const known = new Map(runs.filter((run) => run.traceId === traceId).map((run) => [run.runId, run]));
-  const runIds = new Set([...known.keys(), ...items.map((item) => item.runId)]);
+  const runIds = new Set([...known.keys(), ...spanOfRun.keys()]);
   // Runs in the order of their first item (nanosecond order; the ISO times only have milliseconds).
-  const firstItem = new Map<string, number>();
-  items.forEach((item, index) => {
-    if (!firstItem.has(item.runId)) firstItem.set(item.runId, index);
-  });
-  const rank = (run: TimelineRun) => firstItem.get(run.runId) ?? items.length;
-  const timelineRuns = [...runIds]
+  const rank = (run: TimelineRun) => spanOfRun.get(run.runId)?.rank ?? entries.length;
+  return [...runIds]
     .map((runId): TimelineRun => {
       const run = known.get(runId);
+      const span = spanOfRun.get(runId);
       return {
         runId,
         agentName: run?.agentName ?? null,
@@ -206,10 +311,10 @@ export function traceTimeline(
         role: run?.role ?? null,
         isSubagent: run?.isSubagent ?? false,
         parentRunId: run?.parentRunId ?? null,
-        startTime: spanOfRun.get(runId)?.first ?? null,
-        endTime: spanOfRun.get(runId)?.last ?? null,
+        startTime: span === undefined ? null : isoFromNs(span.first),
+        endTime: span === undefined ? null : isoFromNs(span.last),
+        itemCount: span?.count ?? 0,
       };
     })
     .sort((a, b) => rank(a) - rank(b) || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
-  return { rulesVersion: RULES_VERSION, traceId, runs: timelineRuns, items };
 }

@@ -1,5 +1,12 @@
-import type { TimelineCall, TimelineItem, TimelineRun, TraceTimeline } from '@errata/domain';
+import type {
+  TimelineCall,
+  TimelineItem,
+  TimelineItemPlace,
+  TimelineRun,
+  TraceTimelinePage,
+} from '@errata/domain';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, getJson } from '../api';
 import { PageHeader } from '../components/figures';
 import { Link } from '../components/link';
 import { Await } from '../components/states';
@@ -56,21 +63,20 @@ function classificationLabel(source: TimelineCall['categorySource']): string {
 }
 
 export function TracePage({ traceId, query }: { traceId: string; query: URLSearchParams }) {
-  const timeline = useApi<TraceTimeline>(`/api/v1/traces/${encodeURIComponent(traceId)}`);
+  const path = `/api/v1/traces/${encodeURIComponent(traceId)}`;
+  const requested = query.get('run');
   const focused = query.get('span');
+  // The runs (each with its item count), and one item at most: a run's items are read a page at a time below.
+  const timeline = useApi<TraceTimelinePage>(path, { limit: '1' });
+  // Opened on an item without its run (an older link): the page of one item, the item itself, says the run.
+  const located = useApi<TraceTimelinePage>(requested === null && focused !== null ? path : null, {
+    limit: '1',
+    span: focused,
+  });
   const inApp = canGoBackInApp();
   const back = backPage(query.get('back'));
   const fallback = `${back.path}${filterQuery(query)}`;
-  useEffect(() => {
-    if (timeline.state !== 'ready' || focused === null) return;
-    const entry = document.getElementById(`span-${focused}`);
-    entry?.scrollIntoView({ block: 'center' });
-    // Opened from a sample's link, focus goes to that call, as the eye does, rather than the top of the content; not
-    // when it is on a control here (a run picked in the list keeps it: focus.ts).
-    const active = document.activeElement;
-    if (active === null || active === document.body || active.id === 'main')
-      entry?.focus({ preventScroll: true });
-  }, [timeline.state, focused]);
+  const locating = requested === null && focused !== null && located.state === 'loading';
   return (
     <section aria-labelledby="page-title">
       <p class="breadcrumb">
@@ -83,24 +89,20 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
           <Link href={fallback}>← {back.label}</Link>
         )}
       </p>
-      {timeline.state !== 'ready' && <PageHeader title="Run timeline" />}
+      {(timeline.state !== 'ready' || locating) && <PageHeader title="Run timeline" />}
       <Await
-        loaded={timeline}
+        loaded={locating ? { state: 'loading' } : timeline}
         what="the run timeline"
         retry={timeline.retry}
         notFoundHint="It may belong to another project, or its spans may not have reached Errata yet."
       >
         {(timeline) => {
           const tree = runTree(timeline.runs);
-          const requested = query.get('run');
+          const focusedRun = located.state === 'ready' ? located.data.items[0]?.runId : undefined;
           const selected =
             timeline.runs.find((run) => run.runId === requested) ??
-            timeline.runs.find((run) =>
-              timeline.items.some((item) => item.runId === run.runId && item.spanId === focused),
-            ) ??
+            timeline.runs.find((run) => run.runId === focusedRun) ??
             tree[0]?.run;
-          const items = timeline.items.filter((item) => item.runId === selected?.runId);
-          const byId = new Map(timeline.items.map((item) => [item.spanId, item]));
           return (
             <>
               <PageHeader
@@ -111,7 +113,7 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
                 }
               >
                 Trace <code>{timeline.traceId}</code> · {counted(timeline.runs.length, 'agent run')} ·{' '}
-                {formatCount(timeline.items.length)} calls, escalations and reports
+                {formatCount(timeline.page.total)} calls, escalations and reports
               </PageHeader>
               <div class="trace-layout">
                 <nav aria-label="Agent runs in this trace" class="run-list">
@@ -126,26 +128,22 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
                             {run.role ?? (run.isSubagent ? 'subagent' : 'run')}
                           </span>{' '}
                           <Name>{runLabel(run)}</Name>
-                          <span class="muted">
-                            {' '}
-                            ·{' '}
-                            {counted(
-                              timeline.items.filter((item) => item.runId === run.runId).length,
-                              'item',
-                            )}
-                          </span>
+                          <span class="muted"> · {counted(run.itemCount, 'item')}</span>
                         </Link>
                       </li>
                     ))}
                   </ul>
                 </nav>
-                <RunItems
-                  key={selected?.runId}
-                  runId={selected?.runId}
-                  items={items}
-                  focused={focused}
-                  byId={byId}
-                />
+                {selected !== undefined && (
+                  <RunItems
+                    key={`${selected.runId} ${focused}`}
+                    path={path}
+                    traceId={traceId}
+                    runId={selected.runId}
+                    focused={focused}
+                    query={query}
+                  />
+                )}
               </div>
             </>
           );
@@ -155,86 +153,180 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
   );
 }
 
-/** Items a run's timeline draws at first, and adds at each "Show the next": a coordinator's run can hold thousands. */
+/** Items a run's timeline reads and draws at first, and adds at each "Show the next" or "Show earlier items". */
 const TIMELINE_PAGE = 200;
 
 const spanOfHash = (hash: string): string | null =>
   hash.startsWith('#span-') ? hash.slice('#span-'.length) : null;
 
+/** The items of a run read so far: one stretch of it, with where it lies and the cursors to read on. */
+interface Stretch {
+  readonly items: readonly TimelineItem[];
+  readonly offset: number;
+  readonly total: number;
+  readonly before: string | null;
+  readonly after: string | null;
+}
+
+const stretchOf = (page: TraceTimelinePage): Stretch => ({
+  items: page.items,
+  offset: page.page.offset,
+  total: page.page.total,
+  before: page.page.before,
+  after: page.page.after,
+});
+
 /**
- * One run's items, the first `TIMELINE_PAGE` of them and then a page more at each "Show the next", and always up to and
- * including the one the page was opened on (`span`) and the one a "Retry of …" or "Caused by …" link leads to: drawing
- * thousands at once built tens of thousands of elements and a page some 150,000 px tall.
+ * One run's items, read from the API a page (`TIMELINE_PAGE`) at a time: the first page, or the one holding the item
+ * the page was opened on (`span`) or a "Retry of …" or "Caused by …" link leads to; then a page more at each "Show
+ * the next" or "Show earlier items". A coordinator's run can hold thousands: reading and drawing them all at once
+ * built tens of thousands of elements and a page some 150,000 px tall.
  */
 function RunItems({
+  path,
+  traceId,
   runId,
-  items,
   focused,
-  byId,
+  query,
 }: {
-  runId: string | undefined;
-  items: readonly TimelineItem[];
+  path: string;
+  traceId: string;
+  runId: string;
   focused: string | null;
-  byId: Map<string, TimelineItem>;
+  query: URLSearchParams;
 }) {
-  const [shown, setShown] = useState(TIMELINE_PAGE);
-  const [linked, setLinked] = useState<string | null>(null);
-  // The entry to put focus on once drawn: the first of a page just added, or a link's target drawn only now.
-  const focusNext = useRef<string | null>(null);
-  const through = (spanId: string | null): number =>
-    spanId === null ? 0 : items.findIndex((item) => item.spanId === spanId) + 1;
-  const drawn = Math.max(shown, through(focused), through(linked));
+  // The item the stretch is read around: the one opened on, then a link's target not read yet.
+  const [anchor, setAnchor] = useState<string | null>(() => spanOfHash(location.hash) ?? focused);
+  const first = useApi<TraceTimelinePage>(path, {
+    run: runId,
+    limit: String(TIMELINE_PAGE),
+    span: anchor,
+  });
+  const [stretch, setStretch] = useState<Stretch | null>(null);
+  const [reading, setReading] = useState<'earlier' | 'next' | null>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+  // The entry to put focus on once drawn: one of a page just added, or a link's target.
+  const focusNext = useRef<string | null>(anchor);
+  const opened = useRef(false);
+  const firstPage = first.state === 'ready' ? first.data : null;
   useEffect(() => {
-    // The browser's own jump to a link's target finds nothing when that target is not drawn yet.
+    if (firstPage !== null) setStretch(stretchOf(firstPage));
+  }, [firstPage]);
+  useEffect(() => {
+    // The browser's own jump to a link's target finds nothing when that target is not read yet.
     const follow = () => {
       const spanId = spanOfHash(location.hash);
-      if (spanId === null || document.getElementById(`span-${spanId}`) !== null) return;
+      if (spanId === null) return;
       focusNext.current = spanId;
-      setLinked(spanId);
+      if (document.getElementById(`span-${spanId}`) === null) setAnchor(spanId);
     };
     window.addEventListener('hashchange', follow);
-    // A page loaded with a link's target in its address (reloaded after following one) had no jump at all.
-    const atLoad = spanOfHash(location.hash);
-    if (atLoad !== null) {
-      focusNext.current = atLoad;
-      setLinked(atLoad);
-    }
     return () => window.removeEventListener('hashchange', follow);
   }, []);
   useEffect(() => {
-    if (focusNext.current === null) return;
+    if (stretch === null || focusNext.current === null) return;
     const entry = document.getElementById(`span-${focusNext.current}`);
     if (entry === null) return; // drawn by the render its state change asked for
+    const wanted = focusNext.current;
     focusNext.current = null;
+    if (!opened.current && wanted === focused) {
+      opened.current = true;
+      entry.scrollIntoView({ block: 'center' });
+      // Opened from a sample's link, focus goes to that call, as the eye does, rather than the top of the content;
+      // not when it is on a control here (a run picked in the list keeps it: focus.ts).
+      const active = document.activeElement;
+      if (active === null || active === document.body || active.id === 'main')
+        entry.focus({ preventScroll: true });
+      return;
+    }
     entry.scrollIntoView({ block: 'nearest' });
     entry.focus({ preventScroll: true });
   });
-  const rest = items.length - drawn;
-  const next = Math.min(TIMELINE_PAGE, rest);
-  const showNext = () => {
-    focusNext.current = items[drawn]?.spanId ?? null;
-    setShown(drawn + next);
+  if (stretch === null || first.state !== 'ready') {
+    return (
+      <div class="run-items">
+        <Await loaded={first} what="the run's items" retry={first.retry}>
+          {() => null}
+        </Await>
+      </div>
+    );
+  }
+  const readOn = (direction: 'earlier' | 'next') => {
+    setReading(direction);
+    setFailed(null);
+    const cursor = direction === 'earlier' ? { before: stretch.before } : { after: stretch.after };
+    getJson<TraceTimelinePage>(path, { run: runId, limit: String(TIMELINE_PAGE), ...cursor }).then(
+      ({ items, page }) => {
+        // Focus on the added item nearest those shown before: the first of the next, the last of the earlier.
+        focusNext.current = (direction === 'next' ? items[0] : items.at(-1))?.spanId ?? null;
+        setStretch((was) =>
+          was === null
+            ? was
+            : direction === 'next'
+              ? { ...was, items: [...was.items, ...items], total: page.total, after: page.after }
+              : {
+                  ...was,
+                  items: [...items, ...was.items],
+                  offset: page.offset,
+                  total: page.total,
+                  before: page.before,
+                },
+        );
+        setReading(null);
+      },
+      (error: unknown) => {
+        setFailed(error instanceof ApiError ? error.message : String(error));
+        setReading(null);
+      },
+    );
   };
+  const loaded = new Map(stretch.items.map((item) => [item.spanId, item]));
+  const rest = stretch.total - stretch.offset - stretch.items.length;
+  const next = Math.min(TIMELINE_PAGE, rest);
+  // Where a link leads: within this stretch, an anchor; elsewhere in the run, the anchor all the same (read on
+  // following it); another run or trace, its page at that item.
+  const hrefOf = (spanId: string, at: TimelineItemPlace | null): string =>
+    at === null || (at.traceId === traceId && at.runId === runId)
+      ? `#span-${spanId}`
+      : `/traces/${at.traceId}${withQuery(query, { run: at.runId, span: spanId })}`;
   return (
     <div class="run-items">
+      {stretch.before !== null && (
+        <p class="timeline-more timeline-earlier">
+          <button type="button" disabled={reading !== null} onClick={() => readOn('earlier')}>
+            Show earlier items ({formatCount(Math.min(TIMELINE_PAGE, stretch.offset))} of{' '}
+            {formatCount(stretch.offset)} before these)
+          </button>
+        </p>
+      )}
       <ol
         class="timeline"
         aria-label="Calls, retries, escalations and reports in start order"
         data-run={runId}
       >
-        {items.slice(0, drawn).map((item) => (
-          <TimelineEntry key={item.spanId} item={item} focused={item.spanId === focused} byId={byId} />
+        {stretch.items.map((item) => (
+          <TimelineEntry
+            key={item.spanId}
+            item={item}
+            focused={item.spanId === focused}
+            loaded={loaded}
+            hrefOf={hrefOf}
+          />
         ))}
       </ol>
-      {items.length > TIMELINE_PAGE && (
+      {stretch.total > TIMELINE_PAGE && (
         <p class="timeline-more">
           <span class="muted" role="status">
-            {rest > 0
-              ? `${formatCount(drawn)} of ${formatCount(items.length)} items shown`
-              : `All ${formatCount(items.length)} items shown`}
+            {failed !== null
+              ? `Could not read more items: ${failed}`
+              : reading !== null
+                ? 'Loading items…'
+                : stretch.items.length < stretch.total
+                  ? `${formatCount(stretch.items.length)} of ${formatCount(stretch.total)} items shown`
+                  : `All ${formatCount(stretch.total)} items shown`}
           </span>
-          {rest > 0 && (
-            <button type="button" onClick={showNext}>
+          {rest > 0 && stretch.after !== null && (
+            <button type="button" disabled={reading !== null} onClick={() => readOn('next')}>
               Show the next {formatCount(next)} (of {formatCount(rest)} not shown)
             </button>
           )}
@@ -247,16 +339,20 @@ function RunItems({
 function TimelineEntry({
   item,
   focused,
-  byId,
+  loaded,
+  hrefOf,
 }: {
   item: TimelineItem;
   focused: boolean;
-  byId: Map<string, TimelineItem>;
+  loaded: Map<string, TimelineItem>;
+  hrefOf: (spanId: string, at: TimelineItemPlace | null) => string;
 }) {
-  const anchor = (spanId: string) => {
-    const target = byId.get(spanId);
+  const anchor = (spanId: string, at: TimelineItemPlace | null) => {
+    const target = loaded.get(spanId);
     const label = target?.kind === 'call' ? `${target.tool} at ${formatClock(target.startTime)}` : spanId;
-    return <a href={`#span-${spanId}`}>{label}</a>;
+    const href = hrefOf(spanId, at);
+    // Another run's or trace's item is on a page of its own: an in-app link there.
+    return href.startsWith('#') ? <a href={href}>{label}</a> : <Link href={href}>{label}</Link>;
   };
   const common = {
     id: `span-${item.spanId}`,
@@ -290,7 +386,7 @@ function TimelineEntry({
           {item.retry && (
             <p class={item.retry.wasted ? 'retry wasted' : 'retry'}>
               ↻ {item.retry.wasted ? 'Wasted retry' : 'Retry'} ({labelOf(item.retry.label)}) of{' '}
-              {anchor(item.retry.of)}
+              {anchor(item.retry.of, item.retry.at)}
             </p>
           )}
           {(item.categorySource !== null || item.evidence !== null) && (
@@ -332,7 +428,7 @@ function TimelineEntry({
           <p class="muted">
             {item.attributedTo ? (
               <>
-                Caused by {anchor(item.attributedTo)}
+                Caused by {anchor(item.attributedTo, item.attributedAt)}
                 {item.category ? ` (${labelOf(item.category)})` : ''}
               </>
             ) : (

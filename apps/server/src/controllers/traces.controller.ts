@@ -1,9 +1,19 @@
-import { BadRequestException, Controller, Get, Param, UseGuards, UseInterceptors } from '@nestjs/common';
+import {
+  BadRequestException,
+  Controller,
+  Get,
+  Param,
+  Query,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
+import { TIMELINE_PAGE_DEFAULT, TIMELINE_PAGE_MAX } from '@errata/domain';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ReadAdmitted } from '../http/read-admission.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
-import { ApiReadKey } from '../http/openapi';
+import { ApiReadKey, QueryParameter } from '../http/openapi';
+import { parseTimelinePage } from '../http/timeline-page-query';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
 import type { Principal } from '../services/api-key.service';
 import { TraceTimelineService } from '../services/trace-timeline.service';
@@ -21,15 +31,59 @@ export class TracesController {
 
   @Get(':traceId')
   @ApiOperation({
-    summary: "One trace's agent runs with their calls, retries, escalations and subagent reports, in order",
+    summary:
+      "A page of one trace's calls, retries, escalations and subagent reports, in order, with its agent runs",
+    description:
+      'Items come in pages of `limit` (200 unless asked; 1,000 at most), in start order (then span id). `page` says ' +
+      'how many there are (`total`), where the page lies (`offset`), and the cursors to read on: `page.after` as ' +
+      '`after` reads the next page, `page.before` as `before` the one before; null at either end. Cursors name an ' +
+      'item, not a position, so items that arrive meanwhile are neither repeated nor skipped. `span` asks for the ' +
+      'page holding that item (the page a walk from the start with the same `limit` reaches it in); `run` pages ' +
+      "through one run's items only. `runs` lists every run of the trace, each with its `itemCount`.",
   })
   @ApiParam({ name: 'traceId', description: 'A trace id (32 lowercase hex digits)' })
+  @QueryParameter({
+    name: 'limit',
+    required: false,
+    description: 'Items per page.',
+    schema: { type: 'integer', minimum: 1, maximum: TIMELINE_PAGE_MAX, default: TIMELINE_PAGE_DEFAULT },
+  })
+  @QueryParameter({
+    name: 'run',
+    required: false,
+    description: "Only this run's items (a `runId` of `runs`); `page.total` counts them.",
+    schema: { type: 'string' },
+  })
+  @QueryParameter({
+    name: 'after',
+    required: false,
+    description:
+      'The items after this cursor (`page.after` of the page before). One of `after`, `before`, `span`.',
+    schema: { type: 'string' },
+  })
+  @QueryParameter({
+    name: 'before',
+    required: false,
+    description: 'The items just before this cursor (`page.before` of the page after).',
+    schema: { type: 'string' },
+  })
+  @QueryParameter({
+    name: 'span',
+    required: false,
+    description:
+      'The page holding the item with this span id (16 lowercase hex digits); 404 when the trace (the run) has none.',
+    schema: { type: 'string' },
+  })
   @ApiOk('TraceTimeline')
   @ApiErrors(400, 401, 403, 404)
-  get(@CurrentPrincipal() principal: Principal, @Param('traceId') traceId: string) {
+  get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('traceId') traceId: string,
+    @Query() query: Record<string, unknown>,
+  ) {
     if (!TRACE_ID.test(traceId)) {
       throw new BadRequestException(`"${traceId}" is not a trace id (32 lowercase hex digits)`);
     }
-    return this.timelines.timeline(principal.projectId, traceId);
+    return this.timelines.timeline(principal.projectId, traceId, parseTimelinePage(query));
   }
 }

@@ -562,6 +562,11 @@ export const OPENAPI_SCHEMAS = {
     parentRunId: nullable(string('The run it is nested in.')),
     startTime: nullable(dateTime('Its first item; null for a run with none.')),
     endTime: nullable(dateTime('The end of its last item; null for a run with none.')),
+    itemCount: integer('Its calls, escalations and reports in all, on this page or not.'),
+  }),
+  TimelineItemPlace: object({
+    traceId: string('The trace it is in: another one for a retry a hint links across traces.'),
+    runId,
   }),
   TimelineCall: object({
     kind: oneOf(['call']),
@@ -590,6 +595,12 @@ export const OPENAPI_SCHEMAS = {
       object(
         {
           of: string('Span id of the call it retries.'),
+          at: {
+            nullable: true,
+            allOf: [ref('TimelineItemPlace')],
+            description:
+              'The trace and run of the call it retries (it may be on another page, run or trace).',
+          },
           label: oneOf(RETRY_LABELS),
           wasted: boolean(),
         },
@@ -614,6 +625,11 @@ export const OPENAPI_SCHEMAS = {
     startTime: dateTime(),
     target: oneOf(ESCALATION_TARGETS),
     attributedTo: nullable(string('Span id of the call it is attributed to; null when unattributed.')),
+    attributedAt: {
+      nullable: true,
+      allOf: [ref('TimelineItemPlace')],
+      description: 'The trace and run of that call; null when unattributed.',
+    },
     category: nullable(oneOf(FAILURE_CATEGORIES)),
     avoidable: nullable(oneOf(AVOIDABLE_REASONS, 'Why it was avoidable; null when not.')),
   }),
@@ -634,8 +650,19 @@ export const OPENAPI_SCHEMAS = {
     runs: array(ref('TimelineRun'), 'In the order of their first item.'),
     items: array(
       { oneOf: [ref('TimelineCall'), ref('TimelineEscalation'), ref('TimelineReport')] },
-      'Calls, escalations and subagent reports in start order.',
+      "This page's calls, escalations and subagent reports, in start order (then span id).",
     ),
+    page: ref('TimelinePage'),
+  }),
+  TimelinePage: object({
+    limit: integer('Items per page at most.'),
+    run: nullable(string('The run the items are of (`run`); null for the whole trace.')),
+    total: integer('Items of the trace (of `run`) in all.'),
+    offset: integer('The position of the first item of the page among them, from 0.'),
+    before: nullable(
+      string('Cursor: pass as `before` for the items just before this page; null at the first.'),
+    ),
+    after: nullable(string('Cursor: pass as `after` for the items after this page; null at the last.')),
   }),
 
   Owner: object(ownerProperties),

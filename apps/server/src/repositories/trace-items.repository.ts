@@ -121,16 +121,26 @@ export class TraceItemsRepository {
   }
 
   /**
-   * The raw arguments stored with one trace's calls, read from the log (they are shown in the trace's timeline and
-   * nowhere else, so no read model carries them); none while the project does not store arguments, also those it
-   * kept while it did.
+   * The raw arguments stored with these calls of one trace (a timeline page's), read from the log (they are shown in
+   * the trace's timeline and nowhere else, so no read model carries them); none while the project does not store
+   * arguments, also those it kept while it did. By the log's primary key (project, trace, span).
    */
-  async storedArguments(projectId: number, traceId: string): Promise<Map<string, string>> {
+  async storedArguments(
+    projectId: number,
+    traceId: string,
+    spanIds: readonly string[],
+  ): Promise<Map<string, string>> {
+    if (spanIds.length === 0) return new Map();
     const rows = await this.db
       .selectFrom('event')
       .select([ids.spanId, sql<string>`data->>'arguments'`.as('arguments')])
       .where('project_id', '=', projectId)
       .where('trace_id', '=', sql<Buffer>`decode(${traceId}, 'hex')`)
+      .where(
+        'span_id',
+        '=',
+        sql<Buffer>`ANY(ARRAY(SELECT decode(id, 'hex') FROM unnest(${[...spanIds]}::text[]) AS id))`,
+      )
       .where('type', '=', 'ToolCallObserved')
       .where(sql<boolean>`data->>'arguments' IS NOT NULL`)
       .where(sql<boolean>`EXISTS (SELECT 1 FROM project p WHERE p.id = ${projectId} AND p.store_arguments)`)

@@ -1,10 +1,21 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { deriveTraceFacts, traceTimeline, type CategorySource } from '@errata/domain';
+import {
+  deriveTraceFacts,
+  traceTimelinePage,
+  type CategorySource,
+  type TimelinePageRequest,
+  type TraceTimelinePage,
+} from '@errata/domain';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { linkedTraceGroups, traceFactsOf } from '../projections/trace-contributions';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
 
-/** One trace's runs, calls, escalations and subagent reports in order, derived as the projection derives them. */
+/**
+ * A page of one trace's calls, escalations and subagent reports in order, with all its runs, derived as the
+ * projection derives them: over the whole trace (and the traces its hints link it to), which the projector reads
+ * whole on every batch too. What the page adds is that only its items are made whole and answered, and only their
+ * stored arguments read.
+ */
 @Injectable()
 export class TraceTimelineService {
   constructor(
@@ -12,7 +23,11 @@ export class TraceTimelineService {
     private readonly traceItems: TraceItemsRepository,
   ) {}
 
-  async timeline(projectId: number, traceId: string) {
+  async timeline(
+    projectId: number,
+    traceId: string,
+    request: TimelinePageRequest,
+  ): Promise<TraceTimelinePage> {
     const loaded = await this.traceItems.loadTrace(projectId, traceId);
     // As the projection derives it: with the traces its hints link it to, not others that share a span id.
     const items = linkedTraceGroups(loaded).find((group) =>
@@ -25,15 +40,27 @@ export class TraceTimelineService {
     const calls = new Map(
       items.calls.filter((call) => call.traceId === traceId).map((call) => [call.spanId, call]),
     );
-    const storedArguments = await this.traceItems.storedArguments(projectId, traceId);
-    return traceTimeline(traceId, facts, derivation, [...runs.values()], (spanId) => {
+    const page = traceTimelinePage(traceId, facts, derivation, [...runs.values()], request, (spanId) => {
       const call = calls.get(spanId);
       return {
         categorySource: (call?.categorySource ?? null) as CategorySource | null,
         evidence: call?.evidence ?? null,
         text: call?.sampleText ?? null,
-        arguments: storedArguments.get(spanId) ?? null,
+        arguments: null, // read below, for the page's calls only
       };
     });
+    if (page === null) {
+      const where = request.run === null ? `trace ${traceId}` : `run ${request.run} of trace ${traceId}`;
+      const { position } = request;
+      throw new NotFoundException(`no item ${position.from === 'span' ? position.spanId : ''} in ${where}`);
+    }
+    const pageCalls = page.items.filter((item) => item.kind === 'call').map((item) => item.spanId);
+    const storedArguments = await this.traceItems.storedArguments(projectId, traceId, pageCalls);
+    return {
+      ...page,
+      items: page.items.map((item) =>
+        item.kind === 'call' ? { ...item, arguments: storedArguments.get(item.spanId) ?? null } : item,
+      ),
+    };
   }
 }
