@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatCount, formatDuration } from '../apps/dashboard/src/format';
+import { formatDuration } from '../apps/dashboard/src/format';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { FixService } from '../apps/server/src/services/fix.service';
@@ -393,87 +393,6 @@ describe('dashboard (chromium)', () => {
     // Every run of the trace is listed; choosing another one shows its items.
     const links = page.getByRole('navigation', { name: 'Agent runs in this trace' }).getByRole('link');
     expect(await links.count()).toBe(timeline.runs.length);
-  });
-
-  it("a run of 700 items: 200 drawn, 200 more per button; the call opened on and a link's target drawn however deep", async () => {
-    // Given a run of some 700 items (the demo's runs are short: a misclassified sample's run is widened with copies
-    // of its call, 600 ahead of its own items and 99 after them)
-    const { groups } = await api<{
-      groups: { samples: { traceId: string; spanId: string; runId: string }[] }[];
-    }>('reports/misclassified-results');
-    const sample = groups.flatMap((group) => group.samples)[0]!;
-    const copies = 699;
-    const copyId = (n: number) => `copy${String(n).padStart(12, '0')}`;
-    let ownItems = 0;
-    const widened = `**/api/v1/traces/${sample.traceId}*`;
-    await page.route(widened, async (route) => {
-      const response = await route.fetch();
-      const body = (await response.json()) as { items: { spanId: string; runId: string }[] };
-      ownItems = body.items.filter((item) => item.runId === sample.runId).length;
-      const call = body.items.find((item) => item.spanId === sample.spanId)!;
-      const added = Array.from({ length: copies }, (_, n) => ({
-        ...call,
-        spanId: copyId(n),
-        misclassified: null,
-        // The first one retries the 501st: its "Wasted retry of …" link leads far past the first page
-        retry: n === 0 ? { of: copyId(500), label: 'blind_retry', wasted: true } : null,
-      }));
-      await route.fulfill({
-        response,
-        json: { ...body, items: [...added.slice(0, 600), ...body.items, ...added.slice(600)] },
-      });
-    });
-    const entries = page.locator('.timeline > li');
-    const more = page.getByRole('button', { name: /^Show the next/ });
-    try {
-      // Opened on its sample, deep in the run: drawn up to and including it, marked and focused
-      await visit(`/traces/${sample.traceId}?run=${sample.runId}&span=${sample.spanId}`, /^Run timeline/);
-      const total = copies + ownItems;
-      const depth =
-        600 +
-        (await api<{ items: { spanId: string; runId: string }[] }>(`traces/${sample.traceId}`)).items
-          .filter((item) => item.runId === sample.runId)
-          .findIndex((item) => item.spanId === sample.spanId) +
-        1;
-      expect(depth).toBeGreaterThan(200);
-      expect(await entries.count()).toBe(depth);
-      expect(await page.locator('.timeline [aria-current="true"]').getAttribute('data-span')).toBe(
-        sample.spanId,
-      );
-      await page.waitForFunction((id) => document.activeElement?.id === id, `span-${sample.spanId}`);
-      const rest = total - depth;
-      expect(await more.textContent()).toBe(
-        `Show the next ${Math.min(200, rest)} (of ${formatCount(rest)} not shown)`,
-      );
-
-      // Opened on the run alone: its first 200, the count said, and a button for the next 200
-      await visit(`/traces/${sample.traceId}?run=${sample.runId}`, /^Run timeline/);
-      expect(await entries.count()).toBe(200);
-      expect(await page.locator('.timeline-more [role="status"]').textContent()).toBe(
-        `200 of ${formatCount(total)} items shown`,
-      );
-      expect(await more.textContent()).toBe(`Show the next 200 (of ${formatCount(total - 200)} not shown)`);
-      // From the keyboard: 200 more, focus on the first of them
-      await more.focus();
-      await page.keyboard.press('Enter');
-      await page.waitForFunction((id) => document.activeElement?.id === id, `span-${copyId(200)}`);
-      expect(await entries.count()).toBe(400);
-      expect(await more.textContent()).toBe(`Show the next 200 (of ${formatCount(total - 400)} not shown)`);
-
-      // A "Wasted retry of …" link to an item not drawn yet draws it and puts focus on it
-      await page.locator(`.timeline > li[data-span="${copyId(0)}"] .retry a`).click();
-      await page.waitForFunction((id) => document.activeElement?.id === id, `span-${copyId(500)}`);
-      expect(await entries.count()).toBe(501);
-      expect(await page.locator(`#span-${copyId(500)}`).isVisible()).toBe(true);
-
-      // Reloaded with that target in the address: drawn and focused again
-      expect(new URL(page.url()).hash).toBe(`#span-${copyId(500)}`);
-      await page.reload();
-      await page.waitForFunction((id) => document.activeElement?.id === id, `span-${copyId(500)}`);
-      expect(await entries.count()).toBe(501);
-    } finally {
-      await page.unroute(widened);
-    }
   });
 
   it('escalations: totals and categories equal the report', async () => {

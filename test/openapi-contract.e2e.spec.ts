@@ -728,6 +728,16 @@ describe('answers match the schemas the document declares', () => {
         (await call('get', '/api/v1/traces/{traceId}', { ...read, path: `/api/v1/traces/${traceId}` }))
           .status,
       ).toBe(200);
+    // A page of one run's items, and the page after it: every cursor and the run filled
+    const [traceId] = traceIds;
+    const trace = (query: string) =>
+      call('get', '/api/v1/traces/{traceId}', { ...read, path: `/api/v1/traces/${traceId}?${query}` });
+    const first = (await trace('limit=1')).body as { items: { runId: string }[] };
+    const runId = encodeURIComponent(first.items[0]!.runId);
+    const ofRun = (await trace(`limit=1&run=${runId}`)).body as { page: { after: string | null } };
+    expect(ofRun.page.after).not.toBeNull();
+    expect((await trace(`limit=1&run=${runId}&after=${ofRun.page.after}`)).status).toBe(200);
+    expect((await trace('after=nonsense')).status).toBe(400);
     const tracePath = (id: string) => ({ ...read, path: `/api/v1/traces/${id}` });
     expect((await call('get', '/api/v1/traces/{traceId}', tracePath('nope'))).status).toBe(400);
     expect((await call('get', '/api/v1/traces/{traceId}', tracePath('0'.repeat(31) + '1'))).status).toBe(404);

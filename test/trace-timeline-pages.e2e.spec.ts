@@ -26,6 +26,8 @@ const longRun = (): ToolCallSpec[] =>
     durationMs: 1,
     argsHash: n.toString(16).padStart(32, '0'),
     ...(n === RETRIED ? DENIED : {}),
+    // A call that fails early in the run, retried blindly near its end
+    ...(n === 10 || n === 440 ? { ...TIMED_OUT, isError: n === 10 } : {}),
   }));
 
 const DENIED = {
@@ -34,6 +36,13 @@ const DENIED = {
   category: 'business',
   text: 'Refund exceeds the 30 day window',
   argsHash: 'f'.repeat(32),
+} as const;
+
+const TIMED_OUT = {
+  tool: 'cancel',
+  category: 'transient',
+  text: 'upstream timed out',
+  argsHash: 'e'.repeat(32),
 } as const;
 
 const spanId = (span: ReadableSpan) => span.spanContext().spanId;
@@ -239,6 +248,20 @@ describe('trace timeline pages', () => {
       await page.waitForFunction((id) => document.activeElement?.id === id, `span-${spanId(calls[399]!)}`);
       expect(await entries().count()).toBe(CALLS - 200);
       expect(await earlier.textContent()).toBe('Show earlier items (200 of 200 before these)');
+
+      // A "Retry of …" link to an item of the run not read yet reads the page holding it and puts focus on it
+      const [early, late] = calls.flatMap((span, n) => (span.name === 'tools/call cancel' ? [n] : []));
+      await page.locator(`.timeline > li[data-span="${spanId(calls[late!]!)}"] .retry a`).click();
+      await page.waitForFunction((id) => document.activeElement?.id === id, `span-${spanId(calls[early!]!)}`);
+      expect(await entries().count()).toBe(200);
+      expect(await page.locator('.timeline-more [role="status"]').textContent()).toBe(
+        `200 of ${CALLS} items shown`,
+      );
+      // Reloaded with that target in the address: read and focused again
+      expect(new URL(page.url()).hash).toBe(`#span-${spanId(calls[early!]!)}`);
+      await page.reload();
+      await page.waitForFunction((id) => document.activeElement?.id === id, `span-${spanId(calls[early!]!)}`);
+      expect(await entries().count()).toBe(200);
     });
   });
 });
