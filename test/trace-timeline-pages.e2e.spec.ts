@@ -224,6 +224,16 @@ describe('trace timeline pages', () => {
       expect(asked.filter((url) => new URL(url).searchParams.has('after'))).toHaveLength(1);
     });
 
+    it("opened on an item its run does not have (a run picked with another run's span in the address), shows the run from its start", async () => {
+      const { body } = await get(`${traceOf(long)}?limit=1`);
+      await page.goto(
+        `${server.url}/traces/${traceOf(long)}?run=${encodeURIComponent(body.runs[0]!.runId)}&span=${spanId(retry)}`,
+      );
+      await entries().nth(199).waitFor();
+      expect(await entries().first().getAttribute('data-span')).toBe(spanId(calls[0]!));
+      expect(await page.getByRole('alert').count()).toBe(0);
+    });
+
     it("leads a retry's link to the call of another trace it retries, opening that trace on the page holding it", async () => {
       await page.goto(`${server.url}/traces/${traceOf([retry])}`);
       const link = page.locator(`.timeline > li[data-span="${spanId(retry)}"] .retry a`);

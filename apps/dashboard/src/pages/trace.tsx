@@ -208,6 +208,12 @@ function RunItems({
   // The entry to put focus on once drawn: one of a page just added, or a link's target.
   const focusNext = useRef<string | null>(anchor);
   const opened = useRef(false);
+  // An item the run does not have (a link's target gone with its trace, the span of another run kept in the
+  // address when picking a run): the run from its start instead.
+  const missing = first.state === 'error' && first.error.status === 404 && anchor !== null;
+  useEffect(() => {
+    if (missing) setAnchor(null);
+  }, [missing]);
   const firstPage = first.state === 'ready' ? first.data : null;
   useEffect(() => {
     if (firstPage !== null) setStretch(stretchOf(firstPage));
