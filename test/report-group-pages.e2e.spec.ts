@@ -341,25 +341,30 @@ it('bounds the time series by tool to its top groups over the window, folding th
   }
 }, 60_000);
 
+/** `GET /api/v1/names`' answer. */
+interface Names {
+  readonly limit: number;
+  readonly search: string | null;
+  readonly serverCount: number;
+  readonly servers: readonly (string | null)[];
+  readonly toolCount: number;
+  readonly tools: readonly string[];
+  readonly agentCount: number;
+  readonly agents: readonly string[];
+  readonly message?: string;
+}
+
+/** `GET /api/v1/names` with `query`, answered `status`: the answer and its size. */
+async function names(query: string, status = 200, key: string | null = server.readKey) {
+  const response = await fetch(`${server.url}/api/v1/names${query}`, {
+    headers: key === null ? {} : { authorization: `Bearer ${key}` },
+  });
+  const text = await response.text();
+  expect(response.status, query).toBe(status);
+  return { size: text.length, body: JSON.parse(text) as Names };
+}
+
 it('lists the server, tool and agent names of the window for the filters, by name, cut at limit with how many there are, without a key refused', async () => {
-  interface Names {
-    readonly limit: number;
-    readonly serverCount: number;
-    readonly servers: readonly (string | null)[];
-    readonly toolCount: number;
-    readonly tools: readonly string[];
-    readonly agentCount: number;
-    readonly agents: readonly string[];
-    readonly message?: string;
-  }
-  const names = async (query: string, status = 200, key: string | null = server.readKey) => {
-    const response = await fetch(`${server.url}/api/v1/names${query}`, {
-      headers: key === null ? {} : { authorization: `Bearer ${key}` },
-    });
-    const text = await response.text();
-    expect(response.status, query).toBe(status);
-    return { size: text.length, body: JSON.parse(text) as Names };
-  };
   const at = (ms: number) => new Date(t0 + ms).toISOString();
   const servers = ['test-server', ...Array.from({ length: EMPTY_AS_ERROR_TOOLS }, (_, j) => `srv-${j}`)].sort(
     byText,
@@ -378,6 +383,7 @@ it('lists the server, tool and agent names of the window for the filters, by nam
   const all = await names('');
   expect(all.body).toEqual({
     limit: 1_000,
+    search: null,
     serverCount: servers.length,
     servers,
     toolCount: allTools.length,
@@ -404,6 +410,7 @@ it('lists the server, tool and agent names of the window for the filters, by nam
   // A smaller bound cuts every list, by name; the counts still say how many there are.
   expect((await names('?limit=5')).body).toEqual({
     limit: 5,
+    search: null,
     serverCount: servers.length,
     servers: servers.slice(0, 5),
     toolCount: allTools.length,
@@ -433,6 +440,7 @@ it('lists the server, tool and agent names of the window for the filters, by nam
   expect((await names('?from=2026-11-30&to=2026-12-01')).body.toolCount).toBe(allTools.length);
   expect((await names('?from=2026-11-29&to=2026-11-30')).body).toEqual({
     limit: 1_000,
+    search: null,
     serverCount: 0,
     servers: [],
     toolCount: 0,
@@ -493,4 +501,64 @@ it('lists the server, tool and agent names of the window for the filters, by nam
   }
   await names('', 401, null);
   await names('', 403, server.ingestKey);
+}, 60_000);
+
+it('finds the names that contain a search, in any case, beyond the first 1,000 too; the unnamed server by its label; a bad search is a 400 that says why', async () => {
+  // 1,260 tool names: `tool-999` and its like sort past the first 1,000 and are not listed without a search.
+  expect((await names('')).body.tools).not.toContain('tool-999');
+  // Part of a name, not its start, in another case; each list and count keeps what contains it.
+  const nines = await names('?search=OOL-99');
+  expect(nines.body).toEqual({
+    limit: 1_000,
+    search: 'OOL-99',
+    serverCount: 0,
+    servers: [],
+    toolCount: 11,
+    tools: ['tool-99', ...Array.from({ length: 10 }, (_, k) => `tool-99${k}`)],
+    agentCount: 0,
+    agents: [],
+  });
+  expect((await names('?search=Srv-1')).body).toMatchObject({
+    serverCount: 11,
+    servers: ['srv-1', ...Array.from({ length: 10 }, (_, k) => `srv-1${k}`)],
+    toolCount: 0,
+  });
+  expect((await names('?search=GENT-1')).body).toMatchObject({
+    agentCount: 3,
+    agents: ['agent-100', 'agent-1000', 'agent-1100'],
+  });
+  // With `server`, its tools that match; with `limit`, the first of them, counted all the same.
+  expect((await names('?server=srv-12&search=KUP')).body).toMatchObject({ toolCount: 1, tools: ['lookup-12'] });
+  expect((await names('?server=srv-12&search=tool')).body).toMatchObject({ toolCount: 0, tools: [] });
+  expect((await names('?search=tool-11&limit=3')).body).toMatchObject({
+    toolCount: 111, // tool-11, tool-110…119, tool-1100…1199
+    tools: ['tool-11', 'tool-110', 'tool-1100'],
+  });
+  // `%` and `_` are themselves, not LIKE's wildcards; an empty search is none.
+  expect((await names('?search=%25')).body).toMatchObject({ serverCount: 0, toolCount: 0, agentCount: 0 });
+  expect((await names('?search=_')).body).toMatchObject({ serverCount: 0, toolCount: 0, agentCount: 0 });
+  expect((await names('?from=2026-11-30&search=')).body).toMatchObject({ search: null, toolCount: 1_260 });
+
+  // Calls whose server did not say its name: found as the dashboard labels them, `(unknown)`, which lists their tools.
+  const day = Date.UTC(2026, 10, 27, 12, 0, 0);
+  const nameless = new AgentTrace().run('nameless-27', day, [
+    { tool: 'Riddle', startMs: day + 1, durationMs: 1, extra: { 'errata.server.name': undefined } },
+  ]);
+  expect(await sendSpans(server.url, server.ingestKey, nameless)).toBe(200);
+  await server.catchUp();
+  const window = 'from=2026-11-27&to=2026-11-28';
+  expect((await names(`?${window}&search=UNKN`)).body).toMatchObject({ serverCount: 1, servers: [null] });
+  expect((await names(`?${window}&search=test`)).body).toMatchObject({ serverCount: 0, servers: [] });
+  expect(
+    (await names(`?${window}&server=${encodeURIComponent('(unknown)')}&search=riddle`)).body,
+  ).toMatchObject({ serverCount: 0, toolCount: 1, tools: ['Riddle'], agentCount: 0 });
+
+  for (const [bad, message] of [
+    ['search=a&search=b', '"search" must be given once'],
+    ['search=a%00b', '"search" must not contain a NUL character'],
+    [`search=${'x'.repeat(257)}`, '"search" may be 256 characters at most'],
+  ]) {
+    expect((await names(`?${bad}`, 400)).body.message, bad).toContain(message);
+  }
+  expect((await names(`?search=${'x'.repeat(256)}`)).body).toMatchObject({ toolCount: 0 });
 }, 60_000);

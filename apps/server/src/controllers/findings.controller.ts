@@ -15,7 +15,7 @@ import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.gua
 import { ApiGroupPage, ApiReadKey, ApiReportFilters, ApiWindow, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
 import { DEFAULT_LIMIT, FINDING_ID, FINDING_ID_FORM, MAX_LIMIT, parsePage } from '../http/findings-page';
-import { MAX_NAMES, parseNamesQuery, parseReportFilter, parseScorecardQuery } from '../http/report-query';
+import { MAX_NAME_SEARCH, MAX_NAMES, parseNamesQuery, parseReportFilter, parseScorecardQuery } from '../http/report-query';
 import type { Principal } from '../services/api-key.service';
 import { FindingsService } from '../services/findings.service';
 
@@ -49,7 +49,7 @@ export class FindingsController {
   @ApiOperation({
     summary: 'The server, tool and agent names of the window, to filter by',
     description:
-      "Names only, for a filter's choices: the servers with calls in the window (null for the calls whose server did not say its name), the tool names of `server`'s calls, or of every server's without it, and the agents whose runs made calls or escalations or sent subagent reports in the window (each by its `gen_ai.agent.name`, or its `gen_ai.agent.id` when it has no name: what `agent` selects it by). Each list is by name and holds its first `limit` names; `serverCount`, `toolCount` and `agentCount` say how many there are.",
+      "Names only, for a filter's choices: the servers with calls in the window (null for the calls whose server did not say its name), the tool names of `server`'s calls, or of every server's without it, and the agents whose runs made calls or escalations or sent subagent reports in the window (each by its `gen_ai.agent.name`, or its `gen_ai.agent.id` when it has no name: what `agent` selects it by). Each list is by name and holds its first `limit` names; `serverCount`, `toolCount` and `agentCount` say how many there are. `search` keeps the names that contain a text, in any case: how a filter finds a name beyond the first `limit`.",
   })
   @ApiWindow()
   @QueryParameter({
@@ -58,6 +58,13 @@ export class FindingsController {
     description:
       'Lists the tools of this MCP server’s calls only (`(unknown)`: those of the calls whose server did not say its name, as the reports label them); the servers and agents are listed all the same.',
     schema: { type: 'string' },
+  })
+  @QueryParameter({
+    name: 'search',
+    required: false,
+    description:
+      'Lists (and counts) only the names that contain this text, letters in any case: `ord` finds `lookup_order` and `Order-API`. The unnamed server is matched by its label, `(unknown)`. For a filter with more names than `limit`: type part of a name, get the names that hold it. At most 256 characters (a name is stored cut to 256 bytes).',
+    schema: { type: 'string', maxLength: MAX_NAME_SEARCH },
   })
   @QueryParameter({
     name: 'limit',

@@ -425,14 +425,21 @@ export const OPENAPI_SCHEMAS = {
 
   CallNames: object({
     limit: integer('Names listed per list at most.'),
-    serverCount: integer('Servers with calls in the window: `servers` lists the first `limit` of them.'),
+    search: nullable(
+      string(
+        'The `search` asked for: every list and count holds only the names that contain it, in any case. Null: every name.',
+      ),
+    ),
+    serverCount: integer(
+      'Servers with calls in the window (containing `search`, if given): `servers` lists the first `limit` of them.',
+    ),
     servers: array(serverName, 'By name, the unnamed server (null) first; the first `limit` of them.'),
     toolCount: integer(
-      'Tool names of the calls in the window (of `server`’s when given): `tools` lists the first `limit` of them.',
+      'Tool names of the calls in the window (of `server`’s when given; containing `search`, if given): `tools` lists the first `limit` of them.',
     ),
     tools: array(string(), 'Tool names, each once, by name; the first `limit` of them.'),
     agentCount: integer(
-      'Agents whose runs made calls or escalations or sent subagent reports in the window: `agents` lists the first `limit` of them.',
+      'Agents whose runs made calls or escalations or sent subagent reports in the window (containing `search`, if given): `agents` lists the first `limit` of them.',
     ),
     agents: array(
       string(),

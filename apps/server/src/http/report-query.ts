@@ -1,6 +1,7 @@
 import {
   DEFAULT_SCORECARD_TOOLS,
   DEFAULT_SERIES_GROUPS,
+  MAX_NAME_BYTES,
   MAX_SCORECARD_TOOLS,
   MAX_SERIES_GROUPS,
   MAX_SERIES_POINTS,
@@ -162,16 +163,32 @@ export function parseScorecardQuery(raw: RawQuery) {
 /** Names `GET /names` lists at most per list: more than a dropdown can offer anyway, and an answer of kilobytes. */
 export const MAX_NAMES = 1_000;
 
-/** `GET /names`: the window, the server whose tools to list (every server's without it), and the names per list. */
+/**
+ * The longest `search` of `GET /names`, in characters: a name is stored cut to MAX_NAME_BYTES (256) bytes, so no
+ * longer text can be part of one.
+ */
+export const MAX_NAME_SEARCH = MAX_NAME_BYTES;
+
+/**
+ * `GET /names`: the window, the server whose tools to list (every server's without it), the text the names must
+ * contain (`search`, any case; null: every name), and the names per list.
+ */
 export interface NamesQuery {
   readonly from: Date | null;
   readonly to: Date | null;
   readonly server: string | null;
+  readonly search: string | null;
   readonly limit: number;
 }
 
 export function parseNamesQuery(raw: RawQuery): NamesQuery {
-  const { limit, ...rest } = raw;
+  const { limit, search: rawSearch, ...rest } = raw;
   const { from, to, server } = parseReportFilter(rest);
-  return { from, to, server, limit: wholeNumber(limit, 'limit', MAX_NAMES, 1, MAX_NAMES) };
+  const search = text({ search: rawSearch }, 'search');
+  if (search !== null && search.length > MAX_NAME_SEARCH) {
+    throw new BadRequestException(
+      `"search" may be ${MAX_NAME_SEARCH} characters at most (a name is stored cut to ${MAX_NAME_BYTES} bytes); got ${search.length}`,
+    );
+  }
+  return { from, to, server, search, limit: wholeNumber(limit, 'limit', MAX_NAMES, 1, MAX_NAMES) };
 }

@@ -445,9 +445,11 @@ export class RollupQueryRepository {
    * runs made calls or escalations or sent subagent reports (each by the name `agentCondition` selects it by: its
    * name, or its id when it has none; a run of neither is no agent's), each by name, the first `limit` of them, with
    * how many there are. Only `calls`, `escalations` and `reports` count, to leave out names whose items were all
-   * taken back out of a rollup row; agent and tool filters do not apply. One snapshot.
+   * taken back out of a rollup row; agent and tool filters do not apply. With `search`, each list (and its count) keeps
+   * the names that contain it, in any case; the null server goes by its label, `(unknown)`. The match runs over the
+   * window's distinct names, thousands at most, not over the rollup rows: no index is needed for it. One snapshot.
    */
-  async callNames(filter: RollupFilter, limit: number): Promise<CallNames> {
+  async callNames(filter: RollupFilter, limit: number, search: string | null): Promise<CallNames> {
     const shape = { ...CALL_ROLLUP, measures: ['calls'] };
     const window = { ...filter, server: null, tool: null, agent: null };
     const toolsOf = filter.server === null ? TRUE : serverCondition(filter.server, shape);
@@ -466,12 +468,14 @@ export class RollupQueryRepository {
               ${await this.windowRows(trx, shape, window, ['server', 'tool'])} AND tool IS NOT NULL
              GROUP BY server, tool
             HAVING sum(calls) > 0),
-          s AS (SELECT DISTINCT server FROM p),
-          t AS (SELECT DISTINCT tool FROM p WHERE ${toolsOf}),
+          s AS (SELECT DISTINCT server FROM p WHERE ${contains(sql`coalesce(server, ${UNKNOWN})`, search)}),
+          t AS (SELECT DISTINCT tool FROM p WHERE ${toolsOf} AND ${contains(sql`tool`, search)}),
           a AS (
-            ${await this.agentsIn(trx, CALL_ROLLUP, ['calls', 'escalations'], window)}
-            UNION
-            ${await this.agentsIn(trx, REPORT_ROLLUP, ['reports'], window)})
+            SELECT agent FROM (
+              ${await this.agentsIn(trx, CALL_ROLLUP, ['calls', 'escalations'], window)}
+              UNION
+              ${await this.agentsIn(trx, REPORT_ROLLUP, ['reports'], window)}) AS agents
+             WHERE ${contains(sql`agent`, search)})
           SELECT (SELECT count(*) FROM s)::text AS server_count,
                  ARRAY(SELECT server FROM s ORDER BY server COLLATE "C" NULLS FIRST LIMIT ${limit}) AS servers,
                  (SELECT count(*) FROM t)::text AS tool_count,
@@ -931,6 +935,14 @@ function filterConditions(filter: RollupFilter, shape: RollupShape): RawBuilder<
  * Rows without a server that are no call's are not theirs: an escalation no failure explains (no tool either), and a
  * subagent report's missing context (its "tool" is the subagent).
  */
+/**
+ * Whether the text `name` holds `search`, letters in any case (as lower() folds them: Unicode letters too under a
+ * UTF-8 locale); no search holds every name. strpos rather than LIKE: a `%` or `_` searched for is itself.
+ */
+function contains(name: RawBuilder<unknown>, search: string | null): RawBuilder<boolean> {
+  return search === null ? TRUE : sql<boolean>`strpos(lower(${name}), lower(${search})) > 0`;
+}
+
 function serverCondition(server: string, shape: RollupShape): RawBuilder<boolean> {
   if (server !== UNKNOWN_SERVER) return sql<boolean>`server = ${server}`;
   const ofACall =

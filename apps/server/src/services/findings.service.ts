@@ -135,9 +135,9 @@ export class FindingsService {
    * to the same end.
    */
   async names(projectId: number, query: NamesQuery) {
-    const { limit, ...window } = query;
-    const names = await this.rollups.callNames({ projectId, ...window, tool: null, agent: null }, limit);
-    return { limit, ...names };
+    const { limit, search, ...window } = query;
+    const names = await this.rollups.callNames({ projectId, ...window, tool: null, agent: null }, limit, search);
+    return { limit, search, ...names };
   }
 
   /**
