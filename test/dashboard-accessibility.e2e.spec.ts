@@ -6,11 +6,11 @@
  * focus where the reader expects it and a ring that shows; each chart's figures are in a table; the overview reflows
  * at 320 px.
  */
-import type { AxeResults, RunOptions } from 'axe-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
+import { axeFindings } from './support/axe-audit';
 import { contrastRatio, launchChromium } from './support/browser';
 import { seedOneCallServers, seedWithDemo } from './support/demo-seed';
 import { startTestServer, type TestServer } from './support/server';
@@ -153,30 +153,7 @@ it('axe: no serious or critical violation on any view, at desktop and phone widt
   // Serious and critical violations; and those axe could not decide (a label on an element that may not have one),
   // but for colour contrast, which it cannot compute over a decorative glyph.
   const audit = async (view: string, rules?: readonly string[]) => {
-    if (!(await page.evaluate(() => 'axe' in window)))
-      await page.addScriptTag({ path: require.resolve('axe-core') });
-    // Passes and inapplicable rules are not listed: axe's own way to run faster.
-    const options: RunOptions = {
-      resultTypes: ['violations', 'incomplete'],
-      ...(rules ? { runOnly: { type: 'rule', values: [...rules] } } : {}),
-    };
-    // A promise chain, not an async function: the test's transpiler would call helpers the page does not have.
-    const found = await page.evaluate(
-      (options) =>
-        (
-          window as unknown as {
-            axe: { run: (context: Document, options: RunOptions) => Promise<AxeResults> };
-          }
-        ).axe
-          .run(document, options)
-          .then((results) =>
-            results.violations
-              .concat(results.incomplete.filter((v) => v.id !== 'color-contrast'))
-              .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-              .map((v) => `${v.id} (${v.impact}, ${v.nodes.length}×: ${v.nodes[0]!.target.join(' ')})`),
-          ),
-      options,
-    );
+    const found = await axeFindings(page, rules);
     const scheme = await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches);
     if (found.length > 0)
       failures.push(
@@ -322,8 +299,8 @@ it('keyboard: skip link, views, filters and the way to a call on its run timelin
     ...Array<string>(7).fill('a#'), // views
     'button#', // sign out
     'select#filter-range',
-    'select#filter-server',
-    'select#filter-tool',
+    'input#filter-server',
+    'input#filter-tool',
   ]);
   expect(stops.slice(2, 9).map((stop) => stop.replace(/^a# /, ''))).toEqual([
     'Overview',
@@ -421,8 +398,8 @@ it('keyboard: Try again and Load them again put focus on what came back, or on t
     await failed.getByRole('button', { name: 'Load them again' }).focus();
     listsDown = false;
     await page.keyboard.press('Enter');
-    await page.locator('#filter-server option').nth(1).waitFor({ state: 'attached' });
-    expect(await focused()).toMatch(/^select#filter-server/);
+    await failed.waitFor({ state: 'detached' });
+    expect(await focused()).toMatch(/^input#filter-server/);
   } finally {
     await page.unroute('**/api/v1/names?*');
   }

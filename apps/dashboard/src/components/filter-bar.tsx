@@ -1,9 +1,10 @@
 import { UNKNOWN_SERVER } from '@errata/domain/server-label';
 import { useState } from 'preact/hooks';
 import { keepFocus } from '../focus';
-import { formatCount, formatDateTime, isolated } from '../format';
+import { formatDateTime } from '../format';
 import { navigate, RANGES, withQuery, type Filters, type RangeName } from '../route';
 import { useApi } from '../use-api';
+import { NameCombobox, type CallNames, type NameList } from './name-combobox';
 import { UrlNotice } from './states';
 
 /** `datetime-local` inputs speak local time; the URL speaks ISO-8601 UTC. */
@@ -19,28 +20,13 @@ const fromLocalInput = (value: string): string | null => {
  */
 const inputZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
 
-/** `GET /api/v1/names`: the server and tool names of the window's calls and its agents, each list cut at `limit`. */
-interface CallNames {
-  readonly limit: number;
-  readonly serverCount: number;
-  /** null: the calls whose server did not say its name. */
-  readonly servers: readonly (string | null)[];
-  readonly toolCount: number;
-  readonly tools: readonly string[];
-  readonly agentCount: number;
-  /** Each by its name, or its id when it has none: what the `agent` filter selects it by. */
-  readonly agents: readonly string[];
-}
-
-/** The choices of a name filter: the listed names and the URL's own (listed or not, so it shows and can be cleared). */
-const choices = (listed: readonly string[], chosen: string | null): string[] =>
-  [...new Set([...listed, chosen ?? ''])].filter((name) => name !== '').sort();
-
-/** Why a name list does not name every choice, if it does not. */
-const cutNotice = (what: string, listed: number, count: number): string | null =>
-  count > listed
-    ? `Not every ${what} is listed: the first ${formatCount(listed)} of ${formatCount(count)} by name`
-    : null;
+/** The unnamed server (null in `GET /names`) goes by its label, which the `server` filter selects it by. */
+const serverList = (names: CallNames): NameList => ({
+  names: names.servers.map((server) => server ?? UNKNOWN_SERVER),
+  count: names.serverCount,
+});
+const toolList = (names: CallNames): NameList => ({ names: names.tools, count: names.toolCount });
+const agentList = (names: CallNames): NameList => ({ names: names.agents, count: names.agentCount });
 
 /** The time range and server, tool and agent filters. Every change goes into the URL, so the view can be shared. */
 export function FilterBar({ filters, query }: { filters: Filters; query: URLSearchParams }) {
@@ -51,21 +37,9 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
   const [to, setTo] = useState<string | null>(null);
   // The names seen in the window, listed and counted by the API (`GET /names`): the tools of the chosen server, or of
   // every server without one; the servers and agents of the window.
-  const loaded = useApi<CallNames>('/api/v1/names', {
-    from: filters.from.toISOString(),
-    to: filters.to.toISOString(),
-    server: filters.server,
-  });
+  const windowParams = { from: filters.from.toISOString(), to: filters.to.toISOString() };
+  const loaded = useApi<CallNames>('/api/v1/names', { ...windowParams, server: filters.server });
   const names = loaded.state === 'ready' ? loaded.data : null;
-  const serverNames = choices(
-    (names?.servers ?? []).map((server) => server ?? UNKNOWN_SERVER),
-    filters.server,
-  );
-  const toolNames = choices(names?.tools ?? [], filters.tool);
-  const agentNames = choices(names?.agents ?? [], filters.agent);
-  const serversCut = names && cutNotice('server', names.servers.length, names.serverCount);
-  const toolsCut = names && cutNotice('tool', names.tools.length, names.toolCount);
-  const agentsCut = names && cutNotice('agent', names.agents.length, names.agentCount);
 
   // Other filters make other pages: a pager's offset does not carry over to them.
   const go = (changes: Record<string, string | null>) =>
@@ -162,32 +136,38 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
             )}
           </>
         )}
-        <NameFilter
+        <NameCombobox
           name="server"
           label="Server"
           everything="All servers"
-          names={serverNames}
+          what={['server', 'servers']}
+          listed={names && serverList(names)}
+          params={windowParams}
+          pick={serverList}
           value={filters.server}
           onChange={(server) => go({ server, tool: null })}
-          cut={serversCut}
         />
-        <NameFilter
+        <NameCombobox
           name="tool"
           label="Tool"
           everything="All tools"
-          names={toolNames}
+          what={['tool', 'tools']}
+          listed={names && toolList(names)}
+          params={{ ...windowParams, server: filters.server }}
+          pick={toolList}
           value={filters.tool}
           onChange={(tool) => go({ tool })}
-          cut={toolsCut}
         />
-        <NameFilter
+        <NameCombobox
           name="agent"
           label="Agent"
           everything="All agents"
-          names={agentNames}
+          what={['agent', 'agents']}
+          listed={names && agentList(names)}
+          params={windowParams}
+          pick={agentList}
           value={filters.agent}
           onChange={(agent) => go({ agent })}
-          cut={agentsCut}
         />
         {loaded.state === 'error' && <ListsNotLoaded retry={loaded.retry} />}
         <p class="window" data-from={filters.from.toISOString()} data-to={filters.to.toISOString()}>
@@ -196,49 +176,6 @@ export function FilterBar({ filters, query }: { filters: Filters; query: URLSear
       </form>
       <UrlNotice notices={filters.notices} />
     </>
-  );
-}
-
-/**
- * A server, tool or agent filter. A name can be 256 bytes without a space (as Errata stores it): the select keeps a width
- * the bar can hold, and the chosen name stays whole on hover. An option's label is the name isolated (`isolated`:
- * `<bdi>` cannot go in an `<option>`); its value, which the URL carries, is the name itself.
- */
-function NameFilter(props: {
-  /** The URL parameter; the select's id is `filter-<name>`. */
-  name: 'server' | 'tool' | 'agent';
-  label: string;
-  /** The first choice, which filters nothing. */
-  everything: string;
-  names: readonly string[];
-  value: string | null;
-  onChange: (name: string | null) => void;
-  /** Why the list does not name every choice, if it does not: a last option no one can choose says so. */
-  cut?: string | null;
-}) {
-  return (
-    <div class="field">
-      <label for={`filter-${props.name}`}>{props.label}</label>
-      <select
-        id={`filter-${props.name}`}
-        name={props.name}
-        value={props.value ?? ''}
-        title={props.value ?? undefined}
-        onChange={(e) => props.onChange(e.currentTarget.value || null)}
-      >
-        <option value="">{props.everything}</option>
-        {props.names.map((name) => (
-          <option value={name} key={name} title={name}>
-            {isolated(name)}
-          </option>
-        ))}
-        {props.cut && (
-          <option disabled data-cut>
-            {props.cut}
-          </option>
-        )}
-      </select>
-    </div>
   );
 }
 
