@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AgentTrace, type ToolCallSpec } from './support/agent-spans';
 import { launchChromium } from './support/browser';
+import { offeredNames, openNameFilter } from './support/name-filter';
 import { seedOneCallServers } from './support/demo-seed';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
 
@@ -119,7 +120,7 @@ it('shows the first 50 of 56 servers on the scorecard, and the rest on the next 
   await page.locator('[data-page-range]', { hasText: '51–56 of 56' }).waitFor();
   expect(new URL(page.url()).searchParams.get('offset')).toBe('50');
   // The filter bar's server list still names every server, not the scorecard's first page.
-  expect(await page.locator('#filter-server option').count()).toBe(57); // "All servers" and 56
+  expect(await offeredNames(page, 'server', 57)).toHaveLength(57); // "All servers" and 56
 }, 60_000);
 
 it('lists the first 50 of the 120 tools of a server, and says how many more it has', async () => {
@@ -132,8 +133,11 @@ it('lists the first 50 of the 120 tools of a server, and says how many more it h
   expect(await more.textContent()).toContain('70 more of its 120 tools not shown');
   // The server's figures count every tool's calls; the filter bar lists all 120 tools (the API's names of them).
   expect(await table.locator('tr.server-row td.num').first().getAttribute('data-value')).toBe('240');
-  expect(await page.locator('#filter-tool option').count()).toBe(121);
-  expect(await page.locator('#filter-tool option[data-cut]').count()).toBe(0);
+  const tools = await openNameFilter(page, 'tool');
+  await tools.nth(120).waitFor();
+  expect(await tools.count()).toBe(121);
+  expect(await page.locator('.combobox-popup [data-cut]').count()).toBe(0);
+  await page.keyboard.press('Escape');
 
   // More names than the API lists (its `limit`): each list says it does not name them all.
   await page.route('**/api/v1/names?*', async (route) => {
@@ -145,16 +149,18 @@ it('lists the first 50 of the 120 tools of a server, and says how many more it h
   });
   try {
     await page.reload();
-    const cut = page.locator('#filter-tool option[data-cut]');
-    await cut.waitFor({ state: 'attached' });
-    expect(await cut.isDisabled()).toBe(true);
-    expect(await cut.textContent()).toMatch(/^Not every tool is listed: the first 120 of 1.120 by name$/);
-    expect(await page.locator('#filter-tool option:not([data-cut])').count()).toBe(121);
-    const serversCut = page.locator('#filter-server option[data-cut]');
-    expect(await serversCut.isDisabled()).toBe(true);
-    expect(await serversCut.textContent()).toMatch(
-      /^Not every server is listed: the first 56 of 1.056 by name$/,
+    // "1,000 more — type to narrow" under the 120 tools listed, and under the 56 servers.
+    const toolOptions = await openNameFilter(page, 'tool');
+    await toolOptions.nth(120).waitFor();
+    const cut = page.locator('#filter-tool ~ .combobox-popup [data-cut]');
+    expect(await cut.textContent()).toMatch(/^1.000 more — type to narrow$/);
+    expect(await toolOptions.count()).toBe(121);
+    await page.keyboard.press('Escape');
+    await openNameFilter(page, 'server');
+    expect(await page.locator('#filter-server ~ .combobox-popup [data-cut]').textContent()).toMatch(
+      /^1.000 more — type to narrow$/,
     );
+    await page.keyboard.press('Escape');
   } finally {
     await page.unroute('**/api/v1/names?*');
   }

@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentTrace } from './support/agent-spans';
 import { launchChromium, signedInPage } from './support/browser';
+import { openNameFilter } from './support/name-filter';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
 
 /** Markup a hostile name carries; `tag` tells the fields apart in a failure's message. */
@@ -109,12 +110,26 @@ describe('dashboard: markup in names and texts stays text', () => {
       ),
     );
 
+  /** The payloads' tags the filter bar's lists show as text, each list opened in turn (and checked for markup). */
+  async function shownInFilters() {
+    const tags: string[] = [];
+    for (const name of ['server', 'tool', 'agent'] as const) {
+      const options = await openNameFilter(page, name);
+      await options.nth(1).waitFor();
+      expect((await page.locator('body').evaluate(inspect)).injected).toEqual([]);
+      const text = await page.locator(`#filter-${name}-list`).innerText();
+      tags.push(...Array.from(text.matchAll(/([a-z-]+)<b id=injected>/g), (m) => m[1]!));
+      await page.keyboard.press('Escape');
+    }
+    return tags;
+  }
+
   /**
    * Hovers each chart's legend row and plot, where ECharts shows its tooltips (HTML strings), checking the page at
    * each point; returns the payloads' tags a legend tooltip and an axis tooltip showed as text.
    */
   async function hoverCharts() {
-    const shown = { legend: new Set<string>(), axis: new Set<string>() };
+    const shown = { legend: new Set<string>(), axis: new Set<string>(), utc: false };
     const canvases = page.locator('.chart-canvas');
     for (let c = 0; c < (await canvases.count()); c++) {
       const canvas = canvases.nth(c);
@@ -128,8 +143,11 @@ describe('dashboard: markup in names and texts stays text', () => {
           await page.mouse.move(box.x + box.width * fx, box.y + box.height * fy);
           const { injected, tooltips } = await canvas.evaluate(inspect);
           expect(injected).toEqual([]);
-          for (const text of tooltips)
+          for (const text of tooltips) {
             for (const match of text.matchAll(/([a-z-]+)<b id=injected>/g)) shown[row].add(match[1]!);
+            // A time chart's heading: its bucket's start, its zone said ("30 Nov 2026, 08:00 UTC")
+            if (/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC/.test(text)) shown.utc = true;
+          }
         }
     }
     return shown;
@@ -157,10 +175,14 @@ describe('dashboard: markup in names and texts stays text', () => {
     await page.locator('main h1').waitFor();
     await page.waitForLoadState('networkidle');
     expect((await page.locator('body').evaluate(inspect)).injected).toEqual([]);
-    expect(await shownAsText()).toEqual(expect.arrayContaining(['server', 'tool-a', 'agent', ...onPage]));
+    expect([...(await shownAsText()), ...(await shownInFilters())]).toEqual(
+      expect.arrayContaining(['server', 'tool-a', 'agent', ...onPage]),
+    );
     const shown = await hoverCharts();
     expect([...shown.legend]).toEqual(expect.arrayContaining(inTooltips.legend));
     expect([...shown.axis]).toEqual(expect.arrayContaining(inTooltips.axis));
+    // Every page here but the servers' has charts over time, whose tooltips say their times are UTC.
+    expect(shown.utc).toBe(path !== '/servers?range=24h');
   });
 
   it.each([

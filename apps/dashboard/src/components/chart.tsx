@@ -16,7 +16,7 @@ import {
   timeAxisLabels,
   valueAxisSplits,
 } from '../chart-layout';
-import { formatDuration } from '../format';
+import { formatDateTime, formatDuration } from '../format';
 import { ChartFigures } from './chart-figures';
 
 echarts.use([
@@ -113,6 +113,10 @@ function optionOf(props: ChartProps): echarts.EChartsCoreOption {
       data: [...props.x],
       axisLabel,
       axisLine: { lineStyle: { color: grid } },
+      // The tooltip's heading is the bucket's start, which the axis labels give without a zone: said in full, UTC.
+      ...(props.time
+        ? { axisPointer: { label: { formatter: ({ value }: { value: unknown }) => formatDateTime(String(value)) } } }
+        : {}),
     },
     yAxis: {
       type: 'value',
