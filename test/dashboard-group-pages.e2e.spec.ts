@@ -123,16 +123,48 @@ it('shows the first 50 of 56 servers on the scorecard, and the rest on the next 
   expect(await offeredNames(page, 'server', 57)).toHaveLength(57); // "All servers" and 56
 }, 60_000);
 
-it('lists the first 50 of the 120 tools of a server, and says how many more it has', async () => {
-  await page.goto(`${server.url}/servers?server=test-server`);
+it('lists 10 tools per server among all servers, linking to the server, whose page lists its 120 tools 50 at a time', async () => {
+  await page.goto(`${server.url}/servers?offset=50`); // after the 55 srv-…, by name
   const table = page.locator('[data-table="scorecard"]');
-  const more = table.locator('[data-more-tools]');
+  const more = table.locator('tbody[data-server="test-server"] [data-more-tools]');
   await more.waitFor();
-  expect(await table.locator('tr.tool-row[data-key]').count()).toBe(50);
-  expect(await more.getAttribute('data-more-tools')).toBe('70');
-  expect(await more.textContent()).toContain('70 more of its 120 tools not shown');
+  // 56 servers, a tool each but test-server's 10 of 120: a page of 50 servers is at most 550 rows, not 2,550.
+  expect(await table.locator('tbody[data-server="test-server"] tr.tool-row').count()).toBe(10);
+  expect(await more.getAttribute('data-more-tools')).toBe('110');
+  expect(await more.textContent()).toContain('110 more of its 120 tools not shown');
+  await more.getByRole('link', { name: 'All 120 tools of test-server' }).click();
+  await page.waitForURL(
+    (url) => url.pathname === '/servers' && url.searchParams.get('server') === 'test-server',
+  );
+
+  const pager = page.getByRole('navigation', { name: "Pages of the server's tools" });
+  await pager.waitFor();
+  const toolKeys = () =>
+    table.locator('tr.tool-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-key')));
+  const apiTools = async (offset: number) => {
+    const response = await fetch(
+      `${server.url}/api/v1/servers?server=test-server&toolLimit=50&toolOffset=${offset}`,
+      { headers: { authorization: `Bearer ${server.readKey}` } },
+    );
+    const body = (await response.json()) as { servers: { tools: { tool: string }[] }[] };
+    return body.servers[0]!.tools.map((tool) => `test-server/${tool.tool}`);
+  };
+  expect(await pager.locator('[data-page-range]').textContent()).toBe('1–50 of 120');
+  expect(await toolKeys()).toEqual(await apiTools(0));
+  expect(await table.locator('[data-more-tools]').count()).toBe(0);
+  await pager.getByRole('button', { name: 'Next' }).click();
+  await page.locator('[data-page-range]', { hasText: '51–100 of 120' }).waitFor();
+  expect(await toolKeys()).toEqual(await apiTools(50));
+  await pager.getByRole('button', { name: 'Next' }).click();
+  await page.locator('[data-page-range]', { hasText: '101–120 of 120' }).waitFor();
+  expect(await toolKeys()).toEqual(await apiTools(100));
   // The server's figures count every tool's calls; the filter bar lists all 120 tools (the API's names of them).
   expect(await table.locator('tr.server-row td.num').first().getAttribute('data-value')).toBe('240');
+  // Past its last tool: how many there are, and the way back.
+  await page.goto(`${server.url}/servers?server=test-server&offset=500`);
+  expect(await page.locator('[data-past-end]').textContent()).toContain('There are 120 tools');
+  await page.goto(`${server.url}/servers?server=test-server`);
+  await pager.waitFor();
   const tools = await openNameFilter(page, 'tool');
   await tools.nth(120).waitFor();
   expect(await tools.count()).toBe(121);

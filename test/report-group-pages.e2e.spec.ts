@@ -194,7 +194,7 @@ it('pages the server scorecard by name, with groupCount, reading only the server
   expect((await get('?server=srv-7')).servers.map((score) => score.server)).toEqual(['srv-7']);
 }, 60_000);
 
-it('lists the first 50 tools of a server with 1,200 (toolLimit raises it to 500), with toolCount, its figures over all of them', async () => {
+it('lists the first 50 tools of a server with 1,200 (toolLimit raises it to 500, toolOffset pages on), with toolCount, its figures over all of them', async () => {
   const testServer = async (query: string) => {
     const response = await fetch(`${server.url}/api/v1/servers?server=test-server${query}`, {
       headers: { authorization: `Bearer ${server.readKey}` },
@@ -202,9 +202,10 @@ it('lists the first 50 tools of a server with 1,200 (toolLimit raises it to 500)
     expect(response.status, query).toBe(200);
     const body = (await response.json()) as {
       toolLimit: number;
+      toolOffset: number;
       servers: { calls: number; toolCount: number; tools: { tool: string; calls: number }[] }[];
     };
-    return { toolLimit: body.toolLimit, ...body.servers[0]! };
+    return { toolLimit: body.toolLimit, toolOffset: body.toolOffset, ...body.servers[0]! };
   };
   const first = await testServer('');
   expect(first).toMatchObject({ toolLimit: 50, toolCount: RETRIED_TOOLS, calls: 2 * RETRIED_TOOLS });
@@ -215,6 +216,25 @@ it('lists the first 50 tools of a server with 1,200 (toolLimit raises it to 500)
   const raised = await testServer('&toolLimit=500');
   expect(raised).toMatchObject({ toolLimit: 500, toolCount: RETRIED_TOOLS, calls: 2 * RETRIED_TOOLS });
   expect(raised.tools.map((tool) => tool.tool)).toEqual(names.slice(0, 500));
+  // A page of its tools further on, the last one short; past the last, none, and the counts all the same.
+  const paged = await testServer('&toolOffset=1150&toolLimit=100');
+  expect(paged).toMatchObject({ toolLimit: 100, toolOffset: 1_150, toolCount: RETRIED_TOOLS });
+  expect(paged.tools.map((tool) => tool.tool)).toEqual(names.slice(1_150));
+  expect(await testServer('&toolOffset=5000')).toMatchObject({
+    toolOffset: 5_000,
+    toolCount: RETRIED_TOOLS,
+    calls: 2 * RETRIED_TOOLS,
+    tools: [],
+  });
+  for (const bad of ['toolOffset=-1', 'toolOffset=some']) {
+    const response = await fetch(`${server.url}/api/v1/servers?${bad}`, {
+      headers: { authorization: `Bearer ${server.readKey}` },
+    });
+    expect(response.status, bad).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toContain(
+      '"toolOffset" must be a whole number',
+    );
+  }
   for (const bad of ['toolLimit=0', 'toolLimit=501', 'toolLimit=many']) {
     const response = await fetch(`${server.url}/api/v1/servers?${bad}`, {
       headers: { authorization: `Bearer ${server.readKey}` },
@@ -528,7 +548,10 @@ it('finds the names that contain a search, in any case, beyond the first 1,000 t
     agents: ['agent-100', 'agent-1000', 'agent-1100'],
   });
   // With `server`, its tools that match; with `limit`, the first of them, counted all the same.
-  expect((await names('?server=srv-12&search=KUP')).body).toMatchObject({ toolCount: 1, tools: ['lookup-12'] });
+  expect((await names('?server=srv-12&search=KUP')).body).toMatchObject({
+    toolCount: 1,
+    tools: ['lookup-12'],
+  });
   expect((await names('?server=srv-12&search=tool')).body).toMatchObject({ toolCount: 0, tools: [] });
   expect((await names('?search=tool-11&limit=3')).body).toMatchObject({
     toolCount: 111, // tool-11, tool-110…119, tool-1100…1199

@@ -19,14 +19,31 @@ const Grade = ({ grade }: { grade: string }) => (
   </span>
 );
 
-/** The API answers a page of the servers (by name): `groupCount` says how many there are in all. */
-type ScorecardPage = ServerScorecard & { readonly groupCount: number; readonly offset: number };
+/**
+ * The API answers a page of the servers (by name): `groupCount` says how many there are in all; and a page of each
+ * one's tools (`toolOffset`), `toolCount` saying how many it has.
+ */
+type ScorecardPage = ServerScorecard & {
+  readonly groupCount: number;
+  readonly offset: number;
+  readonly toolOffset: number;
+};
+
+/**
+ * Tools shown per server when every server is listed: 50 servers of 50 tools made a table of 2,550 rows. A server's
+ * own page (the `server` filter) pages through all of its tools instead, PAGE_SIZE at a time.
+ */
+export const TOOLS_PER_SERVER = 10;
 
 export function ServersPage({ filters, query }: PageProps) {
+  // With a server chosen, the page's `offset` pages its tools; without, the servers.
+  const oneServer = filters.server !== null;
   const scorecard = useApi<ScorecardPage>('/api/v1/servers', {
     ...reportParams(filters),
     limit: String(PAGE_SIZE),
-    offset: String(offsetOf(query)),
+    offset: oneServer ? '0' : String(offsetOf(query)),
+    toolLimit: String(oneServer ? PAGE_SIZE : TOOLS_PER_SERVER),
+    toolOffset: oneServer ? String(offsetOf(query)) : '0',
   });
   return (
     <section aria-labelledby="page-title">
@@ -35,10 +52,15 @@ export function ServersPage({ filters, query }: PageProps) {
         B under 1%, C under 5%, D under 20%, F beyond.
       </PageHeader>
       <Await loaded={scorecard} what="the scorecard" retry={scorecard.retry}>
-        {({ servers, groupCount, offset }) => {
+        {({ servers, groupCount, offset, toolOffset }) => {
           if (groupCount === 0) return <NoData what="MCP servers" filters={filters} />;
           if (servers.length === 0)
             return <PastEnd what={['server', 'servers']} query={query} offset={offset} total={groupCount} />;
+          // The chosen server's tools (two servers for `(unknown)`: the unnamed and one so named), paged.
+          const toolCount = Math.max(...servers.map((server) => server.toolCount));
+          const toolsShown = Math.max(...servers.map((server) => server.tools.length));
+          if (oneServer && toolsShown === 0 && toolCount > 0)
+            return <PastEnd what={['tool', 'tools']} query={query} offset={toolOffset} total={toolCount} />;
           return (
             <>
               <ScrollBox label="Scorecard per server and tool">
@@ -110,13 +132,18 @@ export function ServersPage({ filters, query }: PageProps) {
                             </td>
                           </tr>
                         ))}
-                        {server.toolCount > server.tools.length && (
+                        {!oneServer && server.toolCount > server.tools.length && (
                           <tr class="more-tools" data-more-tools={server.toolCount - server.tools.length}>
                             <td colSpan={6} class="indent muted">
                               {formatCount(server.toolCount - server.tools.length)} more of its{' '}
                               {formatCount(server.toolCount)} tools not shown: these are the{' '}
                               {formatCount(server.tools.length)} with the most violating calls, then the most
-                              calls. The server's figures count them all.
+                              calls. The server's figures count them all.{' '}
+                              <Link
+                                href={`/servers${withQuery(new URLSearchParams(filterQuery(query)), { server: server.server ?? UNKNOWN_SERVER, tool: null })}`}
+                              >
+                                All {formatCount(server.toolCount)} tools of <Name>{name}</Name>
+                              </Link>
                             </td>
                           </tr>
                         )}
@@ -125,13 +152,22 @@ export function ServersPage({ filters, query }: PageProps) {
                   })}
                 </table>
               </ScrollBox>
-              {servers.length < groupCount && (
+              {!oneServer && servers.length < groupCount && (
                 <Pager
                   label="Pages of servers"
                   query={query}
                   offset={offset}
                   shown={servers.length}
                   total={groupCount}
+                />
+              )}
+              {oneServer && toolsShown < toolCount && (
+                <Pager
+                  label="Pages of the server's tools"
+                  query={query}
+                  offset={toolOffset}
+                  shown={toolsShown}
+                  total={toolCount}
                 />
               )}
             </>

@@ -39,6 +39,13 @@ export class FindingsController {
       "Tools listed per server: those with the most violating calls, then the most calls, then by name; each server's `toolCount` says how many it has.",
     schema: { type: 'integer', minimum: 1, maximum: MAX_SCORECARD_TOOLS, default: DEFAULT_SCORECARD_TOOLS },
   })
+  @QueryParameter({
+    name: 'toolOffset',
+    required: false,
+    description:
+      "Tools to skip first, per server, in that order: with `toolLimit`, a page of a server's tools (`toolCount` says how many it has; a page past them lists none).",
+    schema: { type: 'integer', minimum: 0, default: 0 },
+  })
   @ApiOk('ServerScorecard')
   @ApiErrors(400, 401, 403)
   servers(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {

@@ -417,6 +417,7 @@ export const OPENAPI_SCHEMAS = {
     limit: integer(),
     offset: integer(),
     toolLimit: integer('Tools listed per server at most (`toolCount` says how many each has).'),
+    toolOffset: integer('Tools of each server skipped before those listed.'),
     servers: array(
       ref('ServerScore'),
       'By name (the unnamed server first): the page `limit` and `offset` select.',

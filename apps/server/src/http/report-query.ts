@@ -150,13 +150,15 @@ export function withGroupPage<Query>(
 
 /**
  * `GET /servers`: the filters, the page of servers, and the tools listed per server (`toolLimit`, 1–500, default
- * 50): a server with thousands of tools made an answer of megabytes.
+ * 50, after the first `toolOffset`, default 0): a server with thousands of tools made an answer of megabytes, and
+ * `toolOffset` pages through them.
  */
 export function parseScorecardQuery(raw: RawQuery) {
-  const { toolLimit, ...rest } = raw;
+  const { toolLimit, toolOffset, ...rest } = raw;
   return {
     ...withGroupPage(rest, parseReportFilter),
     toolLimit: wholeNumber(toolLimit, 'toolLimit', DEFAULT_SCORECARD_TOOLS, 1, MAX_SCORECARD_TOOLS),
+    toolOffset: wholeNumber(toolOffset, 'toolOffset', 0, 0, Number.MAX_SAFE_INTEGER),
   };
 }
 

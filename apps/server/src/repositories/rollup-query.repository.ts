@@ -367,15 +367,15 @@ export class RollupQueryRepository {
   /**
    * A page of the server scorecard: the servers with calls of a tool in the scorecard's order (by name, those whose
    * server did not say its name first), cut at `page`, with how many there are; each page server's totals and
-   * versions over all its tools, and its first `toolLimit` tools in the scorecard's order (`compareToolScores`: most
-   * violating calls, then most calls, then name) with how many tools it has. One read of the window's rows, summed
+   * versions over all its tools, and `tools.limit` of its tools after the first `tools.offset` in the scorecard's order
+   * (`compareToolScores`: most violating calls, then most calls, then name) with how many tools it has. One read of the window's rows, summed
    * per server, per server version and per tool at once (grouping sets), ranked and cut in SQL: a server with
    * thousands of tools answers its top ones without the others being read out of the database.
    */
   async scorecardPage(
     filter: RollupFilter,
     page: { readonly limit: number; readonly offset: number },
-    toolLimit: number,
+    toolPage: { readonly limit: number; readonly offset: number },
   ): Promise<{ groupCount: number; totals: ServerTotals[]; tools: CallSums[] }> {
     const measures = SCORECARD_MEASURES;
     const shape = { ...CALL_ROLLUP, measures };
@@ -402,19 +402,21 @@ export class RollupQueryRepository {
         SELECT g.*,
                row_number() OVER (PARTITION BY g.grouping_set, g.server
                                   ORDER BY g.violating_calls DESC, g.calls DESC, g.tool COLLATE "C") AS rank,
-               count(*) OVER (PARTITION BY g.grouping_set, g.server) AS tool_count
+               -- On every row of a server, its versions' too: a tool page past its last tool still says how many.
+               count(*) FILTER (WHERE g.grouping_set = 2) OVER (PARTITION BY g.server) AS tool_count
           FROM g JOIN page
             ON (coalesce(g.server, ''), g.server IS NULL) = (coalesce(page.server, ''), page.server IS NULL)
          WHERE g.grouping_set <> 3)
       SELECT (SELECT count(*) FROM g WHERE grouping_set = 3)::text AS server_count,
              r.grouping_set, r.server, r.server_version, r.tool, ${asText}, r.tool_count::text AS tool_count
         FROM (SELECT 1) AS one
-        LEFT JOIN r ON r.grouping_set = 1 OR r.rank <= ${toolLimit}`.execute(trx),
+        LEFT JOIN r ON r.grouping_set = 1
+                    OR r.rank BETWEEN ${toolPage.offset + 1} AND ${toolPage.offset + toolPage.limit}`.execute(trx),
     );
     // Past the last server the one row left-joined to nothing only carries the count.
     const versions = rows.filter((row) => row.grouping_set === 1);
     const tools = rows.filter((row) => row.grouping_set === 2);
-    const toolCounts = new Map(tools.map((row) => [row['server'] ?? null, Number(row.tool_count)]));
+    const toolCounts = new Map(versions.map((row) => [row['server'] ?? null, Number(row.tool_count)]));
     const totals = new Map<string | null, ServerTotals>();
     for (const row of versions) {
       const server = row['server'] ?? null;

@@ -25,7 +25,11 @@ import {
 import { FindingNotFound } from './finding-not-found';
 
 /** `GET /servers`: the filters, the page of servers, and the tools listed per server at most. */
-export type ScorecardQuery = ReportFilter & { readonly page: GroupPage; readonly toolLimit: number };
+export type ScorecardQuery = ReportFilter & {
+  readonly page: GroupPage;
+  readonly toolLimit: number;
+  readonly toolOffset: number;
+};
 
 export interface FindingsPage {
   readonly rule: FindingRule | null;
@@ -146,16 +150,24 @@ export class FindingsService {
    * (most violating calls first) and `toolCount`, cut in SQL too. Only the listed tools' findings are read.
    */
   async servers(projectId: number, query: ScorecardQuery) {
-    const { page, toolLimit, ...filter } = query;
+    const { page, toolLimit, toolOffset, ...filter } = query;
     const rollup = { projectId, ...filter };
     const { groupCount, totals, tools, findings } = await this.rollups.snapshot(async (reads) => {
-      const scorecard = await reads.scorecardPage(rollup, page, toolLimit);
+      const scorecard = await reads.scorecardPage(rollup, page, { limit: toolLimit, offset: toolOffset });
       const serverTools = scorecard.tools.map((row) => ({ server: row.server, tool: row.tool! }));
       const sums = serverTools.length === 0 ? [] : await reads.findingSums({ ...rollup, serverTools });
       return { ...scorecard, findings: sums };
     });
     const { servers: scores, ...scorecard } = scorecardOf(totals, tools, findings, toolLimit);
-    return { ...scorecard, groupCount, limit: page.limit, offset: page.offset, toolLimit, servers: scores };
+    return {
+      ...scorecard,
+      groupCount,
+      limit: page.limit,
+      offset: page.offset,
+      toolLimit,
+      toolOffset,
+      servers: scores,
+    };
   }
 
   /** Every finding (one sample each): the ones the fix lifecycle may suggest fixes for. */
