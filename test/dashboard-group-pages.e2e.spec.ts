@@ -197,3 +197,26 @@ it('lists 10 tools per server among all servers, linking to the server, whose pa
     await page.unroute('**/api/v1/names?*');
   }
 }, 60_000);
+
+it("a chart's series are switched off and on from the keyboard, as its canvas legend does with a mouse", async () => {
+  await page.goto(`${server.url}/retry-waste?groupBy=tool`);
+  await page.getByRole('heading', { name: 'Retry waste', level: 1 }).waitFor();
+  const keys = page.locator('.chart-series-keys').first();
+  await keys.locator('button').first().waitFor({ state: 'attached' });
+  // Out of sight until a key has focus, reached with Tab
+  expect((await keys.boundingBox())!.x).toBeLessThan(0);
+  const inKeys = () => page.evaluate(() => document.activeElement?.closest('.chart-series-keys') !== null);
+  for (let i = 0; i < 60 && !(await inKeys()); i++) await page.keyboard.press('Tab');
+  expect(await inKeys()).toBe(true);
+  expect((await keys.boundingBox())!.x).toBeGreaterThanOrEqual(0);
+  const key = page.locator(':focus');
+  const name = await key.textContent();
+  const figure = page.locator('figure.chart', { has: key });
+  expect(await key.getAttribute('aria-pressed')).toBe('true');
+  await page.keyboard.press('Space');
+  expect(await key.getAttribute('aria-pressed')).toBe('false');
+  expect(JSON.parse((await figure.getAttribute('data-hidden'))!)).toEqual([name]);
+  await page.keyboard.press('Enter');
+  expect(await key.getAttribute('aria-pressed')).toBe('true');
+  expect(await figure.getAttribute('data-hidden')).toBe('[]');
+}, 60_000);

@@ -8,7 +8,7 @@ import { BarChart, LineChart } from 'echarts/charts';
 import { AriaComponent, GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   durationAxisInterval,
   percentAxisInterval,
@@ -18,6 +18,7 @@ import {
 } from '../chart-layout';
 import { formatDateTime, formatDuration } from '../format';
 import { ChartFigures } from './chart-figures';
+import { Name } from './name';
 
 echarts.use([
   BarChart,
@@ -66,7 +67,8 @@ function highest({ kind, x, series }: ChartProps): number {
   return Math.max(0, ...values);
 }
 
-function optionOf(props: ChartProps): echarts.EChartsCoreOption {
+/** `hidden`: the series the reader switched off (in the legend, or with the keys under it). */
+function optionOf(props: ChartProps, hidden: ReadonlySet<string>): echarts.EChartsCoreOption {
   const text = css('--text-muted') || '#666';
   const grid = css('--border') || '#ddd';
   const palette = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => css(`--chart-${n}`)).filter((c) => c !== '');
@@ -106,6 +108,7 @@ function optionOf(props: ChartProps): echarts.EChartsCoreOption {
             textStyle: { color: text, width: 160, overflow: 'truncate' },
             tooltip: { show: true },
             pageTextStyle: { color: text },
+            selected: Object.fromEntries(props.series.map((series) => [series.name, !hidden.has(series.name)])),
           }
         : { show: false },
     xAxis: {
@@ -154,13 +157,20 @@ function optionOf(props: ChartProps): echarts.EChartsCoreOption {
 export function Chart(props: ChartProps) {
   const host = useRef<HTMLDivElement>(null);
   const chart = useRef<echarts.ECharts | null>(null);
+  // Kept here, not in ECharts alone: every render sets the option anew, which forgot a series switched off.
+  const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
   useEffect(() => {
     const element = host.current!;
     chart.current = echarts.init(element, undefined, { renderer: 'canvas' });
+    chart.current.on('legendselectchanged', (event) => {
+      const { selected } = event as { selected: Record<string, boolean> };
+      setHidden(new Set(Object.keys(selected).filter((name) => !selected[name])));
+    });
     const resize = new ResizeObserver(() => chart.current?.resize());
     resize.observe(element);
     const scheme = matchMedia('(prefers-color-scheme: dark)');
-    const recolour = () => chart.current?.setOption(optionOf(propsRef.current), { notMerge: true });
+    const recolour = () =>
+      chart.current?.setOption(optionOf(propsRef.current, hiddenRef.current), { notMerge: true });
     scheme.addEventListener('change', recolour);
     return () => {
       scheme.removeEventListener('change', recolour);
@@ -171,9 +181,16 @@ export function Chart(props: ChartProps) {
   }, []);
   const propsRef = useRef(props);
   propsRef.current = props;
+  const hiddenRef = useRef(hidden);
+  hiddenRef.current = hidden;
   useEffect(() => {
-    chart.current?.setOption(optionOf(props), { notMerge: true });
+    chart.current?.setOption(optionOf(props, hidden), { notMerge: true });
   });
+  const toggle = (name: string) => {
+    const next = new Set(hidden);
+    if (!next.delete(name)) next.add(name);
+    setHidden(next);
+  };
   const data = Object.fromEntries(props.series.map((series) => [series.name, series.values]));
   return (
     <figure
@@ -181,8 +198,24 @@ export function Chart(props: ChartProps) {
       data-chart={props.testId}
       data-x={JSON.stringify(props.x)}
       data-series={JSON.stringify(data)}
+      data-hidden={JSON.stringify([...hidden])}
     >
       <figcaption>{props.title}</figcaption>
+      {/* The canvas legend answers a mouse only: these keys switch the same series, shown once one has focus. */}
+      {props.series.length > 1 && (
+        <div class="chart-series-keys" role="group" aria-label={`Series shown in ${props.title}`}>
+          {props.series.map((series) => (
+            <button
+              type="button"
+              key={series.name}
+              aria-pressed={!hidden.has(series.name)}
+              onClick={() => toggle(series.name)}
+            >
+              <Name>{series.name}</Name>
+            </button>
+          ))}
+        </div>
+      )}
       <div
         ref={host}
         class="chart-canvas"
