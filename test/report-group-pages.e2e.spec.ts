@@ -1,5 +1,6 @@
 import { SERIES_CALL_MEASURES } from '@errata/domain';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { CallNames } from '../apps/dashboard/src/components/name-combobox';
 import { RollupQueryRepository } from '../apps/server/src/repositories/rollup-query.repository';
 import { seriesBuckets } from '../apps/server/src/rollups/window-slices';
 import { AgentTrace, type ToolCallSpec } from './support/agent-spans';
@@ -361,18 +362,8 @@ it('bounds the time series by tool to its top groups over the window, folding th
   }
 }, 60_000);
 
-/** `GET /api/v1/names`' answer. */
-interface Names {
-  readonly limit: number;
-  readonly search: string | null;
-  readonly serverCount: number;
-  readonly servers: readonly (string | null)[];
-  readonly toolCount: number;
-  readonly tools: readonly string[];
-  readonly agentCount: number;
-  readonly agents: readonly string[];
-  readonly message?: string;
-}
+/** `GET /api/v1/names`' answer, as the dashboard reads it, or a 400's. */
+type Names = CallNames & { readonly message?: string };
 
 /** `GET /api/v1/names` with `query`, answered `status`: the answer and its size. */
 async function names(query: string, status = 200, key: string | null = server.readKey) {
