@@ -461,7 +461,7 @@ describe('dashboard (chromium)', () => {
         calls: number;
         tools: { tool: string; grade: string; calls: number; rules: Record<string, number> }[];
       }[];
-    }>('servers', { ...window });
+    }>('servers', { ...window, toolLimit: '10' }); // the page lists 10 tools per server (TOOLS_PER_SERVER)
     for (const server of scorecard.servers) {
       const row = page.locator(`tr.server-row[data-key="${server.server ?? ''}"]`);
       expect(await row.locator('[data-grade]').getAttribute('data-grade')).toBe(server.grade);
