@@ -43,7 +43,8 @@ afterAll(async () => {
 
 const tool = () => page.locator('#filter-tool');
 const options = () => page.locator('#filter-tool-list [role="option"]');
-const optionNames = () => options().evaluateAll((all) => all.map((option) => option.getAttribute('data-name')));
+const optionNames = () =>
+  options().evaluateAll((all) => all.map((option) => option.getAttribute('data-name')));
 const focusedId = () => page.evaluate(() => document.activeElement?.id);
 /** The option aria-activedescendant points at: its name. */
 const activeName = () =>
@@ -82,7 +83,11 @@ it('finds a tool beyond the first 1,000 by typing part of it, any case, and choo
   const asked = searches.length;
   await page.keyboard.type('NG-99');
   await page.locator('#filter-tool-status', { hasText: '11 tools contain “NG-99”.' }).waitFor();
-  expect(await optionNames()).toEqual(['', 'ping-99', ...Array.from({ length: 10 }, (_, k) => `ping-99${k}`)]);
+  expect(await optionNames()).toEqual([
+    '',
+    'ping-99',
+    ...Array.from({ length: 10 }, (_, k) => `ping-99${k}`),
+  ]);
   expect(searches.slice(asked).at(-1)).toBe('NG-99');
   expect(searches.length - asked).toBeLessThan('NG-99'.length);
   expect(await page.locator('#filter-tool ~ .combobox-popup [data-cut]').count()).toBe(0);

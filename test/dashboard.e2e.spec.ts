@@ -1009,9 +1009,9 @@ describe('dashboard (chromium)', () => {
     await page.waitForURL((url) => !url.searchParams.has('agent') && url.searchParams.get('range') === '24h');
     await page.locator('.state-loading').first().waitFor({ state: 'detached' });
     expect(await agentFilter.inputValue()).toBe('');
-    expect((await offeredNames(page, 'agent', agents.length + 1)).map((offered) => offered.name)).not.toContain(
-      'no-such-agent',
-    );
+    expect(
+      (await offeredNames(page, 'agent', agents.length + 1)).map((offered) => offered.name),
+    ).not.toContain('no-such-agent');
   });
 
   it('"← All findings" goes back to the same rule and page of findings', async () => {

@@ -707,9 +707,9 @@ describe('answers match the schemas the document declares', () => {
       (await call('get', '/api/v1/servers', { ...read, path: '/api/v1/servers?to=2026-11-31' })).status,
     ).toBe(400);
     expect((await call('get', '/api/v1/names', read)).status).toBe(200);
-    expect((await call('get', '/api/v1/names', { ...read, path: '/api/v1/names?search=Server' })).status).toBe(
-      200,
-    );
+    expect(
+      (await call('get', '/api/v1/names', { ...read, path: '/api/v1/names?search=Server' })).status,
+    ).toBe(200);
     expect((await call('get', '/api/v1/names', { ...read, path: '/api/v1/names?limit=1001' })).status).toBe(
       400,
     );

@@ -7,12 +7,9 @@ import type { Page } from 'playwright-core';
  * colour contrast, which it cannot compute over a decorative glyph. Each as "rule (impact, n×: first element)". The
  * page's context must bypass its content-security policy: axe is injected as an inline script.
  */
-export async function axeFindings(
-  page: Page,
-  rules?: readonly string[],
-  within?: string,
-): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: require.resolve('axe-core') });
+export async function axeFindings(page: Page, rules?: readonly string[], within?: string): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window)))
+    await page.addScriptTag({ path: require.resolve('axe-core') });
   // Passes and inapplicable rules are not listed: axe's own way to run faster.
   const options: RunOptions = {
     resultTypes: ['violations', 'incomplete'],

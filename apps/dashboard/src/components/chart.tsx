@@ -108,7 +108,9 @@ function optionOf(props: ChartProps, hidden: ReadonlySet<string>): echarts.EChar
             textStyle: { color: text, width: 160, overflow: 'truncate' },
             tooltip: { show: true },
             pageTextStyle: { color: text },
-            selected: Object.fromEntries(props.series.map((series) => [series.name, !hidden.has(series.name)])),
+            selected: Object.fromEntries(
+              props.series.map((series) => [series.name, !hidden.has(series.name)]),
+            ),
           }
         : { show: false },
     xAxis: {
@@ -118,7 +120,11 @@ function optionOf(props: ChartProps, hidden: ReadonlySet<string>): echarts.EChar
       axisLine: { lineStyle: { color: grid } },
       // The tooltip's heading is the bucket's start, which the axis labels give without a zone: said in full, UTC.
       ...(props.time
-        ? { axisPointer: { label: { formatter: ({ value }: { value: unknown }) => formatDateTime(String(value)) } } }
+        ? {
+            axisPointer: {
+              label: { formatter: ({ value }: { value: unknown }) => formatDateTime(String(value)) },
+            },
+          }
         : {}),
     },
     yAxis: {

@@ -15,7 +15,13 @@ import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.gua
 import { ApiGroupPage, ApiReadKey, ApiReportFilters, ApiWindow, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
 import { DEFAULT_LIMIT, FINDING_ID, FINDING_ID_FORM, MAX_LIMIT, parsePage } from '../http/findings-page';
-import { MAX_NAME_SEARCH, MAX_NAMES, parseNamesQuery, parseReportFilter, parseScorecardQuery } from '../http/report-query';
+import {
+  MAX_NAME_SEARCH,
+  MAX_NAMES,
+  parseNamesQuery,
+  parseReportFilter,
+  parseScorecardQuery,
+} from '../http/report-query';
 import type { Principal } from '../services/api-key.service';
 import { FindingsService } from '../services/findings.service';
 

@@ -411,7 +411,9 @@ export class RollupQueryRepository {
              r.grouping_set, r.server, r.server_version, r.tool, ${asText}, r.tool_count::text AS tool_count
         FROM (SELECT 1) AS one
         LEFT JOIN r ON r.grouping_set = 1
-                    OR r.rank BETWEEN ${toolPage.offset + 1} AND ${toolPage.offset + toolPage.limit}`.execute(trx),
+                    OR r.rank BETWEEN ${toolPage.offset + 1} AND ${toolPage.offset + toolPage.limit}`.execute(
+        trx,
+      ),
     );
     // Past the last server the one row left-joined to nothing only carries the count.
     const versions = rows.filter((row) => row.grouping_set === 1);

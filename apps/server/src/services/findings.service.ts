@@ -140,7 +140,11 @@ export class FindingsService {
    */
   async names(projectId: number, query: NamesQuery) {
     const { limit, search, ...window } = query;
-    const names = await this.rollups.callNames({ projectId, ...window, tool: null, agent: null }, limit, search);
+    const names = await this.rollups.callNames(
+      { projectId, ...window, tool: null, agent: null },
+      limit,
+      search,
+    );
     return { limit, search, ...names };
   }
 
