@@ -12,6 +12,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { seedEmbeddedStore } from './support/embedded-store';
 import { freePort } from './support/server-process';
 
 const ROOT = join(__dirname, '..');
@@ -63,6 +64,8 @@ async function startDemo(
     ...inherited
   } = process.env;
   const store = env['DEMO_DATA_DIR'] ?? join(dir, 'store');
+  // A new store (unmigrated: the demo's Errata still makes it its own), spared PGlite's initdb
+  if (env['DEMO_DATA_DIR'] === undefined) await seedEmbeddedStore(store);
   const child = spawn(command, args, {
     cwd: ROOT,
     env: {

@@ -3,7 +3,7 @@
  * backlog at start) must leave the event loop turns to answer HTTP and handle signals between its batches. Its
  * files are written open to everyone: its directory must not be.
  */
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
 import type { Server, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { RollupQueryRepository } from '../apps/server/src/repositories/rollup-qu
 import { ProjectorService } from '../apps/server/src/services/projector.service';
 import { ReadAdmission } from '../apps/server/src/services/read-admission';
 import { agentRunEvent } from './support/agent-run-event';
+import { seedEmbeddedStore } from './support/embedded-store';
 import { defaultProjectId, startTestServer, type TestServer } from './support/server';
 import { until } from './support/until';
 
@@ -25,7 +26,8 @@ let dataDir: string;
 beforeAll(async () => {
   // A store an earlier version created, its directory open to every local user
   dataDir = await mkdtemp(join(tmpdir(), 'errata-embedded-'));
-  await mkdir(join(dataDir, 'pgdata'), { mode: 0o755 });
+  await seedEmbeddedStore(dataDir);
+  await chmod(join(dataDir, 'pgdata'), 0o755);
   // The background projector runs at start only; the backlog is appended straight to the log after it.
   server = await startTestServer('pglite', { ERRATA_PROJECTION_POLL_MS: '600000', ERRATA_DATA_DIR: dataDir });
   await server.catchUp();

@@ -13,6 +13,7 @@ import { normalizeSpan, SpanKind, StatusCode, type SpanRecord, type ToolCallData
 import { DATABASE, type Database } from '../apps/server/src/database/database';
 import { EventRepository, type NewEvent } from '../apps/server/src/repositories/event.repository';
 import { runCliWithEnv, type CliRun } from './support/cli';
+import { seedEmbeddedStore } from './support/embedded-store';
 import { defaultProjectId, startTestServer, type TestServer } from './support/server';
 
 /** The audit's texts, as a release without Errata's own key pattern and the Cookie header rule stored them. */
@@ -253,6 +254,7 @@ describe('on PostgreSQL, beside a running Errata', () => {
 describe('on the embedded PGlite', () => {
   it('redacts the texts an older release stored, and REST serves them redacted once the server is back', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'errata-redact-pglite-'));
+    await seedEmbeddedStore(dataDir);
     let server: TestServer | undefined;
     try {
       // Given an embedded store where an older release stored the texts

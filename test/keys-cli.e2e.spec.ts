@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCK_STALE_MS, lockEmbeddedStore, processIdentity } from '../apps/server/src/database/database';
 import { AgentTrace } from './support/agent-spans';
 import { CLI, runCli } from './support/cli';
+import { seedEmbeddedStore } from './support/embedded-store';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
 import { SERVER_ENTRY, spawnServer } from './support/server-process';
 import { until } from './support/until';
@@ -477,6 +478,7 @@ describe('projects and keys', () => {
 describe('the CLI on the embedded store', () => {
   it('refuses while an Errata server has it open (a key it made would be lost), and works once it stopped', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'errata-cli-pglite-'));
+    await seedEmbeddedStore(dataDir);
     const env = { ...process.env, ERRATA_DATA_DIR: dataDir };
     delete env['DATABASE_URL'];
     const cliOnPglite = (...args: string[]) =>
@@ -513,6 +515,7 @@ describe('the CLI on the embedded store', () => {
 
   it('takes over a lock left by a dead holder whose pid now belongs to another process; refuses a live holder, and one of another host', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'errata-stale-lock-'));
+    await seedEmbeddedStore(dataDir);
     const env = { ...process.env, ERRATA_DATA_DIR: dataDir };
     delete env['DATABASE_URL'];
     const migrate = () =>

@@ -19,6 +19,7 @@ import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { IngestService } from '../apps/server/src/services/ingest.service';
 import { ProjectorService } from '../apps/server/src/services/projector.service';
 import { agentRunEvent } from './support/agent-run-event';
+import { seedEmbeddedStore } from './support/embedded-store';
 import { uploadAwaitingContinue } from './support/continue-upload';
 import { endlessUpload } from './support/endless-upload';
 import { createTestDatabase, type TestDatabase } from './support/postgres';
@@ -410,6 +411,7 @@ describe('a stop signal during startup', () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'errata-startup-stop-'));
+    await seedEmbeddedStore(dataDir);
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
@@ -438,9 +440,10 @@ describe('a stop signal during startup', () => {
   }
 
   it('says it stops and stopped, listens nowhere and makes no keys; the next start makes them', async () => {
-    // Given a first start, told to stop while it opens and migrates its new embedded store (seconds)
-    const pgdata = join(dataDir, 'pgdata');
-    const first = await stopWhile(() => existsSync(pgdata));
+    // Given a first start, told to stop while it opens and migrates its new embedded store (seconds): once it has
+    // taken the store's lock, which it does right before it opens it
+    const lock = join(dataDir, 'pgdata.lock');
+    const first = await stopWhile(() => existsSync(lock));
     // Then it says so at once, closes the store and ends as Nest's shutdown ends (the signal's exit status)
     expect(first.output).toMatch(/SIGTERM: stopping[\s\S]*\[Errata\] stopped\n$/);
     expect(first.output).not.toContain('listening on');

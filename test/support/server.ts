@@ -14,6 +14,7 @@ import { DATABASE, type Database } from '../../apps/server/src/database/database
 import type { DB } from '../../apps/server/src/database/schema';
 import { startServer } from '../../apps/server/src/start-server';
 import { ProjectorService } from '../../apps/server/src/services/projector.service';
+import { seedEmbeddedStore } from './embedded-store';
 import { createTestDatabase } from './postgres';
 
 export type Store = 'postgres' | 'pglite';
@@ -63,6 +64,8 @@ export async function startTestServerOn(
   const ingestKey = `test-ingest-${randomBytes(8).toString('hex')}`;
   const readKey = `test-read-${randomBytes(8).toString('hex')}`;
   const dataDir = await mkdtemp(join(tmpdir(), 'errata-test-'));
+  // A new embedded store of its own; a store the test passes (ERRATA_DATA_DIR) is left as the test made it.
+  if (databaseUrl === null && env['ERRATA_DATA_DIR'] === undefined) await seedEmbeddedStore(dataDir);
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
