@@ -118,7 +118,15 @@ const forwardedByNpm = async (child: ChildProcess): Promise<void> => {
 
 describe('npm run demo with an Errata of its own', () => {
   it('keeps it running in a terminal-like run until Ctrl-C; every line it prints works meanwhile', async () => {
-    const demo = await startDemo('node', { DEMO_EPISODES: '1', DEMO_KEEP_SERVER: '1' });
+    // The zero-setup path whole, PGlite's initdb included: a store directory that does not exist yet (not a copy of
+    // the run's template, as the other demos here get)
+    const home = await mkdtemp(join(tmpdir(), 'errata-demo-store-'));
+    started.dirs.push(home);
+    const demo = await startDemo('node', {
+      DEMO_EPISODES: '1',
+      DEMO_KEEP_SERVER: '1',
+      DEMO_DATA_DIR: join(home, 'store'),
+    });
     await demo.waitFor('Press Ctrl-C to stop it.');
     const out = demo.stdout();
     expect(out).toContain(`Nothing answers at ${demo.url}: starting Errata`);
