@@ -367,10 +367,11 @@ export class RollupQueryRepository {
   /**
    * A page of the server scorecard: the servers with calls of a tool in the scorecard's order (by name, those whose
    * server did not say its name first), cut at `page`, with how many there are; each page server's totals and
-   * versions over all its tools, and `tools.limit` of its tools after the first `tools.offset` in the scorecard's order
-   * (`compareToolScores`: most violating calls, then most calls, then name) with how many tools it has. One read of the window's rows, summed
-   * per server, per server version and per tool at once (grouping sets), ranked and cut in SQL: a server with
-   * thousands of tools answers its top ones without the others being read out of the database.
+   * versions over all its tools, and `toolPage.limit` of its tools after the first `toolPage.offset` in the
+   * scorecard's order (`compareToolScores`: most violating calls, then most calls, then name) with how many tools it
+   * has. One read of the window's rows, summed per server, per server version and per tool at once (grouping sets),
+   * ranked and cut in SQL: a server with thousands of tools answers its top ones without the others being read out of
+   * the database.
    */
   async scorecardPage(
     filter: RollupFilter,
@@ -935,11 +936,6 @@ function filterConditions(filter: RollupFilter, shape: RollupShape): RawBuilder<
 }
 
 /**
- * `(unknown)` selects the calls whose server did not say its name, as the reports label them, and what they caused.
- * Rows without a server that are no call's are not theirs: an escalation no failure explains (no tool either), and a
- * subagent report's missing context (its "tool" is the subagent).
- */
-/**
  * Whether the text `name` holds `search`, letters in any case (as lower() folds them: Unicode letters too under a
  * UTF-8 locale); no search holds every name. strpos rather than LIKE: a `%` or `_` searched for is itself.
  */
@@ -947,6 +943,11 @@ function contains(name: RawBuilder<unknown>, search: string | null): RawBuilder<
   return search === null ? TRUE : sql<boolean>`strpos(lower(${name}), lower(${search})) > 0`;
 }
 
+/**
+ * `(unknown)` selects the calls whose server did not say its name, as the reports label them, and what they caused.
+ * Rows without a server that are no call's are not theirs: an escalation no failure explains (no tool either), and a
+ * subagent report's missing context (its "tool" is the subagent).
+ */
 function serverCondition(server: string, shape: RollupShape): RawBuilder<boolean> {
   if (server !== UNKNOWN_SERVER) return sql<boolean>`server = ${server}`;
   const ofACall =
