@@ -6,7 +6,7 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TimelineItem, TraceTimelinePage } from '@errata/domain';
+import { TIMELINE_RUNS_PAGE, type TimelineItem, type TraceTimelinePage } from '@errata/domain';
 import { TraceTimelineService } from '../apps/server/src/services/trace-timeline.service';
 import { AgentTrace, type ToolCallSpec } from './support/agent-spans';
 import { launchChromium, signedInPage } from './support/browser';
@@ -45,6 +45,19 @@ const TIMED_OUT = {
   argsHash: 'e'.repeat(32),
 } as const;
 
+/** Subagents of one coordinator in one trace: more runs than a page lists (`TIMELINE_RUNS_PAGE`). */
+const SUBAGENTS = 250;
+const RUNS = SUBAGENTS + 1;
+const fanOut = () =>
+  new AgentTrace().fanOut(
+    'dispatch',
+    t0 + 120_000,
+    Array.from({ length: SUBAGENTS }, (_, n) => ({
+      agentName: `sub-${n}`,
+      calls: [{ tool: 'lookup', startMs: t0 + 120_000 + 2 * n + 1, durationMs: 1 }],
+    })),
+  );
+
 const spanId = (span: ReadableSpan) => span.spanContext().spanId;
 const startNs = (span: ReadableSpan) =>
   BigInt(span.startTime[0]) * 1_000_000_000n + BigInt(span.startTime[1]);
@@ -55,6 +68,7 @@ describe('trace timeline pages', () => {
   let calls: ReadableSpan[]; // the long run's calls in timeline order
   let retry: ReadableSpan;
   let retried: number; // its index in `calls` (420 or 421: two calls start in each millisecond)
+  let fan: ReadableSpan[];
   const traceOf = (spans: ReadableSpan[]) => spans[0]!.spanContext().traceId;
 
   async function get(path: string): Promise<{ status: number; bytes: number; body: TraceTimelinePage }> {
@@ -86,6 +100,8 @@ describe('trace timeline pages', () => {
     retry = next.find((span) => span.name === 'tools/call refund')!;
     expect(await sendSpans(server.url, server.ingestKey, long)).toBe(200);
     expect(await sendSpans(server.url, server.ingestKey, next)).toBe(200);
+    fan = fanOut();
+    expect(await sendSpans(server.url, server.ingestKey, fan)).toBe(200);
     await server.catchUp();
   }, 120_000);
   afterAll(() => server?.close());
@@ -162,7 +178,43 @@ describe('trace timeline pages', () => {
     });
   });
 
+  it(`lists ${TIMELINE_RUNS_PAGE} runs at most: those around the page's run, with runCount; runOffset reaches every run`, async () => {
+    expect(RUNS).toBeGreaterThan(2 * TIMELINE_RUNS_PAGE);
+    const { body } = await get(`${traceOf(fan)}?limit=1`);
+    expect(body.runs).toHaveLength(TIMELINE_RUNS_PAGE);
+    expect(body).toMatchObject({ runCount: RUNS, runOffset: 0, itemCount: SUBAGENTS });
+    // A walk by runOffset lists every run once, in the order of their first item (the coordinator, without a call
+    // of its own, last)
+    const walked: string[] = [];
+    const names: (string | null)[] = [];
+    for (let offset = 0; offset < RUNS; offset += TIMELINE_RUNS_PAGE) {
+      const stretch = (await get(`${traceOf(fan)}?limit=1&runOffset=${offset}`)).body;
+      expect(stretch).toMatchObject({ runCount: RUNS, runOffset: offset });
+      walked.push(...stretch.runs.map((run) => run.runId));
+      names.push(...stretch.runs.map((run) => run.agentName));
+    }
+    expect(new Set(walked).size).toBe(RUNS);
+    expect(names).toEqual([...Array.from({ length: SUBAGENTS }, (_, n) => `sub-${n}`), 'dispatch']);
+    // A run's page lists the stretch holding it, as the walk met it; so does the page of one of its items
+    const deep = walked[180]!;
+    const ofRun = (await get(`${traceOf(fan)}?run=${encodeURIComponent(deep)}&limit=5`)).body;
+    expect(ofRun).toMatchObject({ runOffset: 100, runCount: RUNS, itemCount: SUBAGENTS });
+    expect(ofRun.runs.map((run) => run.runId)).toEqual(walked.slice(100, 200));
+    expect(ofRun.page.total).toBe(1);
+    const item = ofRun.items[0]!.spanId;
+    expect((await get(`${traceOf(fan)}?span=${item}&limit=1`)).body.runOffset).toBe(100);
+    // A trace of fewer runs lists them all, as before
+    expect((await get(traceOf(long))).body).toMatchObject({ runCount: 1, runOffset: 0 });
+    // Past the last run: none listed
+    expect((await get(`${traceOf(fan)}?limit=1&runOffset=5000`)).body).toMatchObject({
+      runs: [],
+      runOffset: RUNS,
+    });
+  });
+
   it.each([
+    ['runOffset=-1', '"runOffset" must be a whole number from 0 to'],
+    ['runOffset=x', '"runOffset" must be a whole number from 0 to'],
     ['after=nonsense', '"after" must be a cursor a timeline page handed out'],
     ['before=12.XYZ', '"before" must be a cursor a timeline page handed out'],
     ['span=xyz', '"span" must be a span id'],
@@ -222,6 +274,63 @@ describe('trace timeline pages', () => {
       await page.waitForFunction((id) => document.activeElement?.id === id, `span-${spanId(calls[200]!)}`);
       expect(await entries().count()).toBe(400);
       expect(asked.filter((url) => new URL(url).searchParams.has('after'))).toHaveLength(1);
+    });
+
+    it('opens a run named in the address with one request, which also lists the runs around it', async () => {
+      const { body } = await get(`${traceOf(fan)}?limit=1&runOffset=100`);
+      const run = body.runs[80]!;
+      asked.length = 0;
+      await page.goto(`${server.url}/traces/${traceOf(fan)}?run=${encodeURIComponent(run.runId)}`);
+      await page.getByRole('heading', { name: `Run timeline: ${run.agentName}`, level: 1 }).waitFor();
+      await entries().first().waitFor();
+      expect(asked).toHaveLength(1);
+      expect(new URL(asked[0]!).searchParams.get('run')).toBe(run.runId);
+      const list = page.getByRole('navigation', { name: 'Agent runs in this trace' });
+      expect(await list.getByRole('link').count()).toBe(TIMELINE_RUNS_PAGE);
+      expect(await list.locator('[aria-current="true"]').textContent()).toContain(run.agentName);
+      expect(await list.getByRole('status').textContent()).toBe(`Runs 101–200 of ${RUNS}`);
+      expect(await page.locator('.page-header .lede').textContent()).toContain(`${RUNS} agent runs`);
+    });
+
+    it('lets every run of a trace of many be reached from its run list, by keyboard', async () => {
+      await page.goto(`${server.url}/traces/${traceOf(fan)}`);
+      await page.getByRole('heading', { name: 'Run timeline: sub-0', level: 1 }).waitFor();
+      const list = page.getByRole('navigation', { name: 'Agent runs in this trace' });
+      const links = list.getByRole('link');
+      const reached = new Set<string>();
+      const collect = async () => {
+        for (const href of await links.evaluateAll((all) => all.map((a) => a.getAttribute('href')!)))
+          reached.add(new URL(href, server.url).searchParams.get('run')!);
+      };
+      await collect();
+      expect(await list.getByRole('button', { name: 'Earlier runs' }).isDisabled()).toBe(true);
+      const later = list.getByRole('button', { name: 'Later runs' });
+      for (const shown of [`Runs 101–200 of ${RUNS}`, `Runs 201–${RUNS} of ${RUNS}`]) {
+        await later.focus();
+        await page.keyboard.press('Enter');
+        await list.getByRole('status').filter({ hasText: shown }).waitFor();
+        // Focus goes to the first run of the stretch read
+        await page.waitForFunction(
+          () =>
+            document.activeElement?.closest('.run-list li') !== null &&
+            document.activeElement?.tagName === 'A',
+        );
+        await collect();
+      }
+      expect(await later.isDisabled()).toBe(true);
+      expect(reached.size).toBe(RUNS);
+      // The coordinator, last in the API's order (no call of its own), heads its subagents of the stretch; it opens
+      // from there with one request
+      const coordinator = list.getByRole('link', { name: /dispatch/ });
+      expect(await links.first().textContent()).toContain('dispatch');
+      const last = new URL((await coordinator.getAttribute('href'))!, server.url).searchParams.get('run')!;
+      asked.length = 0;
+      await coordinator.focus();
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Run timeline: dispatch', level: 1 }).waitFor();
+      // A run with no items: an empty list
+      await page.locator(`.timeline[data-run="${last}"]`).waitFor({ state: 'attached' });
+      expect(asked).toHaveLength(1);
     });
 
     it("opened on an item its run does not have (a run picked with another run's span in the address), shows the run from its start", async () => {

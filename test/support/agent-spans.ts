@@ -64,6 +64,50 @@ export class AgentTrace {
   }
 
   /**
+   * A coordinator's run fanning out to `subagents` runs in the same trace, each an `invoke_agent` span under the
+   * coordinator's with its own calls (DOMAIN.md §5): a trace of many runs.
+   */
+  fanOut(
+    agentName: string,
+    startMs: number,
+    subagents: readonly { agentName: string; calls: readonly ToolCallSpec[] }[],
+  ): ReadableSpan[] {
+    const coordinator = this.tracer.startSpan(`invoke_agent ${agentName}`, {
+      kind: SpanKind.INTERNAL,
+      startTime: startMs,
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': agentName,
+        'errata.agent.role': 'coordinator',
+      },
+    });
+    const inCoordinator = trace.setSpan(context.active(), coordinator);
+    let endMs = startMs;
+    for (const subagent of subagents) {
+      const firstMs = Math.min(...subagent.calls.map((call) => call.startMs));
+      const lastMs = Math.max(...subagent.calls.map((call) => call.startMs + call.durationMs));
+      const span = this.tracer.startSpan(
+        `invoke_agent ${subagent.agentName}`,
+        {
+          kind: SpanKind.INTERNAL,
+          startTime: firstMs,
+          attributes: {
+            'gen_ai.operation.name': 'invoke_agent',
+            'gen_ai.agent.name': subagent.agentName,
+            'errata.agent.role': 'subagent',
+          },
+        },
+        inCoordinator,
+      );
+      for (const call of subagent.calls) this.toolCall(trace.setSpan(context.active(), span), call);
+      span.end(lastMs);
+      endMs = Math.max(endMs, lastMs);
+    }
+    coordinator.end(endMs + 1);
+    return this.memory.getFinishedSpans();
+  }
+
+  /**
    * An agent run whose calls sit under a span of another kind (a model step): that span is no event, and stays in the
    * log only as a span edge.
    */

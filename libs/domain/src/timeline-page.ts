@@ -8,6 +8,12 @@
 export const TIMELINE_PAGE_DEFAULT = 200;
 export const TIMELINE_PAGE_MAX = 1000;
 
+/**
+ * Runs a timeline page lists at most: a trace of a coordinator fanning out to thousands of subagents would
+ * otherwise list every one of them on every page. The page lists the stretch of this many holding its run.
+ */
+export const TIMELINE_RUNS_PAGE = 100;
+
 /** An item's place in the timeline's order: by start (nanoseconds), then span id. */
 export interface TimelineKey {
   readonly startNs: bigint;
@@ -26,6 +32,11 @@ export interface TimelinePageRequest {
   /** Only this run's items; null: the whole trace's. */
   readonly run: string | null;
   readonly position: TimelinePosition;
+  /**
+   * The position of the first run to list (`TIMELINE_RUNS_PAGE` of them); absent or null: the stretch holding the
+   * page's run (`run`, else that of its first item).
+   */
+  readonly runOffset?: number | null;
 }
 
 export interface TimelinePageInfo {

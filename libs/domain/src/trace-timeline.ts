@@ -12,7 +12,13 @@ import { missingElements, type PropagationElement } from './subagent-report-elem
 import type { TraceDerivation, TraceFacts } from './trace-derivation';
 import type { MisclassificationDirection } from './misclassified-report';
 import type { AvoidableReason, EscalationFact } from './escalation-report';
-import { byTimelineKey, pageOf, type TimelinePageInfo, type TimelinePageRequest } from './timeline-page';
+import {
+  byTimelineKey,
+  pageOf,
+  TIMELINE_RUNS_PAGE,
+  type TimelinePageInfo,
+  type TimelinePageRequest,
+} from './timeline-page';
 
 export interface TimelineRun {
   readonly runId: string;
@@ -111,9 +117,18 @@ export interface TraceTimeline {
   readonly items: readonly TimelineItem[];
 }
 
-/** A page of a trace's timeline: every run, and the items the page holds. */
+/**
+ * A page of a trace's timeline: the items the page holds, and a stretch of the runs (`TIMELINE_RUNS_PAGE` at most):
+ * the one holding the page's run unless another is asked for (`runOffset`).
+ */
 export interface TraceTimelinePage extends TraceTimeline {
   readonly page: TimelinePageInfo;
+  /** Runs of the trace in all; `runs` lists some of them when there are more than `TIMELINE_RUNS_PAGE`. */
+  readonly runCount: number;
+  /** The position of the first of `runs` among all of them (in the order of their first item), from 0. */
+  readonly runOffset: number;
+  /** Items of the trace in all, of every run (`page.total` counts those of `run` only, when given). */
+  readonly itemCount: number;
 }
 
 /** A call's own duration, to the nanosecond: fast calls take under a millisecond (report sums round to whole ms). */
@@ -127,21 +142,28 @@ export function traceTimeline(
   runs: readonly RunRef[],
   storedOf: (spanId: string) => StoredCallDetails,
 ): TraceTimeline {
-  const { page: _page, ...timeline } = traceTimelinePage(
+  const whole = Number.MAX_SAFE_INTEGER;
+  const {
+    rulesVersion,
+    items,
+    runs: allRuns,
+  } = timelinePage(
     traceId,
     facts,
     derivation,
     runs,
-    { limit: Number.MAX_SAFE_INTEGER, run: null, position: { from: 'start' } },
+    { limit: whole, run: null, position: { from: 'start' } },
     storedOf,
+    whole,
   )!;
-  return timeline;
+  return { rulesVersion, traceId, runs: allRuns, items };
 }
 
 /**
  * One page of the timeline (`pageOf`), derived over the whole trace (retry labels and attributions need every
- * call): every run with its item count, and the page's items; `storedOf` is asked of the page's calls only. Null
- * when the page of a span is asked for and the trace (the run) has no such item.
+ * call): the page's items, and the stretch of runs (each with its item count) holding the page's run or the one
+ * asked for (`runOffset`); `storedOf` is asked of the page's calls only. Null when the page of a span is asked for
+ * and the trace (the run) has no such item.
  */
 export function traceTimelinePage(
   traceId: string,
@@ -151,17 +173,55 @@ export function traceTimelinePage(
   request: TimelinePageRequest,
   storedOf: (spanId: string) => StoredCallDetails,
 ): TraceTimelinePage | null {
+  return timelinePage(traceId, facts, derivation, runs, request, storedOf, TIMELINE_RUNS_PAGE);
+}
+
+function timelinePage(
+  traceId: string,
+  facts: TraceFacts,
+  derivation: TraceDerivation,
+  runs: readonly RunRef[],
+  request: TimelinePageRequest,
+  storedOf: (spanId: string) => StoredCallDetails,
+  runsPerPage: number,
+): TraceTimelinePage | null {
   const entries = timelineEntries(traceId, facts, derivation);
   const paged = pageOf(entries, request);
   if (paged === null) return null;
   const items = paged.items.map((entry) => entry.item(storedOf));
+  const allRuns = timelineRuns(traceId, runs, entries);
+  const runOffset = runStretchStart(
+    allRuns,
+    request.runOffset ?? null,
+    request.run ?? items[0]?.runId,
+    runsPerPage,
+  );
   return {
     rulesVersion: RULES_VERSION,
     traceId,
-    runs: timelineRuns(traceId, runs, entries),
+    runs: allRuns.slice(runOffset, runOffset + runsPerPage),
     items,
     page: paged.page,
+    runCount: allRuns.length,
+    runOffset,
+    itemCount: entries.length,
   };
+}
+
+/**
+ * Where the stretch of runs a page lists starts: where asked (`runOffset`), else at the stretch holding `current`,
+ * aligned as a walk by whole stretches from the first run reaches it (so a client paging the run list by `runOffset`
+ * meets the same stretches); the first stretch when the trace has no such run.
+ */
+function runStretchStart(
+  runs: readonly TimelineRun[],
+  runOffset: number | null,
+  current: string | undefined,
+  runsPerPage: number,
+): number {
+  if (runOffset !== null) return Math.min(runOffset, runs.length);
+  const index = runs.findIndex((run) => run.runId === current);
+  return index === -1 ? 0 : index - (index % runsPerPage);
 }
 
 /** An item of the timeline, in order, made whole only when a page holds it. */

@@ -5,7 +5,7 @@ import type {
   TimelineRun,
   TraceTimelinePage,
 } from '@errata/domain';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, getJson } from '../api';
 import { PageHeader } from '../components/figures';
 import { Link } from '../components/link';
@@ -14,30 +14,7 @@ import { counted, formatClock, formatCount, formatDuration, labelOf } from '../f
 import { canGoBackInApp, filterQuery, goBackToPreviousPage, traceOrigin, withQuery } from '../route';
 import { useApi } from '../use-api';
 import { Name } from '../components/name';
-
-const runLabel = (run: TimelineRun): string =>
-  run.agentName ??
-  run.agentId ??
-  (run.runId.startsWith('trace:') ? 'Trace without an agent span' : run.runId);
-
-/** The runs in coordinator → subagent order, each with its depth. */
-function runTree(runs: readonly TimelineRun[]): { run: TimelineRun; depth: number }[] {
-  const ids = new Set(runs.map((run) => run.runId));
-  const children = new Map<string | null, TimelineRun[]>();
-  for (const run of runs) {
-    const parent = run.parentRunId !== null && ids.has(run.parentRunId) ? run.parentRunId : null;
-    children.set(parent, [...(children.get(parent) ?? []), run]);
-  }
-  const ordered: { run: TimelineRun; depth: number }[] = [];
-  const visit = (parent: string | null, depth: number) => {
-    for (const run of children.get(parent) ?? []) {
-      ordered.push({ run, depth });
-      visit(run.runId, depth + 1);
-    }
-  };
-  visit(null, 0);
-  return ordered;
-}
+import { RunList, runLabel, runTree, type RunStretch } from '../components/run-list';
 
 /**
  * The page a shared timeline link leads back to: the one that linked to it (`traceOrigin`); else the overview, the
@@ -62,21 +39,62 @@ function classificationLabel(source: TimelineCall['categorySource']): string {
   }
 }
 
+/** What the header and the run list show of the trace: from the run's first page, or a stretch of runs read. */
+type TraceSummary = RunStretch & { readonly itemCount: number };
+
+const summaryOf = ({ runs, runCount, runOffset, itemCount }: TraceTimelinePage): TraceSummary => ({
+  runs,
+  runCount,
+  runOffset,
+  itemCount,
+});
+
+/**
+ * A trace's runs and one run's items. Opened on a run (its address names it: the run list's links do), one request
+ * reads it: the run's first page, which lists the runs around it too. Opened on the trace, or on an item without its
+ * run (an older link), a page of one item says which run to show first.
+ */
 export function TracePage({ traceId, query }: { traceId: string; query: URLSearchParams }) {
   const path = `/api/v1/traces/${encodeURIComponent(traceId)}`;
   const requested = query.get('run');
   const focused = query.get('span');
-  // The runs (each with its item count), and one item at most: a run's items are read a page at a time below.
-  const timeline = useApi<TraceTimelinePage>(path, { limit: '1' });
-  // Opened on an item without its run (an older link): the page of one item, the item itself, says the run.
   const located = useApi<TraceTimelinePage>(requested === null && focused !== null ? path : null, {
     limit: '1',
     span: focused,
   });
+  // The trace's first run, when neither the address nor its item says the run (or the item is gone).
+  const missing = located.state === 'error' && located.error.status === 404;
+  const first = useApi<TraceTimelinePage>(requested === null && (focused === null || missing) ? path : null, {
+    limit: '1',
+  });
+  const opening = requested === null ? (focused !== null && !missing ? located : first) : null;
+  const runId =
+    requested ??
+    (opening?.state !== 'ready'
+      ? null
+      : focused !== null && !missing
+        ? (opening.data.items[0]?.runId ?? null)
+        : (runTree(opening.data.runs)[0]?.run.runId ?? null));
+  const [summary, setSummary] = useState<TraceSummary | null>(null);
+  const [readingRuns, setReadingRuns] = useState<'loading' | { failed: string } | null>(null);
+  const readRuns = (runOffset: number) => {
+    setReadingRuns('loading');
+    getJson<TraceTimelinePage>(path, { limit: '1', runOffset: String(runOffset) }).then(
+      (page) => (setSummary(summaryOf(page)), setReadingRuns(null)),
+      (error: unknown) =>
+        setReadingRuns({ failed: error instanceof ApiError ? error.message : String(error) }),
+    );
+  };
+  const onFirstPage = useCallback((page: TraceTimelinePage) => setSummary(summaryOf(page)), []);
+  const [selected, setSelected] = useState<TimelineRun | null>(null);
+  const shown =
+    summary?.runs.find((run) => run.runId === runId) ?? (selected?.runId === runId ? selected : null);
+  useEffect(() => {
+    if (shown !== null && shown !== selected) setSelected(shown);
+  }, [shown, selected]);
   const inApp = canGoBackInApp();
   const back = backPage(query.get('back'));
   const fallback = `${back.path}${filterQuery(query)}`;
-  const locating = requested === null && focused !== null && located.state === 'loading';
   return (
     <section aria-labelledby="page-title">
       <p class="breadcrumb">
@@ -89,69 +107,58 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
           <Link href={fallback}>← {back.label}</Link>
         )}
       </p>
-      {(timeline.state !== 'ready' || locating) && <PageHeader title="Run timeline" />}
-      <Await
-        loaded={locating ? { state: 'loading' } : timeline}
-        what="the run timeline"
-        retry={timeline.retry}
-        notFoundHint="It may belong to another project, or its spans may not have reached Errata yet."
-      >
-        {(timeline) => {
-          const tree = runTree(timeline.runs);
-          const focusedRun = located.state === 'ready' ? located.data.items[0]?.runId : undefined;
-          const selected =
-            timeline.runs.find((run) => run.runId === requested) ??
-            timeline.runs.find((run) => run.runId === focusedRun) ??
-            tree[0]?.run;
-          return (
+      {summary === null ? (
+        <PageHeader title="Run timeline" />
+      ) : (
+        <PageHeader
+          title={
             <>
-              <PageHeader
-                title={
-                  <>
-                    Run timeline: <Name>{selected ? runLabel(selected) : traceId}</Name>
-                  </>
-                }
-              >
-                Trace <code>{timeline.traceId}</code> · {counted(timeline.runs.length, 'agent run')} ·{' '}
-                {formatCount(timeline.page.total)} calls, escalations and reports
-              </PageHeader>
-              <div class="trace-layout">
-                <nav aria-label="Agent runs in this trace" class="run-list">
-                  <ul>
-                    {tree.map(({ run, depth }) => (
-                      <li key={run.runId} style={{ paddingLeft: `${depth * 1.25}rem` }}>
-                        <Link
-                          href={location.pathname + withQuery(query, { run: run.runId })}
-                          aria-current={run.runId === selected?.runId ? 'true' : undefined}
-                        >
-                          <span class={`tag tag-${run.isSubagent ? 'subagent' : 'coordinator'}`}>
-                            {run.role ?? (run.isSubagent ? 'subagent' : 'run')}
-                          </span>{' '}
-                          <Name>{runLabel(run)}</Name>
-                          <span class="muted"> · {counted(run.itemCount, 'item')}</span>
-                        </Link>
-                      </li>
-                    ))}
-                  </ul>
-                </nav>
-                {selected !== undefined && (
-                  <RunItems
-                    key={`${selected.runId} ${focused}`}
-                    path={path}
-                    traceId={traceId}
-                    runId={selected.runId}
-                    focused={focused}
-                    query={query}
-                  />
-                )}
-              </div>
+              Run timeline: <Name>{shown !== null ? runLabel(shown) : traceId}</Name>
             </>
-          );
-        }}
-      </Await>
+          }
+        >
+          Trace <code>{traceId}</code> · {counted(summary.runCount, 'agent run')} ·{' '}
+          {formatCount(summary.itemCount)} calls, escalations and reports
+        </PageHeader>
+      )}
+      {runId === null ? (
+        <Await
+          loaded={opening?.state === 'ready' ? { state: 'loading' } : (opening ?? { state: 'loading' })}
+          what="the run timeline"
+          retry={opening?.retry ?? (() => undefined)}
+          notFoundHint={NOT_FOUND_HINT}
+        >
+          {() => null}
+        </Await>
+      ) : (
+        <div class="trace-layout">
+          {summary !== null ? (
+            <RunList
+              stretch={summary}
+              selected={runId}
+              query={query}
+              reading={readingRuns}
+              readRuns={readRuns}
+            />
+          ) : (
+            <div />
+          )}
+          <RunItems
+            key={`${runId} ${focused}`}
+            path={path}
+            traceId={traceId}
+            runId={runId}
+            focused={focused}
+            query={query}
+            onFirstPage={onFirstPage}
+          />
+        </div>
+      )}
     </section>
   );
 }
+
+const NOT_FOUND_HINT = 'It may belong to another project, or its spans may not have reached Errata yet.';
 
 /** Items a run's timeline reads and draws at first, and adds at each "Show the next" or "Show earlier items". */
 const TIMELINE_PAGE = 200;
@@ -188,12 +195,15 @@ function RunItems({
   runId,
   focused,
   query,
+  onFirstPage,
 }: {
   path: string;
   traceId: string;
   runId: string;
   focused: string | null;
   query: URLSearchParams;
+  /** Told of each first page read: it lists the trace's runs around this one. */
+  onFirstPage: (page: TraceTimelinePage) => void;
 }) {
   // The item the stretch is read around: the one opened on, then a link's target not read yet.
   const [anchor, setAnchor] = useState<string | null>(() => spanOfHash(location.hash) ?? focused);
@@ -216,8 +226,10 @@ function RunItems({
   }, [missing]);
   const firstPage = first.state === 'ready' ? first.data : null;
   useEffect(() => {
-    if (firstPage !== null) setStretch(stretchOf(firstPage));
-  }, [firstPage]);
+    if (firstPage === null) return;
+    setStretch(stretchOf(firstPage));
+    onFirstPage(firstPage);
+  }, [firstPage, onFirstPage]);
   useEffect(() => {
     // The browser's own jump to a link's target finds nothing when that target is not read yet.
     const follow = () => {
@@ -251,7 +263,7 @@ function RunItems({
   if (stretch === null || first.state !== 'ready') {
     return (
       <div class="run-items">
-        <Await loaded={first} what="the run's items" retry={first.retry}>
+        <Await loaded={first} what="the run's items" retry={first.retry} notFoundHint={NOT_FOUND_HINT}>
           {() => null}
         </Await>
       </div>

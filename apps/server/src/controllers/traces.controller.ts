@@ -7,7 +7,7 @@ import {
   UseGuards,
   UseInterceptors,
 } from '@nestjs/common';
-import { TIMELINE_PAGE_DEFAULT, TIMELINE_PAGE_MAX } from '@errata/domain';
+import { TIMELINE_PAGE_DEFAULT, TIMELINE_PAGE_MAX, TIMELINE_RUNS_PAGE } from '@errata/domain';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ReadAdmitted } from '../http/read-admission.interceptor';
@@ -39,7 +39,12 @@ export class TracesController {
       '`after` reads the next page, `page.before` as `before` the one before; null at either end. Cursors name an ' +
       'item, not a position, so items that arrive meanwhile are neither repeated nor skipped. `span` asks for the ' +
       'page holding that item (the page a walk from the start with the same `limit` reaches it in); `run` pages ' +
-      "through one run's items only. `runs` lists every run of the trace, each with its `itemCount`.",
+      "through one run's items only. `runs` lists the trace's runs (in the order of their first item), each with its " +
+      `\`itemCount\`: all of them when there are ${TIMELINE_RUNS_PAGE} at most; else the ${TIMELINE_RUNS_PAGE} of ` +
+      "them holding the page's run (`run`, else the run of its first item), a stretch of a walk by " +
+      `${TIMELINE_RUNS_PAGE} from the first. \`runCount\` says how many runs there are and \`runOffset\` where ` +
+      '`runs` lies among them; `runOffset` asks for the runs from that position instead. `itemCount` counts the ' +
+      "trace's items, of every run.",
   })
   @ApiParam({ name: 'traceId', description: 'A trace id (32 lowercase hex digits)' })
   @QueryParameter({
@@ -53,6 +58,14 @@ export class TracesController {
     required: false,
     description: "Only this run's items (a `runId` of `runs`); `page.total` counts them.",
     schema: { type: 'string' },
+  })
+  @QueryParameter({
+    name: 'runOffset',
+    required: false,
+    description:
+      `List the runs from this position (\`runOffset\` of the answer, plus ${TIMELINE_RUNS_PAGE} for the next ` +
+      "ones) rather than those around the page's run. Items are paged as without it.",
+    schema: { type: 'integer', minimum: 0 },
   })
   @QueryParameter({
     name: 'after',

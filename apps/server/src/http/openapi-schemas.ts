@@ -14,6 +14,7 @@ import {
   PROPAGATION_ELEMENTS,
   RETRY_LABELS,
   RETRY_WASTE_SAMPLES,
+  TIMELINE_RUNS_PAGE,
 } from '@errata/domain';
 import { FINDING_ID_FORM } from './findings-page';
 import { DELIVERY_STATUSES } from '../repositories/delivery.repository';
@@ -655,12 +656,21 @@ export const OPENAPI_SCHEMAS = {
   TraceTimeline: object({
     rulesVersion,
     traceId,
-    runs: array(ref('TimelineRun'), 'In the order of their first item.'),
+    runs: array(
+      ref('TimelineRun'),
+      `In the order of their first item: all of them when the trace has ${TIMELINE_RUNS_PAGE} at most; else ` +
+        `${TIMELINE_RUNS_PAGE} of them, those holding the page's run or from \`runOffset\` when asked.`,
+    ),
     items: array(
       { oneOf: [ref('TimelineCall'), ref('TimelineEscalation'), ref('TimelineReport')] },
       "This page's calls, escalations and subagent reports, in start order (then span id).",
     ),
     page: ref('TimelinePage'),
+    runCount: integer('Runs of the trace in all, listed or not.'),
+    runOffset: integer('The position of the first of `runs` among all the runs, from 0.'),
+    itemCount: integer(
+      "Items of the trace in all, of every run (`page.total` counts the run's, with `run`).",
+    ),
   }),
   TimelinePage: object({
     limit: integer('Items per page at most.'),

@@ -28,10 +28,17 @@ function cursor(value: string, name: string) {
   return key;
 }
 
-/** Parses a timeline page's `limit`, `run`, `after`, `before` and `span`, answering 400 with what was wrong. */
+/** The largest `runOffset` taken: far past any trace's runs, and short enough to read in a 400's message. */
+const RUN_OFFSET_MAX = 1_000_000_000;
+
+/**
+ * Parses a timeline page's `limit`, `run`, `after`, `before`, `span` and `runOffset`, answering 400 with what was
+ * wrong.
+ */
 export function parseTimelinePage(query: {
   limit?: unknown;
   run?: unknown;
+  runOffset?: unknown;
   after?: unknown;
   before?: unknown;
   span?: unknown;
@@ -55,5 +62,9 @@ export function parseTimelinePage(query: {
         : span !== undefined
           ? { from: 'span', spanId: span }
           : { from: 'start' };
-  return { limit, run, position };
+  const runOffset =
+    query.runOffset === undefined || query.runOffset === ''
+      ? null
+      : wholeNumber(query.runOffset, 'runOffset', 0, 0, RUN_OFFSET_MAX);
+  return { limit, run, position, runOffset };
 }
