@@ -741,6 +741,10 @@ describe('answers match the schemas the document declares', () => {
     expect(ofRun.page.after).not.toBeNull();
     expect((await trace(`limit=1&run=${runId}&after=${ofRun.page.after}`)).status).toBe(200);
     expect((await trace('after=nonsense')).status).toBe(400);
+    // The runs listed from a position, and past the last
+    expect((await trace('limit=1&runOffset=0')).status).toBe(200);
+    expect((await trace('limit=1&runOffset=1000')).status).toBe(200);
+    expect((await trace('runOffset=-1')).status).toBe(400);
     const tracePath = (id: string) => ({ ...read, path: `/api/v1/traces/${id}` });
     expect((await call('get', '/api/v1/traces/{traceId}', tracePath('nope'))).status).toBe(400);
     expect((await call('get', '/api/v1/traces/{traceId}', tracePath('0'.repeat(31) + '1'))).status).toBe(404);

@@ -143,11 +143,7 @@ export function traceTimeline(
   storedOf: (spanId: string) => StoredCallDetails,
 ): TraceTimeline {
   const whole = Number.MAX_SAFE_INTEGER;
-  const {
-    rulesVersion,
-    items,
-    runs: allRuns,
-  } = timelinePage(
+  const page = traceTimelinePage(
     traceId,
     facts,
     derivation,
@@ -156,7 +152,7 @@ export function traceTimeline(
     storedOf,
     whole,
   )!;
-  return { rulesVersion, traceId, runs: allRuns, items };
+  return { rulesVersion: page.rulesVersion, traceId, runs: page.runs, items: page.items };
 }
 
 /**
@@ -172,18 +168,8 @@ export function traceTimelinePage(
   runs: readonly RunRef[],
   request: TimelinePageRequest,
   storedOf: (spanId: string) => StoredCallDetails,
-): TraceTimelinePage | null {
-  return timelinePage(traceId, facts, derivation, runs, request, storedOf, TIMELINE_RUNS_PAGE);
-}
-
-function timelinePage(
-  traceId: string,
-  facts: TraceFacts,
-  derivation: TraceDerivation,
-  runs: readonly RunRef[],
-  request: TimelinePageRequest,
-  storedOf: (spanId: string) => StoredCallDetails,
-  runsPerPage: number,
+  /** Runs listed at most: the whole timeline lists them all. */
+  runsPerPage = TIMELINE_RUNS_PAGE,
 ): TraceTimelinePage | null {
   const entries = timelineEntries(traceId, facts, derivation);
   const paged = pageOf(entries, request);
