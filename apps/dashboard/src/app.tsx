@@ -137,7 +137,8 @@ function Page({ route, filters, query }: { route: Route } & PageProps) {
     case 'finding':
       return <FindingPage id={route.id} filters={filters} query={query} />;
     case 'trace':
-      return <TracePage traceId={route.traceId} query={query} />;
+      // Its own state per trace: the runs listed and the run shown are one trace's.
+      return <TracePage key={route.traceId} traceId={route.traceId} query={query} />;
     case 'not-found':
       return (
         <section class="state">
