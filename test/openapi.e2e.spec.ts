@@ -68,7 +68,7 @@ it('documents every report, findings and servers endpoint with its parameters an
     ],
     '/api/v1/names': ['from', 'to', 'server', 'search', 'limit'],
     '/api/v1/reports/timeseries': ['from', 'to', 'server', 'tool', 'agent', 'step', 'groupBy', 'groupLimit'],
-    '/api/v1/traces/{traceId}': ['traceId', 'limit', 'run', 'after', 'before', 'span'],
+    '/api/v1/traces/{traceId}': ['traceId', 'limit', 'run', 'after', 'before', 'span', 'runOffset'],
   };
   for (const [path, parameters] of Object.entries(expected)) {
     const operation = document.paths[path]?.get;

@@ -59,7 +59,12 @@ describe('parseQueryInstant', () => {
   });
 
   it('takes a space nowhere else', () => {
-    for (const value of ['2026-11-30 10:00:00Z', '2026-11-30 05:30', '2026-11-30T10:00:00  05:30', ' 2026-11-30']) {
+    for (const value of [
+      '2026-11-30 10:00:00Z',
+      '2026-11-30 05:30',
+      '2026-11-30T10:00:00  05:30',
+      ' 2026-11-30',
+    ]) {
       expect(parseQueryInstant(value), value).toBeNull();
     }
   });
