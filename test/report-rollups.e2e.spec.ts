@@ -237,6 +237,7 @@ function expectedReports(contributions: Contributions) {
       limit: 50,
       offset: 0,
       toolLimit: 50,
+      toolOffset: 0,
       servers: servers.slice(0, 50),
     }))(scorecardFromSums(sums)),
   };
@@ -265,6 +266,7 @@ function expectedNames(contributions: Contributions, server: string | null, limi
   const named = listed(agents.filter((agent): agent is string => agent !== null));
   return {
     limit,
+    search: null,
     servers: servers.names,
     serverCount: servers.count,
     tools: tools.names,
