@@ -332,8 +332,11 @@ describe('trace timeline pages', () => {
       await coordinator.focus();
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: 'Run timeline: dispatch', level: 1 }).waitFor();
-      // A run with no items: an empty list
+      // A run with no items: an empty list, and a line that says so
       await page.locator(`.timeline[data-run="${last}"]`).waitFor({ state: 'attached' });
+      expect(await page.locator('.timeline-empty').textContent()).toBe(
+        'This run made no calls, escalations or subagent reports of its own.',
+      );
       expect(asked).toHaveLength(1);
     });
 

@@ -332,6 +332,12 @@ function RunItems({
           />
         ))}
       </ol>
+      {stretch.total === 0 && (
+        // A coordinator whose work was all its subagents': their runs are in the run list.
+        <p class="muted timeline-empty">
+          This run made no calls, escalations or subagent reports of its own.
+        </p>
+      )}
       {stretch.total > TIMELINE_PAGE && (
         <p class="timeline-more">
           <span class="muted" role="status">
