@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { counted, formatDuration, isolated } from './format';
+import { counted, formatDuration } from './format';
 
 describe('formatDuration', () => {
   it('gives a duration under 10 ms its tenth, and a tiny one as under a tenth, not as nothing', () => {
@@ -19,16 +19,6 @@ describe('formatDuration', () => {
     expect(formatDuration(90_000)).toBe('1.5 min');
     expect(formatDuration(3_598_000)).toBe('1 h');
     expect(formatDuration(5_400_000)).toBe('1.5 h');
-  });
-});
-
-describe('isolated', () => {
-  it('puts a name between FSI and PDI, closing what it leaves open and dropping a PDI that would close the isolate', () => {
-    expect(isolated('refund_all')).toBe('\u2068refund_all\u2069');
-    expect(isolated('billing\u202e')).toBe('\u2068billing\u202e\u2069');
-    expect(isolated('a\u2069\u202eb')).toBe('\u2068a\u202eb\u2069');
-    expect(isolated('a\u2067b')).toBe('\u2068a\u2067b\u2069\u2069');
-    expect(isolated('\u2066x\u2069y')).toBe('\u2068\u2066x\u2069y\u2069');
   });
 });
 

@@ -42,24 +42,3 @@ export const formatClock = (iso: string): string => iso.slice(11, 23);
 /** A key as words: `ignored_retry_after` → "ignored retry after", `emptyAsError` → "empty as error". */
 export const labelOf = (key: string): string =>
   key.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`);
-
-/**
- * A name as plain text, isolated from the text around it as `<bdi>` isolates it, for where an element cannot go (an
- * `<option>`'s label): between FIRST STRONG ISOLATE (U+2068) and POP DIRECTIONAL ISOLATE (U+2069), so an override
- * the name leaves open (`billing\u202e`) ends with it, and its direction comes from its own text. A U+2069 of the
- * name's own that closes no isolate of its own would close this one early: it is dropped (it draws nothing); isolates
- * the name leaves open are closed before this one. Only the label: an option's value stays the name.
- */
-export function isolated(name: string): string {
-  let open = 0;
-  let text = '';
-  for (const char of name) {
-    if (char >= '\u2066' && char <= '\u2068') open++;
-    else if (char === '\u2069') {
-      if (open === 0) continue;
-      open--;
-    }
-    text += char;
-  }
-  return `\u2068${text}${'\u2069'.repeat(open)}\u2069`;
-}
