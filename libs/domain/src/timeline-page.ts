@@ -63,19 +63,11 @@ export function parseTimelineCursor(text: string): TimelineKey | null {
   return match === null ? null : { startNs: BigInt(match[1]!), spanId: match[2]! };
 }
 
-const compare = (a: TimelineKey, b: TimelineKey): number =>
-  a.startNs !== b.startNs
-    ? a.startNs < b.startNs
-      ? -1
-      : 1
-    : a.spanId < b.spanId
-      ? -1
-      : a.spanId > b.spanId
-        ? 1
-        : 0;
-
 /** Orders items as the timeline does: by start, then span id. */
-export const byTimelineKey = compare;
+export function byTimelineKey(a: TimelineKey, b: TimelineKey): number {
+  if (a.startNs !== b.startNs) return a.startNs < b.startNs ? -1 : 1;
+  return a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0;
+}
 
 /** The index of the first of `ordered` that `isPast` holds for (they are sorted, so it holds for all after). */
 function firstWhere<T>(ordered: readonly T[], isPast: (item: T) => boolean): number {
@@ -106,11 +98,11 @@ export function pageOf<T extends TimelineKey & { readonly runId: string }>(
       [start, end] = [0, limit];
       break;
     case 'after':
-      start = firstWhere(scoped, (item) => compare(item, position.cursor) > 0);
+      start = firstWhere(scoped, (item) => byTimelineKey(item, position.cursor) > 0);
       end = start + limit;
       break;
     case 'before':
-      end = firstWhere(scoped, (item) => compare(item, position.cursor) >= 0);
+      end = firstWhere(scoped, (item) => byTimelineKey(item, position.cursor) >= 0);
       start = Math.max(0, end - limit);
       break;
     case 'span': {
