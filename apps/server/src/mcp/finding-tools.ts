@@ -1,0 +1,98 @@
+import { FINDING_RULES } from '@errata/domain';
+import { z } from 'zod';
+import { FINDING_ID, FINDING_ID_FORM, MAX_LIMIT, parsePage } from '../http/findings-page';
+import { parseReportFilter } from '../http/report-query';
+import { AdminKeyRequired } from './tool-errors';
+import { asQuery, FILTERS, strict, type Filters } from './tool-arguments';
+import { ENVELOPE, envelope, READ_ONLY, type ToolCall, type ToolContext } from './tool-envelope';
+
+/** A finding's id, with the pattern in the schema: a client can check it before calling. */
+const FINDING_ID_ARGUMENT = z
+  .string()
+  .regex(FINDING_ID, `a finding id is ${FINDING_ID_FORM} (list_findings gives them)`)
+  .describe(`an id from list_findings (${FINDING_ID_FORM})`);
+
+/** The findings of `GET /findings…`, and a fix's acknowledgement. */
+export function registerFindingTools({ server, services, principal, read }: ToolContext): void {
+  const { projectId } = principal;
+
+  server.registerTool(
+    'list_findings',
+    {
+      description:
+        'Error-contract findings per MCP server, tool and rule, most frequent first: count, rate, first and last ' +
+        'seen, server versions, evidence, and the retries, wasted time and escalations they caused.',
+      inputSchema: strict({
+        ...FILTERS,
+        rule: z
+          .enum(FINDING_RULES as unknown as [string, ...string[]])
+          .optional()
+          .describe('only the findings of this rule'),
+        limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`1–${MAX_LIMIT}, default 50`),
+        // int() keeps it within the safe integers (and says so in the JSON Schema): a max() beside it told a too
+        // large offset twice.
+        offset: z.number().int().min(0).optional().describe('findings to skip, default 0'),
+      }),
+      outputSchema: ENVELOPE,
+      annotations: READ_ONLY,
+    },
+    (
+      { rule, limit, offset, ...filters }: Filters & { rule?: string; limit?: number; offset?: number },
+      call: ToolCall,
+    ) =>
+      read(call, () =>
+        services.findings.list(
+          projectId,
+          parseReportFilter(asQuery(filters)),
+          parsePage(rule, limit, offset),
+        ),
+      ),
+  );
+
+  server.registerTool(
+    'get_fix_suggestion',
+    {
+      description:
+        'The fix Errata suggests for one finding: the exact result the tool should return instead, a TypeScript ' +
+        'handler for the MCP SDK, what the fix would have saved in the window, and Markdown for a tracker.',
+      inputSchema: strict({
+        findingId: FINDING_ID_ARGUMENT,
+        ...FILTERS,
+      }),
+      outputSchema: ENVELOPE,
+      annotations: READ_ONLY,
+    },
+    ({ findingId, ...filters }: Filters & { findingId: string }, call: ToolCall) =>
+      read(call, async () => {
+        const { suggestedContract, samples, ...finding } = await services.findings.get(
+          projectId,
+          findingId,
+          parseReportFilter(asQuery(filters)),
+        );
+        return { finding: { ...finding, samples }, suggestedContract };
+      }),
+  );
+  server.registerTool(
+    'acknowledge_fix',
+    {
+      description:
+        "Record that the MCP server's owner acknowledged the fix Errata suggested for a finding (admin key). " +
+        'Errata then verifies it from later traffic: a newer server version that stops violating the rule.',
+      inputSchema: strict({ findingId: FINDING_ID_ARGUMENT }),
+      outputSchema: ENVELOPE,
+      // It records an acknowledgement (an event): nothing is deleted or overwritten, which MCP assumes unless told.
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
+    // A read place, as REST's POST findings/:id/acknowledge takes: an id with no fix is looked up in the findings over
+    // the project's whole history, a report as long as any. A read key is refused before it waits for one.
+    ({ findingId }: { findingId: string }, call: ToolCall) =>
+      principal.scope === 'admin'
+        ? read(call, () => services.fixes.acknowledge(projectId, findingId, 'mcp'))
+        : envelope(() => Promise.reject(new AdminKeyRequired('acknowledge_fix needs an admin key'))),
+  );
+}
