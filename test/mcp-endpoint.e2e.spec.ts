@@ -66,8 +66,10 @@ describe('the Errata MCP endpoint', () => {
       'get_fix_suggestion',
       'get_retry_waste',
       'get_subagent_coverage',
+      'get_trace_timeline',
       'list_findings',
       'list_misclassified_results',
+      'list_servers',
     ]);
     for (const tool of tools) {
       expect(tool.outputSchema?.properties).toMatchObject({ ok: {}, data: {}, error: {} });

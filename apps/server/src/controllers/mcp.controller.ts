@@ -10,6 +10,7 @@ import { FindingsService } from '../services/findings.service';
 import { FixService } from '../services/fix.service';
 import { ReadAdmission } from '../services/read-admission';
 import { RetryWasteService } from '../services/retry-waste.service';
+import { TraceTimelineService } from '../services/trace-timeline.service';
 
 /**
  * Errata as an MCP server: Streamable HTTP at `/mcp`, stateless (a server and transport per request, no session),
@@ -26,6 +27,7 @@ export class McpController {
     private readonly agentReports: AgentReportsService,
     private readonly findings: FindingsService,
     private readonly fixes: FixService,
+    private readonly timelines: TraceTimelineService,
     private readonly reads: ReadAdmission,
   ) {}
 
@@ -37,6 +39,7 @@ export class McpController {
         agentReports: this.agentReports,
         findings: this.findings,
         fixes: this.fixes,
+        timelines: this.timelines,
         reads: this.reads,
       },
       principal,

@@ -1,24 +1,14 @@
-import {
-  BadRequestException,
-  Controller,
-  Get,
-  Param,
-  Query,
-  UseGuards,
-  UseInterceptors,
-} from '@nestjs/common';
+import { Controller, Get, Param, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import { TIMELINE_PAGE_DEFAULT, TIMELINE_PAGE_MAX, TIMELINE_RUNS_PAGE } from '@errata/domain';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ReadAdmitted } from '../http/read-admission.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { ApiReadKey, QueryParameter } from '../http/openapi';
-import { parseTimelinePage } from '../http/timeline-page-query';
+import { parseTimelinePage, parseTraceId, SPAN_ID_FORM, TRACE_ID_FORM } from '../http/timeline-page-query';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
 import type { Principal } from '../services/api-key.service';
 import { TraceTimelineService } from '../services/trace-timeline.service';
-
-const TRACE_ID = /^[0-9a-f]{32}$/;
 
 @ApiTags('traces')
 @ApiReadKey()
@@ -46,7 +36,7 @@ export class TracesController {
       '`runs` lies among them; `runOffset` asks for the runs from that position instead. `itemCount` counts the ' +
       "trace's items, of every run.",
   })
-  @ApiParam({ name: 'traceId', description: 'A trace id (32 lowercase hex digits)' })
+  @ApiParam({ name: 'traceId', description: `A trace id (${TRACE_ID_FORM})` })
   @QueryParameter({
     name: 'limit',
     required: false,
@@ -83,8 +73,7 @@ export class TracesController {
   @QueryParameter({
     name: 'span',
     required: false,
-    description:
-      'The page holding the item with this span id (16 lowercase hex digits); 404 when the trace (the run) has none.',
+    description: `The page holding the item with this span id (${SPAN_ID_FORM}); 404 when the trace (the run) has none.`,
     schema: { type: 'string' },
   })
   @ApiOk('TraceTimeline')
@@ -94,9 +83,6 @@ export class TracesController {
     @Param('traceId') traceId: string,
     @Query() query: Record<string, unknown>,
   ) {
-    if (!TRACE_ID.test(traceId)) {
-      throw new BadRequestException(`"${traceId}" is not a trace id (32 lowercase hex digits)`);
-    }
-    return this.timelines.timeline(principal.projectId, traceId, parseTimelinePage(query));
+    return this.timelines.timeline(principal.projectId, parseTraceId(traceId), parseTimelinePage(query));
   }
 }

@@ -38,6 +38,10 @@ export function parseLimitOffset(
   };
 }
 
+/** How a whole-number parameter out of its bounds (or not a whole number) is refused: REST and MCP say the same. */
+export const wholeNumberRefusal = (name: string, min: number, max: number) =>
+  `"${name}" must be a whole number from ${min} to ${max}`;
+
 /** A whole-number parameter from `min` to `max` (`fallback` when not given), answering 400 with what was wrong. */
 export function wholeNumber(
   value: unknown,
@@ -55,7 +59,7 @@ export function wholeNumber(
         ? Number(value)
         : Number.NaN;
   if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-    throw new BadRequestException(`"${name}" must be a whole number from ${min} to ${max}`);
+    throw new BadRequestException(wholeNumberRefusal(name, min, max));
   }
   return parsed;
 }

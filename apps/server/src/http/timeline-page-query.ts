@@ -9,7 +9,25 @@ import {
 import { wholeNumber } from './findings-page';
 import { refuseNul, refuseRepeated } from './text-parameter';
 
-const SPAN_ID = /^[0-9a-f]{16}$/;
+/** A trace id (`traceId`), and how the answers that refuse another one describe it. */
+export const TRACE_ID = /^[0-9a-f]{32}$/;
+export const TRACE_ID_FORM = '32 lowercase hex digits';
+
+/** A span id (`span`), and how the answers that refuse another one describe it. */
+export const SPAN_ID = /^[0-9a-f]{16}$/;
+export const SPAN_ID_FORM = '16 lowercase hex digits';
+
+/** How a trace id that is none is refused: REST and MCP say the same. */
+export const traceIdRefusal = (traceId: string) => `"${traceId}" is not a trace id (${TRACE_ID_FORM})`;
+
+/** How a `span` that is no span id is refused: REST and MCP say the same. */
+export const spanIdRefusal = (span: string) => `"span" must be a span id (${SPAN_ID_FORM}), got "${span}"`;
+
+/** A trace's id as given in a timeline's address, answering 400 when it is none. */
+export function parseTraceId(traceId: string): string {
+  if (!TRACE_ID.test(traceId)) throw new BadRequestException(traceIdRefusal(traceId));
+  return traceId;
+}
 
 /** A text parameter given once, or undefined when not given or empty (as every other empty parameter). */
 function text(value: unknown, name: string): string | undefined {
@@ -29,7 +47,7 @@ function cursor(value: string, name: string) {
 }
 
 /** The largest `runOffset` taken: far past any trace's runs, and short enough to read in a 400's message. */
-const RUN_OFFSET_MAX = 1_000_000_000;
+export const RUN_OFFSET_MAX = 1_000_000_000;
 
 /**
  * Parses a timeline page's `limit`, `run`, `after`, `before`, `span` and `runOffset`, answering 400 with what was
@@ -52,7 +70,7 @@ export function parseTimelinePage(query: {
     );
   }
   if (span !== undefined && !SPAN_ID.test(span)) {
-    throw new BadRequestException(`"span" must be a span id (16 lowercase hex digits), got "${span}"`);
+    throw new BadRequestException(spanIdRefusal(span));
   }
   const position: TimelinePosition =
     after !== undefined

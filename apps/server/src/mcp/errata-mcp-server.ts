@@ -6,10 +6,11 @@ import { registerFindingTools } from './finding-tools';
 import { registerReportTools } from './report-tools';
 import { answerInvalidParams, refuseUnknownTools, sdkToolError } from './tool-errors';
 import { admitted, mirrored, type ErrataMcpServices, type ToolCall } from './tool-envelope';
+import { registerTraceTools } from './trace-tools';
 
 /**
  * One MCP server per request (stateless Streamable HTTP), bound to the caller's project. Its tools are registered by
- * area, as REST's controllers are: the reports, and the findings.
+ * area, as REST's controllers are: the reports, the scorecard and findings, a trace's timeline.
  */
 export function errataMcpServer(services: ErrataMcpServices, principal: Principal): McpServer {
   const server = new McpServer({ name: 'errata', version: SERVER_VERSION });
@@ -20,6 +21,7 @@ export function errataMcpServer(services: ErrataMcpServices, principal: Principa
   const tools = { server, services, principal, read };
   registerReportTools(tools);
   registerFindingTools(tools);
+  registerTraceTools(tools);
   // Stateless, one server per request with no stream to send on (GET /mcp 405): it can never send
   // notifications/tools/list_changed, which the SDK advertises for every server with tools.
   server.server.registerCapabilities({ tools: { listChanged: false } });

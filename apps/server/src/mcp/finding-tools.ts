@@ -1,9 +1,16 @@
-import { FINDING_RULES } from '@errata/domain';
+import { DEFAULT_SCORECARD_TOOLS, FINDING_RULES, MAX_SCORECARD_TOOLS } from '@errata/domain';
 import { z } from 'zod';
 import { FINDING_ID, FINDING_ID_FORM, MAX_LIMIT, parsePage } from '../http/findings-page';
-import { parseReportFilter } from '../http/report-query';
+import { parseReportFilter, parseScorecardQuery } from '../http/report-query';
 import { AdminKeyRequired } from './tool-errors';
-import { asQuery, FILTERS, strict, type Filters } from './tool-arguments';
+import {
+  asQuery,
+  FILTERS,
+  strict,
+  wholeNumberArgument,
+  type Filters,
+  type GroupPageArgs,
+} from './tool-arguments';
 import { ENVELOPE, envelope, READ_ONLY, type ToolCall, type ToolContext } from './tool-envelope';
 
 /** A finding's id, with the pattern in the schema: a client can check it before calling. */
@@ -12,9 +19,43 @@ const FINDING_ID_ARGUMENT = z
   .regex(FINDING_ID, `a finding id is ${FINDING_ID_FORM} (list_findings gives them)`)
   .describe(`an id from list_findings (${FINDING_ID_FORM})`);
 
-/** The findings of `GET /findings…`, and a fix's acknowledgement. */
+type ScorecardArgs = Filters & GroupPageArgs & { toolLimit?: number; toolOffset?: number };
+
+/** The scorecard and the findings of `GET /servers` and `GET /findings…`, and a fix's acknowledgement. */
 export function registerFindingTools({ server, services, principal, read }: ToolContext): void {
   const { projectId } = principal;
+
+  server.registerTool(
+    'list_servers',
+    {
+      description:
+        'A graded scorecard per MCP server and tool: calls, failures, calls that violate an error-contract rule ' +
+        'and a grade from their share (A none, B < 1 %, C < 5 %, D < 20 %, F otherwise), and per tool the rules ' +
+        'it broke. Servers by name (groupCount: how many), a page of them; each lists a page of its tools, most ' +
+        'violating calls first (toolCount: how many it has; its figures are over all of them).',
+      inputSchema: strict({
+        ...FILTERS,
+        limit: wholeNumberArgument('limit', 1, MAX_LIMIT)
+          .optional()
+          .describe(`servers, 1–${MAX_LIMIT}, default 50`),
+        offset: wholeNumberArgument('offset', 0, Number.MAX_SAFE_INTEGER)
+          .optional()
+          .describe('servers to skip, default 0'),
+        toolLimit: wholeNumberArgument('toolLimit', 1, MAX_SCORECARD_TOOLS)
+          .optional()
+          .describe(`tools listed per server, 1–${MAX_SCORECARD_TOOLS}, default ${DEFAULT_SCORECARD_TOOLS}`),
+        toolOffset: wholeNumberArgument('toolOffset', 0, Number.MAX_SAFE_INTEGER)
+          .optional()
+          .describe(
+            "tools to skip first, per server: with toolLimit, a page of each server's tools; default 0",
+          ),
+      }),
+      outputSchema: ENVELOPE,
+      annotations: READ_ONLY,
+    },
+    (args: ScorecardArgs, call: ToolCall) =>
+      read(call, () => services.findings.servers(projectId, parseScorecardQuery(asQuery(args)))),
+  );
 
   server.registerTool(
     'list_findings',

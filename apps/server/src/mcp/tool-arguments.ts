@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_LIMIT } from '../http/findings-page';
+import { MAX_LIMIT, wholeNumberRefusal } from '../http/findings-page';
 
 /** The report filters (DOMAIN.md §8), as every report tool takes them. */
 export const FILTERS = {
@@ -42,3 +42,12 @@ export const strict = <Shape extends z.ZodRawShape>(shape: Shape) => z.object(sh
 /** The query-string shape the REST parsers read: only the given arguments. */
 export const asQuery = (args: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined));
+
+/**
+ * A whole-number argument from `min` to `max`: the bounds in its JSON Schema, for a client to check before calling,
+ * and one refusal in REST's words (`wholeNumber`) for whichever of them it breaks.
+ */
+export function wholeNumberArgument(name: string, min: number, max: number) {
+  const error = wholeNumberRefusal(name, min, max);
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+}

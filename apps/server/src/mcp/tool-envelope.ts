@@ -8,6 +8,7 @@ import type { FindingsService } from '../services/findings.service';
 import type { FixService } from '../services/fix.service';
 import type { ReadAdmission } from '../services/read-admission';
 import type { RetryWasteService } from '../services/retry-waste.service';
+import type { TraceTimelineService } from '../services/trace-timeline.service';
 import { readsBusy, toolError, ToolError } from './tool-errors';
 
 export interface ErrataMcpServices {
@@ -15,7 +16,8 @@ export interface ErrataMcpServices {
   readonly agentReports: AgentReportsService;
   readonly findings: FindingsService;
   readonly fixes: FixService;
-  /** The places among ERRATA_MAX_CONCURRENT_READS that REST's report and findings routes take too. */
+  readonly timelines: TraceTimelineService;
+  /** The places among ERRATA_MAX_CONCURRENT_READS that REST's reads (reports, findings, servers, traces) take too. */
   readonly reads: ReadAdmission;
 }
 

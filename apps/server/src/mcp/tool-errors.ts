@@ -10,6 +10,7 @@ import { CallerGoneError } from '../database/abandoned-reads';
 import { isDatabaseUnavailable, isStatementCanceled } from '../database/database-unavailable';
 import { FindingNotFound, FixNotFound } from '../services/finding-not-found';
 import { READ_RETRY_AFTER_SECONDS } from '../services/read-admission';
+import { TimelineItemNotFound, TraceNotFound } from '../services/trace-not-found';
 
 export const ToolError = z.object({
   errorCategory: z.enum(['transient', 'validation', 'business', 'permission']),
@@ -62,6 +63,31 @@ export function toolError(error: unknown): ToolError {
         `${error.message}: Errata suggests a fix only to an owner registered for the finding's server, at its ` +
         'next fix round after the registration. An admin registers one (POST /api/v1/owners, or ' +
         '`errata owners add`); until then there is nothing to acknowledge, and retrying gives the same answer.',
+    };
+  }
+  if (error instanceof TraceNotFound) {
+    return {
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'TRACE_NOT_FOUND',
+      description:
+        `${error.message} in this project. Trace ids come from the samples of get_retry_waste and ` +
+        "list_misclassified_results and from a finding's samples (get_fix_suggestion): call again with one of " +
+        'those. A trace whose spans were sent only seconds ago may not be read yet: then retry shortly.',
+    };
+  }
+  if (error instanceof TimelineItemNotFound) {
+    const instead =
+      error.run === null
+        ? "Call again without `span` for the trace's first page, and check the span id against the sample that " +
+          'gave it (a spanId goes with its traceId).'
+        : 'Call again without `run` for the page of the whole trace that holds it (the item may be of another ' +
+          "run), or without `span` for the run's first page.";
+    return {
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'SPAN_NOT_FOUND',
+      description: `${error.message}. ${instead}`,
     };
   }
   if (error instanceof BadRequestException) {

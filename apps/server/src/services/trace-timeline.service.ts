@@ -1,4 +1,4 @@
-import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   deriveTraceFacts,
   traceTimelinePage,
@@ -9,6 +9,7 @@ import {
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { linkedTraceGroups, traceFactsOf } from '../projections/trace-contributions';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
+import { TimelineItemNotFound, TraceNotFound } from './trace-not-found';
 
 /**
  * A page of one trace's calls, escalations and subagent reports in order, with all its runs, derived as the
@@ -33,7 +34,7 @@ export class TraceTimelineService {
     const items = linkedTraceGroups(loaded).find((group) =>
       [...group.calls, ...group.escalations, ...group.reports].some((item) => item.traceId === traceId),
     );
-    if (items === undefined) throw new NotFoundException(`no trace ${traceId}`);
+    if (items === undefined) throw new TraceNotFound(traceId);
     const { facts, runs } = traceFactsOf(items);
     const derivation = deriveTraceFacts(facts, { windowMs: this.config.retryWindowMs });
     // This trace's own: a trace its hints link it to may reuse a span id.
@@ -50,9 +51,8 @@ export class TraceTimelineService {
       };
     });
     if (page === null) {
-      const where = request.run === null ? `trace ${traceId}` : `run ${request.run} of trace ${traceId}`;
       const { position } = request;
-      throw new NotFoundException(`no item ${position.from === 'span' ? position.spanId : ''} in ${where}`);
+      throw new TimelineItemNotFound(traceId, request.run, position.from === 'span' ? position.spanId : '');
     }
     const pageCalls = page.items.filter((item) => item.kind === 'call').map((item) => item.spanId);
     const storedArguments = await this.traceItems.storedArguments(projectId, traceId, pageCalls);
