@@ -22,8 +22,8 @@ const attributes = (record) =>
 // Ids are unique per invocation (a random prefix), so a kept database can take another run's traces.
 const RUN_PREFIX = randomBytes(4).toString('hex');
 let ids = 0;
-const traceId = () => RUN_PREFIX + hex(4) + (++ids).toString(16).padStart(16, '0');
-const spanId = () => hex(4) + (++ids).toString(16).padStart(8, '0');
+export const traceId = () => RUN_PREFIX + hex(4) + (++ids).toString(16).padStart(16, '0');
+export const spanId = () => hex(4) + (++ids).toString(16).padStart(8, '0');
 const ns = (ms) => (BigInt(Math.floor(ms)) * 1_000_000n + BigInt(int(0, 999_999))).toString();
 
 const COORDINATORS = [
@@ -105,7 +105,7 @@ function attemptResult(server, tool) {
  * A run's tool calls on its servers; a failed call is retried up to three times (same or changed arguments,
  * after a short pause or none). Returns the spans and whether a failure stayed unrecovered.
  */
-function runCalls(run, servers, calls, clock) {
+export function runCalls(run, servers, calls, clock) {
   const spans = [];
   let unrecovered = false;
   for (let c = 0; c < calls; c++) {
@@ -155,7 +155,7 @@ function runCalls(run, servers, calls, clock) {
   return { spans, unrecovered };
 }
 
-function agentSpan(run, parentSpanId, name, role, startMs, endMs) {
+export function agentSpan(run, parentSpanId, name, role, startMs, endMs) {
   return {
     traceId: run.traceId,
     spanId: run.spanId,
@@ -175,7 +175,7 @@ function agentSpan(run, parentSpanId, name, role, startMs, endMs) {
   };
 }
 
-const instant = (run, name, atMs, record) => ({
+export const instant = (run, name, atMs, record) => ({
   traceId: run.traceId,
   spanId: spanId(),
   parentSpanId: run.spanId,
