@@ -14,6 +14,7 @@ import { newerAppliedMigration } from '../database/migrations';
 import type { DB } from '../database/schema';
 import { PROJECTIONS, READ_MODELS_PROJECTION, SPAN_EDGES_PROJECTION } from '../projections/projection-logs';
 import { projectEvents } from '../projections/read-model.projection';
+import { contributionChanges } from '../projections/contribution-changes';
 import { traceContributions } from '../projections/trace-contributions';
 import { CheckpointRepository } from '../repositories/checkpoint.repository';
 import {
@@ -190,8 +191,8 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
 
   /**
    * Projects one batch of events and span edges: writes their read-model rows, then re-derives every trace they
-   * touch, with the traces hinted retries link to those — each trace's contributions taken out of the rollups,
-   * replaced and added back. Returns how many events and edges it applied (0 = caught up, or another instance
+   * touch, with the traces hinted retries link to those — each trace's contributions that changed taken out of the
+   * rollups, replaced and added back. Returns how many events and edges it applied (0 = caught up, or another instance
    * holds the lock).
    */
   async projectBatch(limit = BATCH_SIZE, edgeLimit = limit): Promise<number> {
@@ -210,20 +211,23 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       await this.readModels.upsertAgentRuns(trx, changes.agentRuns);
       await this.readModels.upsertEscalations(trx, changes.escalations);
       await this.readModels.upsertSubagentReports(trx, changes.subagentReports);
-      // The rollups take their stored contributions (not the read models): they come out after the upsert as well.
       const { derived: traces, context } = await this.traceItems.retryLinkedTraces(
         trx,
         touchedTraces(batch, edges),
       );
-      await this.rollups.apply(trx, traces, -1);
       const items = await this.traceItems.load(trx, [...traces, ...context]);
       // Context traces are read, not written: their contributions stay as stored.
       const written = new Set(traces.map(traceKey));
       const contributions = traceContributions(items, { windowMs: this.derivation.retryWindowMs }).filter(
         (row) => written.has(traceKey(row)),
       );
-      await this.rollups.replaceContributions(trx, traces, contributions);
-      await this.rollups.apply(trx, traces, 1);
+      // Only what changed is written: a long trace's new spans change a few of its rows, not all of them.
+      const { gone, fresh } = contributionChanges(
+        await this.rollups.storedContributions(trx, traces),
+        contributions,
+      );
+      await this.rollups.removeContributions(trx, gone);
+      await this.rollups.addContributions(trx, fresh);
 
       for (const [name, from, read] of [
         [READ_MODELS_PROJECTION, eventsAt, batch],
