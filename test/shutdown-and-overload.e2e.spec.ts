@@ -337,6 +337,8 @@ describe('graceful shutdown on SIGTERM, and on SIGHUP (its terminal closed)', ()
       const [response] = (await answered) as [import('node:http').IncomingMessage];
       response.resume();
       expect(response.statusCode).toBe(200);
+      // Its answer closes its connection (kept alive, the stop waited for it to time out)
+      expect(response.headers.connection).toBe('close');
       // As the signal does (exit status 143, 129 for SIGHUP), once it has said it stopped
       expect(await exited).toEqual([null, stop]);
       expect(server.output()).toMatch(new RegExp(`${stop}: stopping[\\s\\S]*\\[Errata\\] stopped\\n$`));
