@@ -104,6 +104,12 @@ async function startDemo(
   };
 }
 
+/**
+ * The episodes under way: the first agent run of episode 1 has ended (episode 1 prints a line for every run). Seconds
+ * sooner than the next episode's line, and as much in the middle of them: MCP servers, workspace and Errata all up.
+ */
+const FIRST_RUN_PLAYED = /naive +order-status-malformed-id/;
+
 const errataAnswers = (url: string): Promise<boolean> =>
   fetch(`${url}/healthz`).then(
     () => true,
@@ -190,7 +196,7 @@ describe('npm run demo with an Errata of its own', () => {
     'interrupted in the middle of the episodes (%s): stops the MCP servers, its workspace and its Errata, exits 128 + the signal number',
     async (_how, how, signal, exitCode) => {
       const demo = await startDemo(how, { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' });
-      await demo.waitFor('Episode 2/1000');
+      await demo.waitFor(FIRST_RUN_PLAYED);
       expect(await readdir(demo.tmp)).toHaveLength(1); // the workspace of server-filesystem and server-memory
       demo.child.kill(signal);
       // Under `npm run demo` a Ctrl-C comes twice; the second, while the demo cleans up, is the same Ctrl-C.
@@ -211,8 +217,7 @@ describe('npm run demo with an Errata of its own', () => {
     // Through npm, as `npm run demo` in a terminal: npm forwards the terminal's SIGINT to the demo, which so gets it
     // twice, a moment apart. The second is the same Ctrl-C, not a request to quit at once (skipping the cleanup).
     const demo = await startDemo('npm', { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' }, undefined, true);
-    // Episode 1 prints a line for every agent run; stop after the first.
-    await demo.waitFor(/naive +order-status-malformed-id/);
+    await demo.waitFor(FIRST_RUN_PLAYED);
     const signalled = Date.now();
     process.kill(-demo.child.pid!, 'SIGINT');
     expect(await demo.exited()).toBe(130);
@@ -242,7 +247,7 @@ describe('npm run demo with an Errata of its own', () => {
 
   it('killed (SIGKILL): the Errata it started stops too, rather than hold the port and store under unknown keys', async () => {
     const demo = await startDemo('node', { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' });
-    await demo.waitFor('Episode 2/1000');
+    await demo.waitFor(FIRST_RUN_PLAYED);
     const pid = Number(/Errata started \(pid (\d+)\)/.exec(demo.stdout())![1]);
     demo.child.kill('SIGKILL');
     await demo.exited();
@@ -263,7 +268,7 @@ describe('npm run demo with an Errata of its own', () => {
 
   it('its output closed (`npm run demo | head`): stops the MCP servers, its workspace and its Errata, exit 141', async () => {
     const demo = await startDemo('node', { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' });
-    await demo.waitFor('Episode 2/1000');
+    await demo.waitFor(FIRST_RUN_PLAYED);
     demo.child.stdout!.destroy(); // the reader went away, as `head` does after its lines
     expect(await demo.exited()).toBe(141);
     expect(demo.stderr()).toContain(
@@ -287,7 +292,7 @@ describe('npm run demo with an Errata of its own', () => {
 
   it('both outputs closed (`npm run demo 2>&1 | head`): exit 141, no crash writing to the closed standard error', async () => {
     const demo = await startDemo('node', { DEMO_EPISODES: '1000', DEMO_KEEP_SERVER: '0' });
-    await demo.waitFor('Episode 2/1000');
+    await demo.waitFor(FIRST_RUN_PLAYED);
     demo.child.stdout!.destroy();
     demo.child.stderr!.destroy();
     expect(await demo.exited()).toBe(141);
