@@ -11,15 +11,15 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { axeFindings } from './support/axe-audit';
-import { contrastRatio, launchChromium } from './support/browser';
+import { contrastRatio, launchChromium, requestsOf, type PageRequests } from './support/browser';
 import { seedOneCallServers, seedWithDemo } from './support/demo-seed';
 import { startTestServer, type TestServer } from './support/server';
 
 let server: TestServer;
 let browser: Browser;
 let page: Page;
-/** Requests the page has started and not yet seen end: a view has settled when none are left. */
-let inFlight = 0;
+/** A view has settled when none of the page's requests is left. */
+let requests: PageRequests;
 
 beforeAll(async () => {
   server = await startTestServer('postgres');
@@ -34,9 +34,7 @@ beforeAll(async () => {
   context.setDefaultTimeout(15_000);
   await context.grantPermissions(['clipboard-read', 'clipboard-write']); // a snippet's Copy
   page = await context.newPage();
-  page.on('request', () => void inFlight++);
-  page.on('requestfinished', () => void inFlight--);
-  page.on('requestfailed', () => void inFlight--);
+  requests = requestsOf(page);
 }, 120_000);
 
 afterAll(async () => {
@@ -56,10 +54,7 @@ async function api<T>(path: string): Promise<T> {
 async function settle(heading: string | RegExp): Promise<void> {
   await page.getByRole('heading', { name: heading, level: 1 }).first().waitFor();
   await page.locator('.state-loading').first().waitFor({ state: 'detached' });
-  for (let idle = 0; idle < 2;) {
-    await page.waitForTimeout(25);
-    idle = inFlight === 0 ? idle + 1 : 0;
-  }
+  await requests.settled();
 }
 
 /** The sign-in form at `path`, no key kept. */

@@ -15,7 +15,7 @@ import { ProjectRepository } from '../apps/server/src/repositories/project.repos
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
 import { FixService } from '../apps/server/src/services/fix.service';
 import { AgentTrace } from './support/agent-spans';
-import { artifactDir, contrastRatio, launchChromium } from './support/browser';
+import { artifactDir, contrastRatio, launchChromium, requestsOf, type PageRequests } from './support/browser';
 import { seedWithDemo } from './support/demo-seed';
 import { chooseName, offeredNames, type NameFilterName } from './support/name-filter';
 import { sendSpans, startTestServer, type TestServer } from './support/server';
@@ -32,6 +32,7 @@ describe('dashboard (chromium)', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
+  let requests: PageRequests;
   /** Console errors while the first page loaded and signed in (a failed request shows here too). */
   const consoleErrors: string[] = [];
 
@@ -54,6 +55,7 @@ describe('dashboard (chromium)', () => {
     context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
+    requests = requestsOf(page);
     const recordError = (message: ConsoleMessage) => {
       if (message.type() === 'error') consoleErrors.push(`${message.text()} ${message.location().url}`);
     };
@@ -646,7 +648,7 @@ describe('dashboard (chromium)', () => {
     const to = new Date(Math.ceil(Date.now() / 60_000) * 60_000);
     const window = `from=${new Date(to.getTime() - 86_400_000).toISOString()}&to=${to.toISOString()}`;
     await visit(`/retry-waste?${window}`, 'Retry waste');
-    await page.waitForLoadState('networkidle');
+    await requests.settled();
     const names: string[] = [];
     const count = (request: { url(): string }) => {
       // The lists, not a search typed into a filter (which chooseName makes)
@@ -1250,7 +1252,7 @@ describe('dashboard (chromium)', () => {
         [`/traces/${traceId}?${filtered}`, /^Run timeline/],
       ] as const) {
         await visit(path, heading);
-        await page.waitForLoadState('networkidle'); // the filter bar's lists too
+        await requests.settled(); // the filter bar's lists too
         const widths = await page.evaluate(() => ({
           page: document.documentElement.scrollWidth,
           window: window.innerWidth,

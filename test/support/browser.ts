@@ -27,6 +27,31 @@ export async function signedInPage(
   return context.newPage();
 }
 
+/** What `page` has asked for and not yet been answered (`requestsOf`). */
+export interface PageRequests {
+  /** Resolves once no request has been under way for two looks 25 ms apart. */
+  settled(): Promise<void>;
+}
+
+/**
+ * Counts `page`'s requests from now on: settled, a view has had what it asked for answered (its report, the filter
+ * bar's lists). Playwright's `networkidle` waits for half a second of silence after every page load instead.
+ */
+export function requestsOf(page: Page): PageRequests {
+  let inFlight = 0;
+  page.on('request', () => void inFlight++);
+  page.on('requestfinished', () => void inFlight--);
+  page.on('requestfailed', () => void inFlight--);
+  return {
+    async settled() {
+      for (let idle = 0; idle < 2;) {
+        await page.waitForTimeout(25);
+        idle = inFlight === 0 ? idle + 1 : 0;
+      }
+    },
+  };
+}
+
 /** Screenshots and other files a browser test leaves for people to look at: `artifacts/<suite>/`. */
 export function artifactDir(suite: string): string {
   const dir = join(__dirname, '../../artifacts', suite);
