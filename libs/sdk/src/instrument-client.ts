@@ -1,14 +1,16 @@
 /**
- * Instruments one MCP `Client` instance, for bundled code where module patching cannot see the SDK being
- * loaded. The client gets its own `callTool` / `request` properties wrapping the class's methods; a client
- * whose class, or a class it extends, is already patched by `McpClientInstrumentation` is left as it is. Without
- * a `config` of its own, the client follows the capture settings of the running `startErrata` (read at each call);
- * a `config` holds for the client whichever wrapper records its calls, the patched class's included.
+ * Instruments one MCP `Client` instance (`@modelcontextprotocol/sdk` 1.x or `@modelcontextprotocol/client` 2.x), for
+ * bundled code where module patching cannot see the SDK being loaded. The client gets its own `callTool` / `request`
+ * properties wrapping the class's methods; a client whose class, or a class it extends, is already patched by
+ * `McpClientInstrumentation` is left as it is. Without a `config` of its own, the client follows the capture settings
+ * of the running `startErrata` (read at each call); a `config` holds for the client whichever wrapper records its
+ * calls, the patched class's included.
  */
 import { diag } from '@opentelemetry/api';
 import { checkedCaptureConfig, runningCaptureConfig, setClientCaptureConfig } from './capture-config';
 import { errataTracer } from './tracer';
 import { isErrataWrapper, ToolCallTracer } from './tool-call-tracer';
+import { clientShapeOf } from './mcp-client-shape';
 import type { ToolCallCaptureConfig } from './types';
 import { safeDiag } from './safe-diag';
 
@@ -31,16 +33,12 @@ export function instrumentMcpClient<C extends object>(client: C, config?: ToolCa
     const callTool = target['callTool'];
     const request = target['request'];
     if (typeof callTool !== 'function' || typeof request !== 'function') {
-      safeDiag(() =>
-        diag.warn(
-          '@errata/sdk: instrumentMcpClient expects an @modelcontextprotocol/sdk Client; left as it is',
-        ),
-      );
+      safeDiag(() => diag.warn('@errata/sdk: instrumentMcpClient expects an MCP SDK Client; left as it is'));
       return client;
     }
     if (config !== undefined) setClientCaptureConfig(client, checkedCaptureConfig(config));
     if (wrappedAlongChain(client, 'callTool')) return client;
-    const toolCalls = new ToolCallTracer(errataTracer, runningCaptureConfig);
+    const toolCalls = new ToolCallTracer(errataTracer, runningCaptureConfig, clientShapeOf(client));
     Object.defineProperty(client, 'callTool', {
       value: toolCalls.wrapCallTool(callTool as Method),
       configurable: true,
@@ -53,7 +51,7 @@ export function instrumentMcpClient<C extends object>(client: C, config?: ToolCa
         writable: true,
       });
     }
-    // Where the client receives its server's requests (Protocol's, private in SDK 1.x): absent, skipped.
+    // Where the client receives its server's requests (Protocol's, private in SDK 1.x and 2.x): absent, skipped.
     const onRequest = target['_onrequest'];
     if (typeof onRequest === 'function' && !wrappedAlongChain(client, '_onrequest')) {
       Object.defineProperty(client, '_onrequest', {

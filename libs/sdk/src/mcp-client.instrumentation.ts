@@ -1,6 +1,6 @@
 /**
- * Patches `@modelcontextprotocol/sdk` 1.x `Client.prototype` (`callTool`, and `request` to learn the negotiated
- * protocol version), the way opentelemetry-js-contrib instrumentations do.
+ * Patches `@modelcontextprotocol/sdk` 1.x and `@modelcontextprotocol/client` 2.x `Client.prototype` (`callTool`, and
+ * `request` to learn the negotiated protocol version), the way opentelemetry-js-contrib instrumentations do.
  *
  * ESM: the client file is declared as an InstrumentationNodeModuleFile, which the OpenTelemetry ESM loader hook
  * (import-in-the-middle) matches by its path inside the package.
@@ -10,6 +10,8 @@
  * the package for the SDK's own requires — which match every copy, a dependency's nested one included; and by
  * absolute path as resolved from the working directory, the main script and this package, for a copy outside
  * node_modules. Copies loaded before `enable()` are patched at once.
+ * 2.x has a CommonJS main (`dist/index.cjs`, ESM `dist/index.mjs`), whose `Client` export is hooked by package name
+ * as usual: every copy, a nested one included.
  */
 import { diag } from '@opentelemetry/api';
 import {
@@ -23,6 +25,7 @@ import { dirname, resolve } from 'node:path';
 import { Hook } from 'require-in-the-middle';
 import { checkedCaptureConfig } from './capture-config';
 import { ToolCallTracer } from './tool-call-tracer';
+import { MCP_CLIENT_V2, MCP_SDK_V1, type McpClientShape } from './mcp-client-shape';
 import type { McpClientInstrumentationConfig } from './types';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version';
 import { safeDiag } from './safe-diag';
@@ -32,6 +35,9 @@ const SUPPORTED_VERSIONS = ['>=1.2.0 <2'];
 const CLIENT_ENTRY = '@modelcontextprotocol/sdk/client/index.js';
 const COMMONJS_CLIENT_FILE = '@modelcontextprotocol/sdk/dist/cjs/client/index.js';
 const COMMONJS_CLIENT_PATH_SUFFIX = `/node_modules/${COMMONJS_CLIENT_FILE}`;
+const V2_PACKAGE = '@modelcontextprotocol/client';
+const V2_SUPPORTED_VERSIONS = ['>=2.0.0 <3'];
+const V2_COMMONJS_ENTRY_SUFFIX = `/node_modules/${V2_PACKAGE}/dist/index.cjs`;
 
 /** A CommonJS client module in `require.cache`: any copy of the SDK, or one of the paths resolved here. */
 const isCommonJsClient = (path: string, resolved: readonly string[]): boolean =>
@@ -76,7 +82,7 @@ function commonJsClientPaths(): string[] {
 
 export class McpClientInstrumentation extends InstrumentationBase<McpClientInstrumentationConfig> {
   // `declare`: InstrumentationBase calls init() and enable() from its constructor, before field initializers run.
-  declare private toolCalls: ToolCallTracer | undefined;
+  declare private toolCalls: Map<McpClientShape, ToolCallTracer> | undefined;
   declare private commonJsHook: Hook | undefined;
   declare private commonJsExports: ClientModule[] | undefined;
 
@@ -104,6 +110,12 @@ export class McpClientInstrumentation extends InstrumentationBase<McpClientInstr
         undefined,
         [esmClient],
       ),
+      new InstrumentationNodeModuleDefinition(
+        V2_PACKAGE,
+        V2_SUPPORTED_VERSIONS,
+        (exports: ClientModule) => this.patch(exports, MCP_CLIENT_V2),
+        (exports: ClientModule) => this.unpatch(exports),
+      ),
     ];
   }
 
@@ -113,12 +125,14 @@ export class McpClientInstrumentation extends InstrumentationBase<McpClientInstr
     const paths = commonJsClientPaths();
     this.commonJsExports = [];
     for (const [path, loaded] of Object.entries(require.cache)) {
-      if (loaded?.loaded === true && isCommonJsClient(path, paths)) {
-        this.patchCommonJs(loaded.exports as ClientModule);
-      }
+      if (loaded?.loaded !== true) continue;
+      if (isCommonJsClient(path, paths)) this.patchCommonJs(loaded.exports as ClientModule, MCP_SDK_V1);
+      // OpenTelemetry's hook patches 2.x as it is required, not a copy required before.
+      else if (path.replaceAll('\\', '/').endsWith(V2_COMMONJS_ENTRY_SUFFIX))
+        this.patchCommonJs(loaded.exports as ClientModule, MCP_CLIENT_V2);
     }
     this.commonJsHook = new Hook([CLIENT_ENTRY, COMMONJS_CLIENT_FILE, ...paths], (exports) => {
-      this.patchCommonJs(exports as ClientModule);
+      this.patchCommonJs(exports as ClientModule, MCP_SDK_V1);
       return exports;
     });
   }
@@ -131,30 +145,37 @@ export class McpClientInstrumentation extends InstrumentationBase<McpClientInstr
     this.commonJsExports = [];
   }
 
-  private patchCommonJs(exports: ClientModule): ClientModule {
+  private patchCommonJs(exports: ClientModule, shape: McpClientShape): ClientModule {
     (this.commonJsExports ??= []).push(exports);
-    return this.patch(exports);
+    return this.patch(exports, shape);
   }
 
-  private tracerOfToolCalls(): ToolCallTracer {
-    this.toolCalls ??= new ToolCallTracer(
-      () => this.tracer,
-      () => this.getConfig(),
-    );
-    return this.toolCalls;
+  /** One tracer per SDK line, for the clients of that line. */
+  private tracerOfToolCalls(shape: McpClientShape): ToolCallTracer {
+    this.toolCalls ??= new Map();
+    let toolCalls = this.toolCalls.get(shape);
+    if (toolCalls === undefined) {
+      toolCalls = new ToolCallTracer(
+        () => this.tracer,
+        () => this.getConfig(),
+        shape,
+      );
+      this.toolCalls.set(shape, toolCalls);
+    }
+    return toolCalls;
   }
 
-  private patch(exports: ClientModule): ClientModule {
+  private patch(exports: ClientModule, shape: McpClientShape = MCP_SDK_V1): ClientModule {
     const prototype = exports?.Client?.prototype;
     if (prototype === undefined || typeof prototype['callTool'] !== 'function') {
-      safeDiag(() => diag.debug('@errata/sdk: @modelcontextprotocol/sdk Client has no callTool to patch'));
+      safeDiag(() => diag.debug('@errata/sdk: the MCP SDK Client has no callTool to patch'));
       return exports;
     }
-    const toolCalls = this.tracerOfToolCalls();
+    const toolCalls = this.tracerOfToolCalls(shape);
     for (const method of PATCHED_METHODS) if (isWrapped(prototype[method])) this._unwrap(prototype, method);
     this._wrap(prototype, 'callTool', (original) => toolCalls.wrapCallTool(original as ClientMethod));
     this._wrap(prototype, 'request', (original) => toolCalls.wrapRequest(original as ClientMethod));
-    // Protocol's, where the client receives its server's requests (a private method of SDK 1.x: absent, skipped).
+    // Protocol's, where the client receives its server's requests (private in SDK 1.x and 2.x: absent, skipped).
     if (typeof prototype['_onrequest'] === 'function') {
       this._wrap(prototype, '_onrequest', (original) => toolCalls.wrapOnRequest(original as ClientMethod));
     }

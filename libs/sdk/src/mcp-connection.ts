@@ -1,12 +1,13 @@
 /**
- * What a connected `@modelcontextprotocol/sdk` 1.x `Client` says about its server and transport: `serverInfo`
- * from the handshake, the session id, the negotiated protocol version and the transport kind. Only public
- * getters are used, except the fields that tell the transport apart: the Streamable HTTP / SSE / WebSocket
- * transports' URL in `_url` and the stdio transport's server parameters in `_serverParams` (read defensively: a
- * missing or odd value is simply left out).
+ * What a connected MCP `Client` (`@modelcontextprotocol/sdk` 1.x or `@modelcontextprotocol/client` 2.x) says about
+ * its server and transport: `serverInfo` from the handshake, the session id, the negotiated protocol version and the
+ * transport kind. Only public getters are used, except the fields that tell the transport apart: the Streamable
+ * HTTP / SSE / WebSocket transports' URL in `_url` and the stdio transport's server parameters in `_serverParams`
+ * (read defensively: a missing or odd value is simply left out).
  */
 import type { Attributes } from '@opentelemetry/api';
 import { isRecord } from '@errata/domain';
+import type { McpClientShape } from './mcp-client-shape';
 import {
   ATTR_ERRATA_SERVER_NAME,
   ATTR_ERRATA_SERVER_VERSION,
@@ -91,14 +92,16 @@ interface CachedConnection {
 /** Read once per connection state: they change only on (re)connect, and this runs on every call. */
 const connections = new WeakMap<object, CachedConnection>();
 
-export function connectionAttributes(client: object): Attributes {
+export function connectionAttributes(client: object, shape: McpClientShape): Attributes {
   const c = client as { getServerVersion?: () => unknown; transport?: unknown };
   const serverInfo = typeof c.getServerVersion === 'function' ? c.getServerVersion() : undefined;
   const transport = c.transport;
   const sessionId = isRecord(transport) ? transport['sessionId'] : undefined;
-  const protocolVersion =
-    negotiatedVersions.get(connectionKey(client)) ??
-    (isRecord(transport) ? transport['protocolVersion'] : undefined);
+  const protocolVersion = shape.protocolVersion(
+    client,
+    transport,
+    negotiatedVersions.get(connectionKey(client)),
+  );
   const cached = connections.get(client);
   if (
     cached !== undefined &&

@@ -20,6 +20,7 @@ import {
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { argsFingerprint, isRecord, storedText } from '@errata/domain';
 import { connectionAttributes, connectionKey, rememberProtocolVersion } from './mcp-connection';
+import { MCP_SDK_V1, type McpClientShape } from './mcp-client-shape';
 import {
   ATTR_ERRATA_ARGS_HASH,
   ATTR_ERRATA_ARGS_SIZE,
@@ -63,6 +64,8 @@ type AnyFunction = (this: object, ...args: unknown[]) => unknown;
  */
 interface CallInProgress {
   readonly client: object;
+  /** The call's span; null for a call sent untraced. */
+  readonly span: Span | null;
   /** The client's `request` was called for it, or the call is over: the params no longer stand for it. */
   requestSent: boolean;
   /**
@@ -259,58 +262,79 @@ export function markWrapped<F extends AnyFunction>(wrapper: F): F {
 export const isErrataWrapper = (fn: unknown): boolean =>
   typeof fn === 'function' && (fn as unknown as Record<symbol, unknown>)[ERRATA_WRAPPED] === true;
 
-/** `callTool(params, resultSchema, options)`'s `options.signal`. */
+/** `options.signal` of callTool or request. */
 function signalOf(options: unknown): AbortSignal | undefined {
   const signal = isRecord(options) ? options['signal'] : undefined;
   return signal instanceof AbortSignal ? signal : undefined;
 }
 
-/** The id `Protocol.request` will give the next request (a private counter of SDK 1.x; absent → no id). */
+/** The request id, when sending it took the client's next one (`before`, read just before sending). */
+function noteRequestId(span: Span, before: unknown, after: unknown): void {
+  try {
+    if (typeof before === 'number' && after === before + 1)
+      span.setAttribute(ATTR_JSONRPC_REQUEST_ID, String(before));
+  } catch (error) {
+    reportFailure('reading the request id', error);
+  }
+}
+
+/** The id `Protocol.request` will give the next request (a private counter of SDK 1.x and 2.x; absent → no id). */
 function nextRequestId(client: object): unknown {
   return (client as { _requestMessageId?: unknown })._requestMessageId;
 }
 
 export class ToolCallTracer {
+  /** `shape`: the SDK line of the clients whose methods this tracer wraps. */
   constructor(
     private readonly tracer: () => Tracer,
     private readonly config: () => ToolCallCaptureConfig,
+    private readonly shape: McpClientShape = MCP_SDK_V1,
   ) {}
 
-  /** Wraps `Client.prototype.callTool(params, resultSchema?, options?)`. */
+  /** Wraps `Client.prototype.callTool(params, resultSchema?, options?)` (1.x), `callTool(params, options?)` (2.x). */
   wrapCallTool(original: AnyFunction): AnyFunction {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const tracer = this;
+    const { shape } = this;
     return markWrapped(function callTool(this: object, ...args: unknown[]): unknown {
+      const options = shape.callToolOptions(args);
       // A host subclass's callTool calling super.callTool, both wrapped: the outer wrapper records the call.
       if (
         callInProgress(args[0]) !== null ||
-        isResumption(this, args[2]) ||
-        isTaskAugmented(args[0], args[2])
+        isResumption(this, options) ||
+        isTaskAugmented(args[0], options)
       )
         return original.apply(this, args);
-      return tracer.record(this, original, args, null);
+      return tracer.record(this, original, args, null, options);
     });
   }
 
   /**
    * Wraps `Client.prototype.request`: a `tools/call` sent with `request()` directly gets its span here; the one
    * `callTool` sends is only watched, to tell the server's errors from those the SDK raises after a result came
-   * back. `initialize` is read for the negotiated protocol version.
+   * back, and to read its request id (the 2.x client sends it after awaits of its own). `initialize` is read for
+   * the negotiated protocol version.
    */
   wrapRequest(original: AnyFunction): AnyFunction {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const tracer = this;
+    const { shape } = this;
     return markWrapped(function request(this: object, ...args: unknown[]): unknown {
       const message = isRecord(args[0]) ? args[0] : undefined;
       const method = message?.['method'];
       if (message !== undefined && method === MCP_METHOD_TOOLS_CALL) {
         const call = callInProgress(message['params']);
-        // Task-augmented (experimental tasks API): this request only creates the task; its result comes later.
-        if (call === null && (isTaskAugmented(message['params'], args[2]) || isResumption(this, args[2])))
-          return original.apply(this, args);
-        if (call === null) return tracer.record(this, original, args, message);
+        if (call === null) {
+          const options = shape.requestOptions(args);
+          // Task-augmented (experimental tasks API): this request only creates the task; its result comes later.
+          if (isTaskAugmented(message['params'], options) || isResumption(this, options))
+            return original.apply(this, args);
+          return tracer.record(this, original, args, message, options);
+        }
         call.requestSent = true;
+        const idBefore = nextRequestId(this);
         const pending = original.apply(this, args);
+        if (call.span !== null) noteRequestId(call.span, idBefore, nextRequestId(this));
         if (pending instanceof Promise) call.request = pending;
         return pending;
       }
@@ -353,11 +377,12 @@ export class ToolCallTracer {
     original: AnyFunction,
     args: unknown[],
     message: Record<string, unknown> | null,
+    options: unknown,
   ): unknown {
     const params = message === null ? args[0] : message['params'];
     let call: StartedCall | null = null;
     try {
-      call = this.start(client, params, args[2]);
+      call = this.start(client, params, options);
     } catch (error) {
       safeDiag(() => diag.error('@errata/sdk: could not start a tools/call span', error));
     }
@@ -382,11 +407,8 @@ export class ToolCallTracer {
       this.fail(started, error);
       throw error;
     }
-    try {
-      this.noteRequestId(started.span, idBefore, nextRequestId(client));
-    } catch (error) {
-      reportFailure('reading the request id', error);
-    }
+    // Sent with callTool: the client's request wrapper read the id, when and if the request went out.
+    if (message !== null) noteRequestId(started.span, idBefore, nextRequestId(client));
     if (!(pending instanceof Promise)) {
       this.succeed(started, pending);
       return pending;
@@ -405,7 +427,7 @@ export class ToolCallTracer {
 
   /** A call not recorded (its span could not start), once: the client's request for it must not try again. */
   private sendUntraced(client: object, original: AnyFunction, args: unknown[], params: unknown): unknown {
-    const untraced: CallInProgress = { client, requestSent: false, request: undefined };
+    const untraced: CallInProgress = { client, span: null, requestSent: false, request: undefined };
     if (isRecord(params)) callsByHostParams.set(params, untraced);
     const over = () => (untraced.requestSent = true);
     try {
@@ -429,7 +451,7 @@ export class ToolCallTracer {
       [ATTR_GEN_AI_TOOL_NAME]: toolName,
     };
     // Copied key by key: a spread into this literal makes V8 build a slow dictionary-mode object.
-    const connection = connectionAttributes(client);
+    const connection = connectionAttributes(client, this.shape);
     for (const key in connection) attributes[key] = connection[key];
     attributes[ATTR_ERRATA_ARGS_HASH] = fingerprint.hash;
     attributes[ATTR_ERRATA_ARGS_SIZE] = fingerprint.size;
@@ -450,7 +472,7 @@ export class ToolCallTracer {
     );
     warnIfNoTracerProvider(span, 'A tools/call');
     const spanContext = trace.setSpan(parent, span);
-    const progress: CallInProgress = { client, requestSent: false, request: undefined };
+    const progress: CallInProgress = { client, span, requestSent: false, request: undefined };
     const sentParams = tracedParams(params, span, spanContext, progress);
     if (sentParams === params) callsByHostParams.set(params, progress);
     return {
@@ -468,11 +490,6 @@ export class ToolCallTracer {
       previousInFlight: null,
       nextInFlight: null,
     };
-  }
-
-  private noteRequestId(span: Span, before: unknown, after: unknown): void {
-    if (typeof before === 'number' && after === before + 1)
-      span.setAttribute(ATTR_JSONRPC_REQUEST_ID, String(before));
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
  * A `tools/call` that threw instead of returning a result (research/otel_mcp_spec.md §1.3, §6): a JSON-RPC error
- * response, the SDK's own timeout (-32001) or closed connection (-32000), an McpError the SDK raised over a result
+ * response, the SDK's own timeout (-32001; 2.x: `REQUEST_TIMEOUT`) or closed connection (-32000; 2.x:
+ * `CONNECTION_CLOSED`), an McpError the SDK raised over a result
  * it got, a cancellation by the host, an HTTP error status answered to an HTTP transport, or a network exception.
  * The message leaves the process as every text does: redacted, cut to the text limit.
  */
@@ -18,6 +19,24 @@ export interface ToolErrorAttributes {
 }
 
 const MCP_ERROR_PREFIX = /^(?:MCP error -?\d+:\s*)+/;
+
+/**
+ * `@modelcontextprotocol/client` 2.x stamps its errors with the brands of their classes, which survive a minifier and
+ * a second copy of the SDK: a `ProtocolError` is a JSON-RPC error (its message has no "MCP error" prefix), an
+ * `SdkError` the SDK's own, with a string code.
+ */
+const V2_ERROR_BRANDS = Symbol.for('mcp.sdk.errorBrands');
+const V2_PROTOCOL_ERROR = 'mcp.ProtocolError';
+/** 2.x `SdkError` codes → the `error.type` 1.x's JSON-RPC codes for the same failures give. */
+const V2_SDK_ERROR_TYPES: ReadonlyMap<unknown, string> = new Map([
+  ['REQUEST_TIMEOUT', 'timeout'],
+  ['CONNECTION_CLOSED', String(JSONRPC_CONNECTION_CLOSED)],
+]);
+
+function v2Brands(error: Record<string, unknown>): { has(brand: string): boolean } | null {
+  const brands = (error as { [V2_ERROR_BRANDS]?: unknown })[V2_ERROR_BRANDS];
+  return brands instanceof Set ? brands : null;
+}
 /** `error.type` of an McpError the client SDK raised itself (its class name). */
 const MCP_ERROR_TYPE = 'McpError';
 
@@ -82,7 +101,9 @@ export function toolErrorAttributes(error: unknown, options: ToolErrorOptions): 
   const message = messageOf(error);
   const stored = (text: string): string => storedText(text, options.textLimitBytes) ?? '';
   const code = isRecord(error) && Number.isInteger(error['code']) ? (error['code'] as number) : null;
-  const isMcpError = code !== null && MCP_ERROR_PREFIX.test(message);
+  const brands = isRecord(error) ? v2Brands(error) : null;
+  const isMcpError =
+    code !== null && (MCP_ERROR_PREFIX.test(message) || brands?.has(V2_PROTOCOL_ERROR) === true);
   if (options.aborted) {
     // SDK 1.2x wraps the reason in an McpError -32001, the code of its own timeout: without the prefix, the
     // message does not read as one either (libs/domain outcome.ts).
@@ -111,6 +132,9 @@ export function toolErrorAttributes(error: unknown, options: ToolErrorOptions): 
       message: stored(message.replace(MCP_ERROR_PREFIX, '')),
     };
   }
+  const sdkErrorType = brands !== null && isRecord(error) ? V2_SDK_ERROR_TYPES.get(error['code']) : undefined;
+  if (sdkErrorType !== undefined)
+    return { attributes: { [ATTR_ERROR_TYPE]: sdkErrorType }, message: stored(message) };
   const httpError =
     code === null ? undefined : HTTP_TRANSPORT_ERRORS.find((e) => message.startsWith(e.prefix));
   if (httpError !== undefined && code !== null) {

@@ -1,0 +1,277 @@
+/**
+ * @errata/sdk on the MCP TypeScript SDK's v2 client (`@modelcontextprotocol/client`, which `@openai/agents` 0.15 and
+ * later use): each call is made by a 1.x client and a v2 client connected to the same real server, and the v2
+ * client's span must be the 1.x client's. Over stdio and Streamable HTTP (server-everything from npm), the trace
+ * context in `_meta` (the seed fixture server), and module patching in CommonJS and ESM child processes.
+ */
+import { execFile } from 'node:child_process';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { SpanKind } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { instrumentMcpClient } from '@errata/sdk';
+import { decodeTraceRequest } from '@errata/otlp';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as HttpTransportV2,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioTransportV2 } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { registerTestTracing, toEvents, type TestTracing } from '../libs/sdk/src/tracing.spec-helper';
+import {
+  connectStdio,
+  NPM_SERVER_ENTRIES,
+  startEverythingHttp,
+  type StdioServer,
+} from './support/npm-mcp-servers';
+import { seedServer } from './support/seed-mcp-server';
+
+const run = promisify(execFile);
+const FIXTURES = join(__dirname, 'fixtures/sdk-client-v2');
+
+let tracing: TestTracing;
+beforeAll(() => {
+  tracing = registerTestTracing();
+});
+beforeEach(() => tracing.reset());
+
+interface CallArgs {
+  readonly name: string;
+  readonly arguments?: unknown;
+}
+
+/** The one span `call` records, and what the call returned or threw. */
+async function spanOf(call: () => Promise<unknown>): Promise<{ span: ReadableSpan; outcome: unknown }> {
+  tracing.reset();
+  const outcome = await call().catch((error: unknown) => error);
+  const spans = tracing.spans();
+  expect(spans.map((span) => span.name)).toHaveLength(1);
+  return { span: spans[0]!, outcome };
+}
+
+/** The 1.x client's span and the v2 client's for the same call (each `callTool` takes the options where it does). */
+async function spansOfBoth(
+  v1: Client,
+  v2: ClientV2,
+  params: CallArgs,
+  options?: { timeout: number },
+): Promise<[ReadableSpan, ReadableSpan]> {
+  const { span: first } = await spanOf(() => v1.callTool(params as never, undefined, options));
+  const { span: second } = await spanOf(() => v2.callTool(params as never, options));
+  return [first, second];
+}
+
+function expectSameSpan(v1: ReadableSpan, v2: ReadableSpan) {
+  expect(v2.name).toBe(v1.name);
+  expect(v2.kind).toBe(SpanKind.CLIENT);
+  expect(v2.attributes).toEqual(v1.attributes);
+  expect(v2.status).toEqual(v1.status);
+  expect(toolCallOf(v2)).toEqual(toolCallOf(v1));
+}
+
+/** What Errata stores of the call, but for the span's own ids and times. */
+function toolCallOf(span: ReadableSpan): Record<string, unknown> {
+  const [event] = toEvents([span]);
+  if (event?.type !== 'ToolCallObserved') throw new Error(`not a tool call: ${JSON.stringify(event)}`);
+  const { span: _ids, ...call } = event.data;
+  return call;
+}
+
+describe('server-everything over stdio, a 1.x client and a v2 client side by side', () => {
+  let v1: StdioServer;
+  let v2: ClientV2;
+  beforeAll(async () => {
+    v1 = await connectStdio('everything', ['stdio'], {}, (client) => void instrumentMcpClient(client));
+    // Instrumented before connecting, as for 1.x: both clients then send the same request ids.
+    v2 = instrumentMcpClient(new ClientV2({ name: 'errata-sdk-test', version: '1.0.0' }));
+    await v2.connect(
+      new StdioTransportV2({
+        command: process.execPath,
+        args: [NPM_SERVER_ENTRIES.everything, 'stdio'],
+        stderr: 'ignore',
+      }),
+    );
+  });
+  afterAll(async () => {
+    await v1?.close();
+    await v2?.close();
+  });
+
+  it('success: the same span, with the request id, protocol version and server', async () => {
+    const [first, second] = await spansOfBoth(v1.client, v2, { name: 'echo', arguments: { message: 'hi' } });
+    expectSameSpan(first, second);
+    expect(second.attributes).toMatchObject({
+      'jsonrpc.request.id': expect.stringMatching(/^\d+$/),
+      'mcp.protocol.version': '2025-11-25',
+      'errata.server.name': 'mcp-servers/everything',
+      'network.transport': 'pipe',
+      'errata.result.is_error': false,
+    });
+  });
+
+  it('tool error: get-sum with a string where a number belongs', async () => {
+    const [first, second] = await spansOfBoth(v1.client, v2, {
+      name: 'get-sum',
+      arguments: { a: 'one', b: 2 },
+    });
+    expectSameSpan(first, second);
+    expect(second.attributes).toMatchObject({ 'error.type': 'tool_error', 'errata.result.is_error': true });
+  });
+
+  it('protocol error: arguments that are not an object, answered with JSON-RPC -32603 (a ProtocolError in v2)', async () => {
+    const [first, second] = await spansOfBoth(v1.client, v2, { name: 'echo', arguments: 'not an object' });
+    expectSameSpan(first, second);
+    expect(second.attributes).toMatchObject({ 'error.type': '-32603', 'rpc.response.status_code': '-32603' });
+    expect(toolCallOf(second)['outcome']).toBe('protocol_error');
+  });
+
+  it("timeout: the client's own (an SdkError REQUEST_TIMEOUT in v2, -32001 in 1.x)", async () => {
+    const params = { name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } };
+    const [first, second] = await spansOfBoth(v1.client, v2, params, { timeout: 200 });
+    expect(second.attributes).toEqual(first.attributes);
+    expect(second.attributes['error.type']).toBe('timeout');
+  });
+});
+
+describe('server-everything over Streamable HTTP, a 1.x client and a v2 client side by side', () => {
+  let server: Awaited<ReturnType<typeof startEverythingHttp>>;
+  let v1: Client;
+  let v2: ClientV2;
+  let v2Transport: HttpTransportV2;
+  beforeAll(async () => {
+    server = await startEverythingHttp();
+    v1 = instrumentMcpClient(new Client({ name: 'errata-sdk-test', version: '1.0.0' }));
+    await v1.connect(new StreamableHTTPClientTransport(server.url));
+    v2 = instrumentMcpClient(new ClientV2({ name: 'errata-sdk-test', version: '1.0.0' }));
+    v2Transport = new HttpTransportV2(server.url);
+    await v2.connect(v2Transport);
+  });
+  afterAll(async () => {
+    await v1?.close();
+    await v2?.close();
+    server?.stop();
+  });
+
+  /** The same span but for the session, each client's own. */
+  function expectSameSpanButSession(first: ReadableSpan, second: ReadableSpan) {
+    expect(second.attributes['mcp.session.id']).toBe(v2Transport.sessionId);
+    expect(second.attributes['mcp.session.id']).not.toBe(first.attributes['mcp.session.id']);
+    expect(second.attributes).toEqual({ ...first.attributes, 'mcp.session.id': v2Transport.sessionId });
+    expect(second.status).toEqual(first.status);
+    expect(second.name).toBe(first.name);
+  }
+
+  it.each<[string, CallArgs, string]>([
+    ['success', { name: 'get-sum', arguments: { a: 2, b: 3 } }, 'ok'],
+    ['tool error', { name: 'get-sum', arguments: { a: 'one', b: 2 } }, 'tool_error'],
+    ['protocol error', { name: 'echo', arguments: 'not an object' }, 'protocol_error'],
+  ])(
+    '%s: the same span, with the HTTP transport, the server address and the session',
+    async (_, params, outcome) => {
+      const [first, second] = await spansOfBoth(v1, v2, params);
+      expectSameSpanButSession(first, second);
+      expect(second.attributes).toMatchObject({
+        'jsonrpc.request.id': expect.stringMatching(/^\d+$/),
+        'mcp.protocol.version': '2025-11-25',
+        'network.transport': 'tcp',
+        'network.protocol.name': 'http',
+        'server.address': '127.0.0.1',
+        'server.port': Number(server.url.port),
+      });
+      expect(toolCallOf(second)['outcome']).toBe(outcome);
+    },
+  );
+});
+
+describe('trace context', () => {
+  it("goes into the v2 client's params._meta, beside the host's own keys, and the host's params are left as they were", async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await seedServer().connect(serverSide);
+    const client = instrumentMcpClient(new ClientV2({ name: 'errata-sdk-test', version: '1.0.0' }));
+    await client.connect(clientSide as never);
+    try {
+      const params = { name: 'echo_meta', arguments: {}, _meta: { 'com.example/tenant': 'acme' } };
+      const { span, outcome } = await spanOf(() => client.callTool(params));
+      expect(params).toEqual({ name: 'echo_meta', arguments: {}, _meta: { 'com.example/tenant': 'acme' } });
+      const { traceId, spanId } = span.spanContext();
+      expect((outcome as { structuredContent: unknown }).structuredContent).toEqual({
+        meta: { 'com.example/tenant': 'acme', traceparent: `00-${traceId}-${spanId}-01` },
+      });
+      expect(span.attributes).toMatchObject({
+        'errata.server.name': 'seed-fixtures',
+        'jsonrpc.request.id': expect.stringMatching(/^\d+$/),
+        'mcp.protocol.version': expect.any(String),
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('module patching of the v2 client', () => {
+  it.each([
+    ['required after startErrata', '0'],
+    ['already loaded when startErrata runs', '1'],
+  ])('CommonJS: startErrata patches @modelcontextprotocol/client %s', async (_when, loadFirst) => {
+    const { stdout } = await run(process.execPath, [join(FIXTURES, 'cjs-app.cjs')], {
+      env: { ...process.env, EVERYTHING: NPM_SERVER_ENTRIES.everything, LOAD_FIRST: loadFirst },
+      timeout: 60_000,
+    });
+    const spans = JSON.parse(stdout.trim().split('\n').at(-1)!) as { name: string; attributes: object }[];
+    expect(spans).toEqual([
+      {
+        name: 'tools/call echo',
+        attributes: expect.objectContaining({
+          'jsonrpc.request.id': '1',
+          'mcp.protocol.version': '2025-11-25',
+          'errata.server.name': 'mcp-servers/everything',
+        }),
+      },
+    ]);
+  });
+
+  describe('ESM: node --import @errata/sdk/register', () => {
+    let receiver: HttpServer;
+    const bodies: Buffer[] = [];
+    beforeAll(async () => {
+      // An OTLP/HTTP endpoint of the test's own: what the register entry's exporter sends, decoded as Errata does.
+      receiver = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          if (req.url === '/v1/traces') bodies.push(Buffer.concat(chunks));
+          res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    });
+    afterAll(() => new Promise<void>((resolve) => receiver?.close(() => resolve())));
+
+    it('patches `import { Client } from "@modelcontextprotocol/client"` and exports its call', async () => {
+      const { port } = receiver.address() as AddressInfo;
+      await run(process.execPath, ['--import', '@errata/sdk/register', join(FIXTURES, 'esm-app.mjs')], {
+        env: {
+          ...process.env,
+          EVERYTHING: NPM_SERVER_ENTRIES.everything,
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+          OTEL_EXPORTER_OTLP_COMPRESSION: 'none',
+        },
+        timeout: 60_000,
+      });
+      const spans = bodies.flatMap(
+        (body) => decodeTraceRequest(body, 'protobuf', { maxAttributeValueBytes: 1 << 20 }).spans,
+      );
+      expect(spans.map((span) => span.name)).toEqual(['tools/call echo']);
+      expect(spans[0]!.attributes).toMatchObject({
+        'jsonrpc.request.id': '1',
+        'mcp.protocol.version': '2025-11-25',
+        'errata.server.name': 'mcp-servers/everything',
+      });
+    });
+  });
+});
