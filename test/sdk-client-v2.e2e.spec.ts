@@ -9,8 +9,9 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { SpanKind } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { classifyToolCall, type ToolCallData } from '@errata/domain';
 import { instrumentMcpClient } from '@errata/sdk';
 import { decodeTraceRequest } from '@errata/otlp';
 import {
@@ -29,6 +30,7 @@ import {
   startEverythingHttp,
   type StdioServer,
 } from './support/npm-mcp-servers';
+import { startFaultyProxy } from './support/faulty-http-proxy';
 import { seedServer } from './support/seed-mcp-server';
 
 const run = promisify(execFile);
@@ -74,11 +76,15 @@ function expectSameSpan(v1: ReadableSpan, v2: ReadableSpan) {
   expect(toolCallOf(v2)).toEqual(toolCallOf(v1));
 }
 
-/** What Errata stores of the call, but for the span's own ids and times. */
-function toolCallOf(span: ReadableSpan): Record<string, unknown> {
+function storedCall(span: ReadableSpan): ToolCallData {
   const [event] = toEvents([span]);
   if (event?.type !== 'ToolCallObserved') throw new Error(`not a tool call: ${JSON.stringify(event)}`);
-  const { span: _ids, ...call } = event.data;
+  return event.data;
+}
+
+/** What Errata stores of the call, but for the span's own ids and times. */
+function toolCallOf(span: ReadableSpan): Record<string, unknown> {
+  const { span: _ids, ...call } = storedCall(span);
   return call;
 }
 
@@ -186,6 +192,104 @@ describe('server-everything over Streamable HTTP, a 1.x client and a v2 client s
       expect(toolCallOf(second)['outcome']).toBe(outcome);
     },
   );
+});
+
+describe('an HTTP error status answered to the Streamable HTTP transport, a 1.x client and a v2 client side by side', () => {
+  let server: Awaited<ReturnType<typeof startEverythingHttp>>;
+  let proxy: Awaited<ReturnType<typeof startFaultyProxy>>;
+  beforeAll(async () => {
+    server = await startEverythingHttp();
+    proxy = await startFaultyProxy(server.url);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    server?.stop();
+  });
+
+  /** Each client connected, then its call failed as `beforeCall` makes it fail. */
+  async function failedCalls(
+    connectTo: URL,
+    beforeCall: (sessionId: string) => unknown,
+  ): Promise<[ReadableSpan, ReadableSpan]> {
+    const v1 = instrumentMcpClient(new Client({ name: 'errata-sdk-test', version: '1.0.0' }));
+    const v1Transport = new StreamableHTTPClientTransport(connectTo);
+    const v2 = instrumentMcpClient(new ClientV2({ name: 'errata-sdk-test', version: '1.0.0' }));
+    const v2Transport = new HttpTransportV2(connectTo);
+    await v1.connect(v1Transport);
+    await v2.connect(v2Transport);
+    // The SDKs also report a failed POST there.
+    v1.onerror = () => undefined;
+    v2.onerror = () => undefined;
+    try {
+      const params = { name: 'get-sum', arguments: { a: 1, b: 2 } };
+      await beforeCall(v1Transport.sessionId!);
+      const first = await spanOf(() => v1.callTool(params));
+      await beforeCall(v2Transport.sessionId!);
+      const second = await spanOf(() => v2.callTool(params));
+      expect(first.outcome).toBeInstanceOf(Error);
+      expect(second.outcome).toBeInstanceOf(Error);
+      return [first.span, second.span];
+    } finally {
+      await v1.close();
+      await v2.close();
+    }
+  }
+
+  it('the server ended the session (400): an SdkHttpError with the status, a transport error as for 1.x', async () => {
+    const [first, second] = await failedCalls(server.url, (sessionId) =>
+      fetch(server.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } }),
+    );
+    expect(second.attributes).toEqual({
+      ...first.attributes,
+      'mcp.session.id': second.attributes['mcp.session.id'],
+      'error.type': 'SdkHttpError',
+    });
+    expect(first.attributes['error.type']).toBe('StreamableHTTPError');
+    expect(second.attributes['http.response.status_code']).toBe(400);
+    expect(second.status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: expect.stringMatching(/^Error POSTing to endpoint: .*No valid session ID provided/),
+    });
+    for (const span of [first, second]) {
+      expect(storedCall(span).outcome).toBe('transport_error');
+      expect(classifyToolCall(storedCall(span))).toMatchObject({
+        category: 'transient',
+        evidence: 'jsonrpc:-32000',
+      });
+    }
+  });
+
+  it('a proxy answers 503: an SdkHttpError with the status, transient by the status as for 1.x', async () => {
+    const [first, second] = await failedCalls(proxy.url, () =>
+      proxy.failNextPost(503, 'Service Unavailable'),
+    );
+    expect(second.attributes).toMatchObject({
+      'error.type': 'SdkHttpError',
+      'http.response.status_code': 503,
+    });
+    for (const span of [first, second]) {
+      expect(storedCall(span).outcome).toBe('transport_error');
+      expect(classifyToolCall(storedCall(span))).toMatchObject({
+        category: 'transient',
+        evidence: 'http:503',
+      });
+    }
+  });
+
+  it('a gateway answers 401 and the client has no auth provider: permission by the status, as for 1.x', async () => {
+    const [first, second] = await failedCalls(proxy.url, () => proxy.failNextPost(401, ''));
+    expect(second.attributes).toMatchObject({
+      'error.type': 'SdkHttpError',
+      'http.response.status_code': 401,
+    });
+    for (const span of [first, second]) {
+      expect(storedCall(span).outcome).toBe('transport_error');
+      expect(classifyToolCall(storedCall(span))).toMatchObject({
+        category: 'permission',
+        evidence: 'http:401',
+      });
+    }
+  });
 });
 
 describe('trace context', () => {

@@ -65,7 +65,8 @@ describe('deriveOutcome', () => {
   });
 
   it('given an HTTP error status answered to the MCP SDK’s HTTP transports, then transport_error (no JSON-RPC response came)', () => {
-    for (const errorType of ['StreamableHTTPError', 'SseError', 'UnauthorizedError']) {
+    // SdkHttpError: the v2 client's (@modelcontextprotocol/client), for either transport.
+    for (const errorType of ['StreamableHTTPError', 'SseError', 'SdkHttpError', 'UnauthorizedError']) {
       expect(outcome({ errorType, statusError: true })).toBe('transport_error');
     }
     // SDK builds that sent error.type Error: the message says it.

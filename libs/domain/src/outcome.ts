@@ -38,12 +38,12 @@ const TIMEOUT_ERROR_TYPES: ReadonlySet<string> = new Set([
 /**
  * Network / connection failures, as exception names (`error.type`) or inside a message. The MCP SDK's HTTP
  * transports fail with `StreamableHTTPError` ("Streamable HTTP error: …"), `SseError` ("SSE error: …"), a plain
- * "Error POSTing to endpoint (HTTP 404): …" and `UnauthorizedError` when an HTTP request of theirs gets an error
- * status: the server sent no JSON-RPC response. "Not connected" is the MCP SDK's whole message for a call on a client
+ * "Error POSTing to endpoint (HTTP 404): …" and `UnauthorizedError` (the v2 client, `@modelcontextprotocol/client`,
+ * with `SdkHttpError`) when an HTTP request of theirs gets an error status: the server sent no JSON-RPC response. "Not connected" is the MCP SDK's whole message for a call on a client
  * whose transport is closed: nothing was sent.
  */
 export const TRANSPORT_FAILURE =
-  /\bE(?:CONNREFUSED|CONNRESET|CONNABORTED|PIPE|NOTFOUND|AI_AGAIN|HOSTUNREACH|NETUNREACH|NETDOWN|TIMEDOUT)\b|\bUND_ERR_[A-Z_]+\b|\bCONNECTION_CLOSED\b|\bConnectionClosed\b|\bfetch failed\b|\bsocket hang up\b|\bconnection (?:closed|refused|reset)\b|\bother side closed\b|\bnetwork error\b|\b(?:StreamableHTTP|Sse|Unauthorized)Error\b|\b(?:Streamable HTTP|SSE) error:|\bError POSTing to endpoint\b|^Not connected$/i;
+  /\bE(?:CONNREFUSED|CONNRESET|CONNABORTED|PIPE|NOTFOUND|AI_AGAIN|HOSTUNREACH|NETUNREACH|NETDOWN|TIMEDOUT)\b|\bUND_ERR_[A-Z_]+\b|\bCONNECTION_CLOSED\b|\bConnectionClosed\b|\bfetch failed\b|\bsocket hang up\b|\bconnection (?:closed|refused|reset)\b|\bother side closed\b|\bnetwork error\b|\b(?:StreamableHTTP|Sse|SdkHttp|Unauthorized)Error\b|\b(?:Streamable HTTP|SSE) error:|\bError POSTing to endpoint\b|^Not connected$/i;
 
 /** A client-side timeout in a message ("MCP error -32001: Request timed out"). */
 const TIMEOUT_MESSAGE = /\btimed out\b|\btime-?out\b/i;

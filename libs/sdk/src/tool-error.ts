@@ -27,6 +27,9 @@ const MCP_ERROR_PREFIX = /^(?:MCP error -?\d+:\s*)+/;
  */
 const V2_ERROR_BRANDS = Symbol.for('mcp.sdk.errorBrands');
 const V2_PROTOCOL_ERROR = 'mcp.ProtocolError';
+/** 2.x's HTTP transports throw it for an HTTP error status, kept in `data.status`. */
+const V2_HTTP_ERROR = 'mcp.SdkHttpError';
+const V2_HTTP_ERROR_TYPE = 'SdkHttpError';
 /** 2.x `SdkError` codes → the `error.type` 1.x's JSON-RPC codes for the same failures give. */
 const V2_SDK_ERROR_TYPES: ReadonlyMap<unknown, string> = new Map([
   ['REQUEST_TIMEOUT', 'timeout'],
@@ -97,6 +100,14 @@ function cancellationType(reason: unknown): string {
   return typeof name === 'string' && name !== '' && name !== 'Error' ? name : 'AbortError';
 }
 
+/** An HTTP transport's error: named by its class; not the status as error.type, which would read as a JSON-RPC code. */
+function httpErrorAttributes(type: string, status: unknown): Attributes {
+  const attributes: Attributes = { [ATTR_ERROR_TYPE]: type };
+  if (Number.isInteger(status) && (status as number) >= 100 && (status as number) <= 599)
+    attributes[ATTR_HTTP_RESPONSE_STATUS_CODE] = status as number;
+  return attributes;
+}
+
 export function toolErrorAttributes(error: unknown, options: ToolErrorOptions): ToolErrorAttributes {
   const message = messageOf(error);
   const stored = (text: string): string => storedText(text, options.textLimitBytes) ?? '';
@@ -132,16 +143,18 @@ export function toolErrorAttributes(error: unknown, options: ToolErrorOptions): 
       message: stored(message.replace(MCP_ERROR_PREFIX, '')),
     };
   }
+  if (brands?.has(V2_HTTP_ERROR) === true) {
+    const data = isRecord(error) ? error['data'] : undefined;
+    const status = isRecord(data) ? data['status'] : undefined;
+    return { attributes: httpErrorAttributes(V2_HTTP_ERROR_TYPE, status), message: stored(message) };
+  }
   const sdkErrorType = brands !== null && isRecord(error) ? V2_SDK_ERROR_TYPES.get(error['code']) : undefined;
   if (sdkErrorType !== undefined)
     return { attributes: { [ATTR_ERROR_TYPE]: sdkErrorType }, message: stored(message) };
   const httpError =
     code === null ? undefined : HTTP_TRANSPORT_ERRORS.find((e) => message.startsWith(e.prefix));
   if (httpError !== undefined && code !== null) {
-    // Not the status as error.type: a numeric error.type reads as a JSON-RPC code the server sent.
-    const attributes: Attributes = { [ATTR_ERROR_TYPE]: httpError.type };
-    if (code >= 100 && code <= 599) attributes[ATTR_HTTP_RESPONSE_STATUS_CODE] = code;
-    return { attributes, message: stored(message) };
+    return { attributes: httpErrorAttributes(httpError.type, code), message: stored(message) };
   }
   const type = isRecord(error) ? exceptionType(error) : '_OTHER';
   return { attributes: { [ATTR_ERROR_TYPE]: type }, message: stored(message) };
