@@ -142,6 +142,51 @@ describe('server-everything over stdio, a 1.x client and a v2 client side by sid
     expect(second.attributes).toEqual(first.attributes);
     expect(second.attributes['error.type']).toBe('timeout');
   });
+
+  it("cancelled by the host's signal, given in v2's callTool(params, options): AbortError as for 1.x", async () => {
+    const params = { name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } };
+    const abortedSoon = () => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      return controller.signal;
+    };
+    const { span: first } = await spanOf(() =>
+      v1.client.callTool(params, undefined, { signal: abortedSoon() }),
+    );
+    const { span: second } = await spanOf(() => v2.callTool(params, { signal: abortedSoon() }));
+    expectSameSpan(first, second);
+    expect(second.attributes['error.type']).toBe('AbortError');
+  });
+});
+
+describe('a closed connection', () => {
+  it('the server process dies during a call: an SdkError CONNECTION_CLOSED in v2, the transport error -32000 as for 1.x', async () => {
+    const transport = new StdioTransportV2({
+      command: process.execPath,
+      args: [NPM_SERVER_ENTRIES.everything, 'stdio'],
+      stderr: 'ignore',
+    });
+    const client = instrumentMcpClient(new ClientV2({ name: 'errata-sdk-test', version: '1.0.0' }));
+    await client.connect(transport);
+    try {
+      const { span, outcome } = await spanOf(async () => {
+        const pending = client.callTool({
+          name: 'trigger-long-running-operation',
+          arguments: { duration: 10, steps: 10 },
+        });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        process.kill(transport.pid!, 'SIGKILL');
+        return pending;
+      });
+      expect(outcome).toMatchObject({ code: 'CONNECTION_CLOSED' });
+      expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Connection closed' });
+      expect(span.attributes['error.type']).toBe('-32000');
+      expect(span.attributes['rpc.response.status_code']).toBeUndefined();
+      expect(storedCall(span).outcome).toBe('transport_error');
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
 });
 
 describe('server-everything over Streamable HTTP, a 1.x client and a v2 client side by side', () => {
@@ -311,6 +356,23 @@ describe('trace context', () => {
         'jsonrpc.request.id': expect.stringMatching(/^\d+$/),
         'mcp.protocol.version': expect.any(String),
       });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('a v2 client instrumented after connect', () => {
+  it('has the protocol version all the same, from its getNegotiatedProtocolVersion() (a 1.x stdio client has none)', async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await seedServer().connect(serverSide);
+    const client = new ClientV2({ name: 'errata-sdk-test', version: '1.0.0' });
+    await client.connect(clientSide as never);
+    try {
+      instrumentMcpClient(client);
+      const { span } = await spanOf(() => client.callTool({ name: 'echo_meta', arguments: {} }));
+      expect(client.getNegotiatedProtocolVersion()).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      expect(span.attributes['mcp.protocol.version']).toBe(client.getNegotiatedProtocolVersion());
     } finally {
       await client.close();
     }
