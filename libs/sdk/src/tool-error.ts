@@ -1,8 +1,8 @@
 /**
  * A `tools/call` that threw instead of returning a result (research/otel_mcp_spec.md §1.3, §6): a JSON-RPC error
  * response, the SDK's own timeout (-32001; 2.x: `REQUEST_TIMEOUT`) or closed connection (-32000; 2.x:
- * `CONNECTION_CLOSED`), an McpError the SDK raised over a result
- * it got, a cancellation by the host, an HTTP error status answered to an HTTP transport, or a network exception.
+ * `CONNECTION_CLOSED`), an McpError the SDK raised over a result it got, a cancellation by the host, an HTTP error
+ * status answered to an HTTP transport, or a network exception.
  * The message leaves the process as every text does: redacted, cut to the text limit.
  */
 import type { Attributes } from '@opentelemetry/api';
@@ -40,6 +40,7 @@ function v2Brands(error: Record<string, unknown>): { has(brand: string): boolean
   const brands = (error as { [V2_ERROR_BRANDS]?: unknown })[V2_ERROR_BRANDS];
   return brands instanceof Set ? brands : null;
 }
+
 /** `error.type` of an McpError the client SDK raised itself (its class name). */
 const MCP_ERROR_TYPE = 'McpError';
 
