@@ -1,11 +1,6 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  type ReadableSpan,
-} from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { agentSpan, instantSpan, memoryTracer, seededRandom } from './seeded-spans';
 
 const OUTCOMES = [
   { isError: false, empty: false, text: undefined },
@@ -40,27 +35,8 @@ export interface CorpusOptions {
  */
 export function generatedCorpus(options: CorpusOptions): ReadableSpan[] {
   const { traces, seed } = options;
-  let state = seed;
-  const next = (n: number) => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31), state % n);
-  const memory = new InMemorySpanExporter();
-  const tracer = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': 'generated-agent' }),
-    spanProcessors: [new SimpleSpanProcessor(memory)],
-  }).getTracer('corpus');
-  const agentSpan = (name: string, startMs: number, parent = context.active(), role?: string) =>
-    tracer.startSpan(
-      `invoke_agent ${name}`,
-      {
-        kind: SpanKind.INTERNAL,
-        startTime: startMs,
-        attributes: {
-          'gen_ai.operation.name': 'invoke_agent',
-          'gen_ai.agent.name': name,
-          ...(role ? { 'errata.agent.role': role } : {}),
-        },
-      },
-      parent,
-    );
+  const next = seededRandom(seed);
+  const { tracer, finished } = memoryTracer('generated-agent', 'corpus');
   const toolCall = (parent: ReturnType<typeof context.active>, tool: string, startMs: number) => {
     const outcome = OUTCOMES[next(OUTCOMES.length)]!;
     const attributes: Attributes = {
@@ -84,27 +60,20 @@ export function generatedCorpus(options: CorpusOptions): ReadableSpan[] {
     if (outcome.isError) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end(startMs + 5 + next(20));
   };
-  const instant = (
-    parent: ReturnType<typeof context.active>,
-    name: string,
-    atMs: number,
-    attributes: Attributes,
-  ) => tracer.startSpan(name, { kind: SpanKind.INTERNAL, startTime: atMs, attributes }, parent).end(atMs);
-
   for (let t = 0; t < traces; t++) {
     const start = (options.startMs ?? Date.UTC(2026, 10, 30, 9)) + t * (options.spacingMs ?? 1_000);
-    const coordinator = agentSpan('support', start, context.active(), 'coordinator');
+    const coordinator = agentSpan(tracer, 'support', start, context.active(), 'coordinator');
     const inRun = trace.setSpan(context.active(), coordinator);
     const tools = ['lookup_order', 'search_tickets', 'process_refund'];
     for (let c = 0; c < 2 + next(4); c++) toolCall(inRun, tools[next(tools.length)]!, start + c * 40);
     if (next(2) === 0)
-      instant(inRun, 'errata.escalation', start + 300, {
+      instantSpan(tracer, inRun, 'errata.escalation', start + 300, {
         'errata.escalation.target': ['human', 'user', 'coordinator'][next(3)]!,
       });
-    const subagent = agentSpan('research', start + 400, inRun);
+    const subagent = agentSpan(tracer, 'research', start + 400, inRun);
     const inSub = trace.setSpan(inRun, subagent);
     for (let c = 0; c < 1 + next(3); c++) toolCall(inSub, 'search_web', start + 410 + c * 40);
-    instant(inSub, 'errata.subagent_report', start + 600, {
+    instantSpan(tracer, inSub, 'errata.subagent_report', start + 600, {
       'errata.subagent.status': ['complete', 'partial', 'failed'][next(3)]!,
       'errata.subagent.completed': next(4),
       'errata.subagent.total': 4,
@@ -115,5 +84,5 @@ export function generatedCorpus(options: CorpusOptions): ReadableSpan[] {
     subagent.end(start + 650);
     coordinator.end(start + 700);
   }
-  return memory.getFinishedSpans();
+  return finished();
 }

@@ -7,13 +7,8 @@ import {
   type Context,
   type SpanContext,
 } from '@opentelemetry/api';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  type ReadableSpan,
-} from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { agentSpan, instantSpan, memoryTracer, seededRandom } from './seeded-spans';
 
 const OUTCOMES = [
   { isError: false, empty: false, text: undefined },
@@ -45,27 +40,10 @@ export interface LongTrace {
  * of a growing trace must keep.
  */
 export function longTrace(options: { turns: number; seed: number; startMs: number }): LongTrace {
-  let state = options.seed;
-  const next = (n: number) => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31), state % n);
-  const memory = new InMemorySpanExporter();
-  const tracer = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': 'long-session' }),
-    spanProcessors: [new SimpleSpanProcessor(memory)],
-  }).getTracer('long-session');
+  const next = seededRandom(options.seed);
+  const { tracer, finished } = memoryTracer('long-session');
   const agent = (name: string, startMs: number, parent: Context, role: string) =>
-    tracer.startSpan(
-      `invoke_agent ${name}`,
-      {
-        kind: SpanKind.INTERNAL,
-        startTime: startMs,
-        attributes: {
-          'gen_ai.operation.name': 'invoke_agent',
-          'gen_ai.agent.name': name,
-          'errata.agent.role': role,
-        },
-      },
-      parent,
-    );
+    agentSpan(tracer, name, startMs, parent, role);
   const failed: string[] = [];
   const call = (parent: Context, tool: string, startMs: number, extra: Attributes = {}): string => {
     const outcome = OUTCOMES[next(OUTCOMES.length)]!;
@@ -95,7 +73,7 @@ export function longTrace(options: { turns: number; seed: number; startMs: numbe
     return spanId;
   };
   const instant = (parent: Context, name: string, atMs: number, attributes: Attributes) =>
-    tracer.startSpan(name, { kind: SpanKind.INTERNAL, startTime: atMs, attributes }, parent).end(atMs);
+    instantSpan(tracer, parent, name, atMs, attributes);
 
   const session = agent('support', options.startMs, context.active(), 'coordinator');
   const inSession = trace.setSpan(context.active(), session);
@@ -133,16 +111,12 @@ export function longTrace(options: { turns: number; seed: number; startMs: numbe
   if (failed.length > 0) call(inJob, 'lookup_order', clock + 31_000, { 'errata.retry.of': failed[0]! });
   call(inJob, 'lookup_order', clock + 32_000);
   job.end(clock + 40_000);
-  return { spans: memory.getFinishedSpans(), traceId, session: session.spanContext() };
+  return { spans: finished(), traceId, session: session.spanContext() };
 }
 
 /** One more call of the session, ok, at `atMs`: a span that arrives in a trace already long. */
 export function laterCall(session: LongTrace, atMs: number): ReadableSpan {
-  const memory = new InMemorySpanExporter();
-  const tracer = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': 'long-session' }),
-    spanProcessors: [new SimpleSpanProcessor(memory)],
-  }).getTracer('long-session');
+  const { tracer, finished } = memoryTracer('long-session');
   const inSession = trace.setSpanContext(context.active(), session.session);
   tracer
     .startSpan(
@@ -160,5 +134,5 @@ export function laterCall(session: LongTrace, atMs: number): ReadableSpan {
       inSession,
     )
     .end(atMs + 10);
-  return memory.getFinishedSpans()[0]!;
+  return finished()[0]!;
 }
