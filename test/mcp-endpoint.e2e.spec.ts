@@ -5,10 +5,11 @@
  * results that are not errors.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
+import { callErrataTool } from './support/errata-mcp-tool';
 import { generatedCorpus } from './support/generated-corpus';
 import {
   connectErrataMcp,
@@ -44,18 +45,8 @@ async function rest(path: string): Promise<unknown> {
   return response.json();
 }
 
-/** A tool result, checked against the contract: text mirrors structuredContent, isError matches `ok`. */
-async function call(name: string, args: Record<string, unknown> = {}, on = client) {
-  const result = (await on.callTool({ name, arguments: args })) as CallToolResult;
-  const structured = result.structuredContent as {
-    ok: boolean;
-    data: unknown;
-    error: Record<string, unknown> | null;
-  };
-  expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(structured) }]);
-  expect(result.isError === true).toBe(!structured.ok);
-  return structured;
-}
+const call = (name: string, args: Record<string, unknown> = {}, on = client) =>
+  callErrataTool(on, name, args);
 
 describe('the Errata MCP endpoint', () => {
   it('lists its tools, each with an output schema that admits the error shape', async () => {

@@ -5,11 +5,11 @@
  * other tools' samples hand out lead there. Real PostgreSQL, spans over OTLP, the MCP SDK client over Streamable HTTP.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { TraceTimelinePage } from '@errata/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
+import { callErrataTool } from './support/errata-mcp-tool';
 import { generatedCorpus } from './support/generated-corpus';
 import { connectErrataMcp, sendSpans, startTestServer, type TestServer } from './support/server';
 
@@ -37,18 +37,7 @@ async function rest(path: string, key = server.readKey): Promise<{ status: numbe
   return { status: response.status, body: await response.json() };
 }
 
-/** A tool result, checked against the contract: text mirrors structuredContent, isError matches `ok`. */
-async function call(name: string, args: Record<string, unknown>, on = client) {
-  const result = (await on.callTool({ name, arguments: args })) as CallToolResult;
-  const structured = result.structuredContent as {
-    ok: boolean;
-    data: unknown;
-    error: Record<string, unknown> | null;
-  };
-  expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(structured) }]);
-  expect(result.isError === true).toBe(!structured.ok);
-  return structured;
-}
+const call = (name: string, args: Record<string, unknown>, on = client) => callErrataTool(on, name, args);
 
 /** The tool's answer and REST's for the same query, which must be the same page. */
 async function both(tool: string, args: Record<string, unknown>, path: string) {
