@@ -9,7 +9,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
-import { callErrataTool } from './support/errata-mcp-tool';
+import { callErrataTool, expectRefusedAlike } from './support/errata-mcp-tool';
 import { generatedCorpus } from './support/generated-corpus';
 import {
   connectErrataMcp,
@@ -194,9 +194,24 @@ describe('the Errata MCP endpoint', () => {
   it('tells each reason an argument is refused once (an offset past the safe integers broke two checks alike)', async () => {
     const { description } = (await call('list_findings', { offset: 1e20 })).error as { description: string };
     expect(description).toMatch(
-      /^Input validation error: .*Too big: expected int to be <=9007199254740991 at offset/s,
+      /^Input validation error: .*"offset" must be a whole number from 0 to 9007199254740991/s,
     );
-    expect(description.match(/Too big/g)).toHaveLength(1);
+    expect(description.match(/must be a whole number/g)).toHaveLength(1);
+  });
+
+  it('refuses a bad page or choice of every report and findings tool in the words REST refuses it with', async () => {
+    const endpoints = { client, url: server.url, key: server.readKey };
+    for (const [tool, args, path] of [
+      ['get_retry_waste', { limit: 0 }, 'reports/retry-waste?limit=0'],
+      ['get_retry_waste', { offset: -1 }, 'reports/retry-waste?offset=-1'],
+      ['get_retry_waste', { groupBy: 'agent' }, 'reports/retry-waste?groupBy=agent'],
+      ['list_misclassified_results', { limit: 501 }, 'reports/misclassified-results?limit=501'],
+      ['list_findings', { limit: 0 }, 'findings?limit=0'],
+      ['list_findings', { offset: 1e20 }, 'findings?offset=100000000000000000000'],
+      ['list_findings', { rule: 'no-such-rule' }, 'findings?rule=no-such-rule'],
+      ['list_servers', { offset: 2.5 }, 'servers?offset=2.5'],
+    ] as const)
+      await expectRefusedAlike(endpoints, tool, args, path);
   });
 
   it('answers a tools/call for a tool it does not have with JSON-RPC -32602, not a tool result (MCP 2025-11-25)', async () => {

@@ -9,7 +9,7 @@ import type { TraceTimelinePage } from '@errata/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectRepository } from '../apps/server/src/repositories/project.repository';
 import { ApiKeyService } from '../apps/server/src/services/api-key.service';
-import { callErrataTool } from './support/errata-mcp-tool';
+import { callErrataTool, expectRefusedAlike } from './support/errata-mcp-tool';
 import { generatedCorpus } from './support/generated-corpus';
 import { connectErrataMcp, sendSpans, startTestServer, type TestServer } from './support/server';
 
@@ -47,19 +47,8 @@ async function both(tool: string, args: Record<string, unknown>, path: string) {
   return overRest.body;
 }
 
-/** A bad query: REST's 400 and the tool's INVALID_ARGUMENTS, which says what REST says. */
-async function refusedAlike(tool: string, args: Record<string, unknown>, path: string) {
-  const [mcp, overRest] = await Promise.all([call(tool, args), rest(path)]);
-  expect(overRest.status, path).toBe(400);
-  const { message } = overRest.body as { message: string };
-  expect(mcp.error, `${tool} ${JSON.stringify(args)}`).toEqual({
-    errorCategory: 'validation',
-    isRetryable: true,
-    code: 'INVALID_ARGUMENTS',
-    description: expect.stringContaining(message) as string,
-  });
-  return message;
-}
+const refusedAlike = (tool: string, args: Record<string, unknown>, path: string) =>
+  expectRefusedAlike({ client, url: server.url, key: server.readKey }, tool, args, path);
 
 type Scorecard = {
   groupCount: number;

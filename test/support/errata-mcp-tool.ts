@@ -14,3 +14,32 @@ export async function callErrataTool(client: Client, name: string, args: Record<
   expect(result.isError === true).toBe(!structured.ok);
   return structured;
 }
+
+/** Where a test reaches one Errata over MCP and REST, with the same key. */
+export interface ErrataEndpoints {
+  client: Client;
+  url: string;
+  key: string;
+}
+
+/** A bad query: REST's 400 and the tool's INVALID_ARGUMENTS, which says what REST says (returned). */
+export async function expectRefusedAlike(
+  { client, url, key }: ErrataEndpoints,
+  tool: string,
+  args: Record<string, unknown>,
+  path: string,
+): Promise<string> {
+  const [mcp, overRest] = await Promise.all([
+    callErrataTool(client, tool, args),
+    fetch(`${url}/api/v1/${path}`, { headers: { authorization: `Bearer ${key}` } }),
+  ]);
+  expect(overRest.status, path).toBe(400);
+  const { message } = (await overRest.json()) as { message: string };
+  expect(mcp.error, `${tool} ${JSON.stringify(args)}`).toEqual({
+    errorCategory: 'validation',
+    isRetryable: true,
+    code: 'INVALID_ARGUMENTS',
+    description: expect.stringContaining(message) as string,
+  });
+  return message;
+}

@@ -20,7 +20,7 @@ import { FINDING_ID, FINDING_ID_FORM, MAX_LIMIT, parseLimitOffset } from '../htt
 import { ApiAdminKey, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
 import { givenText, optionalText, readJsonObject, requiredText } from '../http/json-body';
-import { refuseRepeated } from '../http/text-parameter';
+import { oneOfRefusal, refuseRepeated } from '../http/text-parameter';
 import { BadRequestException } from '@nestjs/common';
 import type { Principal } from '../services/api-key.service';
 import { DELIVERY_STATUSES } from '../repositories/delivery.repository';
@@ -193,7 +193,7 @@ export class OwnersController {
   ) {
     refuseRepeated(status, 'status');
     if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
-      throw new BadRequestException(`"status" must be one of ${DELIVERY_STATUSES.join(', ')}`);
+      throw new BadRequestException(oneOfRefusal('status', DELIVERY_STATUSES, status));
     }
     return this.deliveries.list(
       principal.projectId,

@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import { FINDING_RULES, type FindingRule } from '@errata/domain';
 import type { FindingsPage } from '../services/findings.service';
-import { refuseRepeated } from './text-parameter';
+import { oneOfRefusal, refuseRepeated } from './text-parameter';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 500;
@@ -18,7 +18,7 @@ export function parsePage(rule: unknown, limit: unknown, offset: unknown): Findi
     rule !== undefined &&
     (typeof rule !== 'string' || !(FINDING_RULES as readonly string[]).includes(rule))
   ) {
-    throw new BadRequestException(`"rule" must be one of ${FINDING_RULES.join(', ')}`);
+    throw new BadRequestException(oneOfRefusal('rule', FINDING_RULES, rule));
   }
   return {
     rule: (rule as FindingRule | undefined) ?? null,

@@ -12,7 +12,7 @@ import {
 } from '@errata/domain';
 import { BadRequestException } from '@nestjs/common';
 import { DEFAULT_LIMIT, parseLimitOffset, wholeNumber } from './findings-page';
-import { refuseNul, refuseRepeated } from './text-parameter';
+import { oneOfRefusal, refuseNul, refuseRepeated } from './text-parameter';
 
 /** The filters every report accepts (DOMAIN.md §8). */
 export interface ReportFilter {
@@ -38,7 +38,7 @@ export function parseReportQuery<GroupBy extends string>(
 ): ReportQuery<GroupBy> {
   const groupBy = text(raw, 'groupBy') ?? defaultGroup;
   if (!groupings.includes(groupBy as GroupBy)) {
-    throw new BadRequestException(`"groupBy" must be one of ${groupings.join(', ')}; got "${groupBy}"`);
+    throw new BadRequestException(oneOfRefusal('groupBy', groupings, groupBy));
   }
   const { groupBy: _given, ...filters } = raw;
   return { ...parseReportFilter(filters), groupBy: groupBy as GroupBy };
@@ -117,7 +117,7 @@ export function parseSeriesQuery<GroupBy extends string>(
     text({ step: rawStep }, 'step') ??
     (to.getTime() - query.from.getTime() <= HOURLY_UP_TO_MS ? 'hour' : 'day');
   if (step !== 'hour' && step !== 'day') {
-    throw new BadRequestException(`"step" must be one of hour, day; got "${step}"`);
+    throw new BadRequestException(oneOfRefusal('step', ['hour', 'day'], step));
   }
   const points = seriesLength(query.from, to, step);
   if (points > MAX_SERIES_POINTS) {

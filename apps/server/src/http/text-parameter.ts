@@ -16,3 +16,7 @@ export function refuseNul(value: string, name: string): string {
 export function refuseRepeated(value: unknown, name: string): void {
   if (Array.isArray(value)) throw new BadRequestException(`"${name}" must be given once`);
 }
+
+/** How a parameter that names none of its choices is refused: REST and MCP say the same. */
+export const oneOfRefusal = (name: string, choices: readonly string[], given: unknown) =>
+  `"${name}" must be one of ${choices.join(', ')}; got ${JSON.stringify(given)}`;

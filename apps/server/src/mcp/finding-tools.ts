@@ -1,11 +1,13 @@
 import { DEFAULT_SCORECARD_TOOLS, FINDING_RULES, MAX_SCORECARD_TOOLS } from '@errata/domain';
 import { z } from 'zod';
-import { FINDING_ID, FINDING_ID_FORM, MAX_LIMIT, parsePage } from '../http/findings-page';
+import { FINDING_ID, FINDING_ID_FORM, parsePage } from '../http/findings-page';
 import { parseReportFilter, parseScorecardQuery } from '../http/report-query';
 import { AdminKeyRequired } from './tool-errors';
 import {
   asQuery,
   FILTERS,
+  oneOfArgument,
+  pageArguments,
   strict,
   wholeNumberArgument,
   type Filters,
@@ -35,12 +37,7 @@ export function registerFindingTools({ server, services, principal, read }: Tool
         'violating calls first (toolCount: how many it has; its figures are over all of them).',
       inputSchema: strict({
         ...FILTERS,
-        limit: wholeNumberArgument('limit', 1, MAX_LIMIT)
-          .optional()
-          .describe(`servers, 1–${MAX_LIMIT}, default 50`),
-        offset: wholeNumberArgument('offset', 0, Number.MAX_SAFE_INTEGER)
-          .optional()
-          .describe('servers to skip, default 0'),
+        ...pageArguments('servers'),
         toolLimit: wholeNumberArgument('toolLimit', 1, MAX_SCORECARD_TOOLS)
           .optional()
           .describe(`tools listed per server, 1–${MAX_SCORECARD_TOOLS}, default ${DEFAULT_SCORECARD_TOOLS}`),
@@ -65,14 +62,8 @@ export function registerFindingTools({ server, services, principal, read }: Tool
         'seen, server versions, evidence, and the retries, wasted time and escalations they caused.',
       inputSchema: strict({
         ...FILTERS,
-        rule: z
-          .enum(FINDING_RULES as unknown as [string, ...string[]])
-          .optional()
-          .describe('only the findings of this rule'),
-        limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`1–${MAX_LIMIT}, default 50`),
-        // int() keeps it within the safe integers (and says so in the JSON Schema): a max() beside it told a too
-        // large offset twice.
-        offset: z.number().int().min(0).optional().describe('findings to skip, default 0'),
+        rule: oneOfArgument('rule', FINDING_RULES).optional().describe('only the findings of this rule'),
+        ...pageArguments('findings'),
       }),
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,

@@ -1,7 +1,14 @@
-import { z } from 'zod';
 import { parseReportFilter, parseReportQuery, withGroupPage } from '../http/report-query';
 import { DEFAULT_RETRY_WASTE_GROUPING, RETRY_WASTE_GROUPINGS } from '../services/retry-waste.service';
-import { asQuery, FILTERS, GROUP_PAGE, strict, type Filters, type GroupPageArgs } from './tool-arguments';
+import {
+  asQuery,
+  FILTERS,
+  GROUP_PAGE,
+  oneOfArgument,
+  strict,
+  type Filters,
+  type GroupPageArgs,
+} from './tool-arguments';
 import { ENVELOPE, READ_ONLY, type ToolCall, type ToolContext } from './tool-envelope';
 
 /** The reports of `GET /reports/…` as tools (DOMAIN.md §8). */
@@ -17,8 +24,7 @@ export function registerReportTools({ server, services, principal, read }: ToolC
         "each group's latest wasted retries (trace and span ids, reason, agent).",
       inputSchema: strict({
         ...FILTERS,
-        groupBy: z
-          .enum(['category', 'server', 'tool'])
+        groupBy: oneOfArgument('groupBy', RETRY_WASTE_GROUPINGS)
           .optional()
           .describe(
             'what the groups are: the category, server or tool of the retried call; default category',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { MAX_LIMIT, wholeNumberRefusal } from '../http/findings-page';
+import { DEFAULT_LIMIT, MAX_LIMIT, wholeNumberRefusal } from '../http/findings-page';
+import { oneOfRefusal } from '../http/text-parameter';
 
 /** The report filters (DOMAIN.md §8), as every report tool takes them. */
 export const FILTERS = {
@@ -25,12 +26,35 @@ export const FILTERS = {
 };
 export type Filters = { [K in keyof typeof FILTERS]?: string };
 
+/**
+ * A whole-number argument from `min` to `max`: the bounds in its JSON Schema, for a client to check before calling,
+ * and one refusal in REST's words (`wholeNumber`) for whichever of them it breaks.
+ */
+export function wholeNumberArgument(name: string, min: number, max: number) {
+  const error = wholeNumberRefusal(name, min, max);
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+}
+
+/** An argument naming one of `choices`: the list in its JSON Schema, and one refusal in REST's words. */
+export function oneOfArgument<Choice extends string>(name: string, choices: readonly Choice[]) {
+  return z.enum(choices as readonly [Choice, ...Choice[]], {
+    error: (issue) => oneOfRefusal(name, choices, issue.input),
+  });
+}
+
+/** A list's page, as REST's `limit` and `offset` take it (`parseLimitOffset`): `limit` of the list's `items`. */
+export const pageArguments = (items: string) => ({
+  limit: wholeNumberArgument('limit', 1, MAX_LIMIT)
+    .optional()
+    .describe(`${items}, 1–${MAX_LIMIT}, default ${DEFAULT_LIMIT}`),
+  offset: wholeNumberArgument('offset', 0, Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe(`${items} to skip, default 0`),
+});
+
 /** A grouped report's page of groups (`withGroupPage`). */
-export const GROUP_PAGE = {
-  limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`groups, 1–${MAX_LIMIT}, default 50`),
-  // No max(MAX_SAFE_INTEGER): int() bounds it already, and a second bound would refuse a large offset twice.
-  offset: z.number().int().min(0).optional().describe('groups to skip, default 0'),
-};
+export const GROUP_PAGE = pageArguments('groups');
+
 export type GroupPageArgs = { limit?: number; offset?: number };
 
 /**
@@ -42,12 +66,3 @@ export const strict = <Shape extends z.ZodRawShape>(shape: Shape) => z.object(sh
 /** The query-string shape the REST parsers read: only the given arguments. */
 export const asQuery = (args: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined));
-
-/**
- * A whole-number argument from `min` to `max`: the bounds in its JSON Schema, for a client to check before calling,
- * and one refusal in REST's words (`wholeNumber`) for whichever of them it breaks.
- */
-export function wholeNumberArgument(name: string, min: number, max: number) {
-  const error = wholeNumberRefusal(name, min, max);
-  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
-}
