@@ -248,6 +248,20 @@ describe('get_trace_timeline', () => {
       code: 'SPAN_NOT_FOUND',
       description: expect.stringMatching(/^no item f{16} in trace \w+\. Call again without `span`/) as string,
     });
+    // A run the trace does not have: not an empty page, which would read as a run that did nothing.
+    const noRun = await rest(`traces/${traceId}?run=no-such-run`);
+    expect(noRun).toEqual({
+      status: 404,
+      body: expect.objectContaining({ message: `no run no-such-run in trace ${traceId}` }) as object,
+    });
+    expect((await call('get_trace_timeline', { traceId, run: 'no-such-run' })).error).toEqual({
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'RUN_NOT_FOUND',
+      description: expect.stringMatching(
+        new RegExp(`^no run no-such-run in trace ${traceId}\\. Call again without \`run\``),
+      ) as string,
+    });
     // An item of the trace, asked for in a run it is not of: the whole trace's page holds it.
     const [first, other] = whole.runs;
     const item = whole.items.find((entry) => entry.runId === other!.runId)!;

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MS, reportCall, T0, TRACE } from './fixtures.spec-helper';
 import type { RunRef } from './runs';
 import { deriveTraceFacts, type TraceFacts } from './trace-derivation';
-import { traceTimeline } from './trace-timeline';
+import { traceTimeline, traceTimelinePage } from './trace-timeline';
+import type { TimelinePosition } from './timeline-page';
 
 const coordinator: RunRef = {
   runId: 'run-1',
@@ -131,5 +132,44 @@ describe('traceTimeline', () => {
         itemCount: 1,
       },
     ]);
+  });
+});
+
+describe('traceTimelinePage', () => {
+  const facts: TraceFacts = {
+    calls: [
+      reportCall('c1', 0, 'ok', null, { runId: 'run-1' }),
+      reportCall('c2', 100, 'ok', null, { runId: 'run-2' }),
+    ],
+    escalations: [],
+    reports: [],
+    subagentRuns: new Set(['run-2']),
+    delegatedRuns: new Map(),
+    parentRuns: new Map([['run-2', 'run-1']]),
+  };
+  const pageOf = (run: string | null, position: TimelinePosition) =>
+    traceTimelinePage(
+      TRACE,
+      facts,
+      deriveTraceFacts(facts),
+      [coordinator, subagent, { ...coordinator, runId: 'run-3', agentSpanId: 'run-3' }],
+      { limit: 10, run, position },
+      () => ({ categorySource: null, evidence: null, text: null, arguments: null }),
+    );
+
+  it('given a run the trace does not have, says the run is missing rather than answering an empty page', () => {
+    expect(pageOf('run-9', { from: 'start' })).toEqual({ missing: 'run' });
+    expect(pageOf('run-9', { from: 'span', spanId: 'c1' })).toEqual({ missing: 'run' });
+  });
+
+  it('given a run of the trace with no items, answers its empty page', () => {
+    expect(pageOf('run-3', { from: 'start' })).toMatchObject({ items: [], page: { total: 0 } });
+  });
+
+  it('given a span the run does not hold, says which span is missing', () => {
+    expect(pageOf('run-1', { from: 'span', spanId: 'c2' })).toEqual({ missing: 'span', spanId: 'c2' });
+    expect(pageOf(null, { from: 'span', spanId: 'c2' })).toMatchObject({
+      items: [{ spanId: 'c1' }, { spanId: 'c2' }],
+    });
   });
 });

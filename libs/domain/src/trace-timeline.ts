@@ -18,6 +18,7 @@ import {
   TIMELINE_RUNS_PAGE,
   type TimelinePageInfo,
   type TimelinePageRequest,
+  type TimelinePosition,
 } from './timeline-page';
 
 export interface TimelineRun {
@@ -151,14 +152,19 @@ export function traceTimeline(
     { limit: whole, run: null, position: { from: 'start' } },
     storedOf,
     whole,
-  )!;
+  ) as TraceTimelinePage; // no run and no span asked for: nothing can be missing
   return { rulesVersion: page.rulesVersion, traceId, runs: page.runs, items: page.items };
 }
+
+/** A timeline page that cannot be answered: the trace has no such run, or no such item (in the run). */
+export type TimelineMiss =
+  { readonly missing: 'run' } | { readonly missing: 'span'; readonly spanId: string };
 
 /**
  * One page of the timeline (`pageOf`), derived over the whole trace (retry labels and attributions need every
  * call): the page's items, and the stretch of runs (each with its item count) holding the page's run or the one
- * asked for (`runOffset`); `storedOf` is asked of the page's calls only. Null when the page of a span is asked for
+ * asked for (`runOffset`); `storedOf` is asked of the page's calls only. What is missing instead when the run asked
+ * for is none of the trace's (an empty page would read as a run that did nothing), or the page of a span is asked for
  * and the trace (the run) has no such item.
  */
 export function traceTimelinePage(
@@ -170,12 +176,17 @@ export function traceTimelinePage(
   storedOf: (spanId: string) => StoredCallDetails,
   /** Runs listed at most: the whole timeline lists them all. */
   runsPerPage = TIMELINE_RUNS_PAGE,
-): TraceTimelinePage | null {
+): TraceTimelinePage | TimelineMiss {
   const entries = timelineEntries(traceId, facts, derivation);
-  const paged = pageOf(entries, request);
-  if (paged === null) return null;
-  const items = paged.items.map((entry) => entry.item(storedOf));
   const allRuns = timelineRuns(traceId, runs, entries);
+  if (request.run !== null && !allRuns.some((run) => run.runId === request.run)) return { missing: 'run' };
+  const paged = pageOf(entries, request);
+  if (paged === null) {
+    // pageOf misses only the page of a span.
+    const { spanId } = request.position as Extract<TimelinePosition, { from: 'span' }>;
+    return { missing: 'span', spanId };
+  }
+  const items = paged.items.map((entry) => entry.item(storedOf));
   const runOffset = runStretchStart(
     allRuns,
     request.runOffset ?? null,

@@ -10,7 +10,7 @@ import { CallerGoneError } from '../database/abandoned-reads';
 import { isDatabaseUnavailable, isStatementCanceled } from '../database/database-unavailable';
 import { FindingNotFound, FixNotFound } from '../services/finding-not-found';
 import { READ_RETRY_AFTER_SECONDS } from '../services/read-admission';
-import { TimelineItemNotFound, TraceNotFound } from '../services/trace-not-found';
+import { TimelineItemNotFound, TimelineRunNotFound, TraceNotFound } from '../services/trace-not-found';
 
 export const ToolError = z.object({
   errorCategory: z.enum(['transient', 'validation', 'business', 'permission']),
@@ -88,6 +88,16 @@ export function toolError(error: unknown): ToolError {
       isRetryable: true,
       code: 'SPAN_NOT_FOUND',
       description: `${error.message}. ${instead}`,
+    };
+  }
+  if (error instanceof TimelineRunNotFound) {
+    return {
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'RUN_NOT_FOUND',
+      description:
+        `${error.message}. Call again without \`run\` for the page of the whole trace, whose runs list the trace's ` +
+        'runs (runId), or with one of those.',
     };
   }
   if (error instanceof BadRequestException) {

@@ -23,3 +23,16 @@ export class TimelineItemNotFound extends NotFoundException {
     super(`no item ${spanId} in ${run === null ? `trace ${traceId}` : `run ${run} of trace ${traceId}`}`);
   }
 }
+
+/**
+ * A page of a run was asked for, and the trace has no run with that id (404): an empty page would say the run did
+ * nothing. Over MCP, the agent is told to drop `run` or take one of the runs a page lists.
+ */
+export class TimelineRunNotFound extends NotFoundException {
+  constructor(
+    readonly traceId: string,
+    readonly run: string,
+  ) {
+    super(`no run ${run} in trace ${traceId}`);
+  }
+}

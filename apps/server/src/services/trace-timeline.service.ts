@@ -9,7 +9,7 @@ import {
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { linkedTraceGroups, traceFactsOf } from '../projections/trace-contributions';
 import { TraceItemsRepository } from '../repositories/trace-items.repository';
-import { TimelineItemNotFound, TraceNotFound } from './trace-not-found';
+import { TimelineItemNotFound, TimelineRunNotFound, TraceNotFound } from './trace-not-found';
 
 /**
  * A page of one trace's calls, escalations and subagent reports in order, with all its runs, derived as the
@@ -50,9 +50,10 @@ export class TraceTimelineService {
         arguments: null, // read below, for the page's calls only
       };
     });
-    if (page === null) {
-      const { position } = request;
-      throw new TimelineItemNotFound(traceId, request.run, position.from === 'span' ? position.spanId : '');
+    if ('missing' in page) {
+      throw page.missing === 'run'
+        ? new TimelineRunNotFound(traceId, request.run!)
+        : new TimelineItemNotFound(traceId, request.run, page.spanId);
     }
     const pageCalls = page.items.filter((item) => item.kind === 'call').map((item) => item.spanId);
     const storedArguments = await this.traceItems.storedArguments(projectId, traceId, pageCalls);
