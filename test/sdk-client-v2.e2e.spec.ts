@@ -22,6 +22,8 @@ import { StdioClientTransport as StdioTransportV2 } from '@modelcontextprotocol/
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { registerTestTracing, toEvents, type TestTracing } from '../libs/sdk/src/tracing.spec-helper';
 import {
@@ -355,6 +357,47 @@ describe('trace context', () => {
         'errata.server.name': 'seed-fixtures',
         'jsonrpc.request.id': expect.stringMatching(/^\d+$/),
         'mcp.protocol.version': expect.any(String),
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('a v2 client on the 2026-07-28 protocol', () => {
+  it('sends a tools/call again when the server refuses its Mcp-Param headers (-32020): still one call, one span', async () => {
+    // A server that refuses the first tools/call with HEADER_MISMATCH, as a server whose tool declarations the
+    // client's cached list no longer matches does; the client lists the tools again and sends the call again.
+    const server = new Server({ name: 'header-checking', version: '2.0.0' }, { capabilities: { tools: {} } });
+    const tool = {
+      name: 'lookup',
+      inputSchema: { type: 'object' as const, properties: { id: { type: 'string' } } },
+    };
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [tool] }));
+    const sent: unknown[] = [];
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      sent.push(extra.requestId);
+      if (sent.length === 1) throw new McpError(-32020, 'Mcp-Param-Id does not match the arguments');
+      return { content: [{ type: 'text', text: 'found' }], resultType: 'complete' };
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = instrumentMcpClient(new ClientV2({ name: 'errata-sdk-test', version: '1.0.0' }));
+    const discover = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } };
+    await client.connect(clientSide as never, { prior: { kind: 'modern', discover } } as never);
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      const { span, outcome } = await spanOf(() =>
+        client.callTool({ name: 'lookup', arguments: { id: 'A1' } }),
+      );
+      expect(outcome).toMatchObject({ content: [{ type: 'text', text: 'found' }] });
+      expect(sent).toHaveLength(2);
+      expect(span.status.code).toBe(SpanStatusCode.UNSET);
+      // The request that was answered: the one sent again.
+      expect(span.attributes['jsonrpc.request.id']).toBe(String(sent[1]));
+      expect(span.attributes).toMatchObject({
+        'errata.result.is_error': false,
+        'mcp.protocol.version': '2026-07-28',
       });
     } finally {
       await client.close();

@@ -68,6 +68,8 @@ interface CallInProgress {
   readonly span: Span | null;
   /** The client's `request` was called for it, or the call is over: the params no longer stand for it. */
   requestSent: boolean;
+  /** The call ended (its span, if any, with it). */
+  over: boolean;
   /**
    * What that `request` returned. When callTool throws, whether this had resolved tells an error the MCP SDK
    * raised over a result from the server's own; read only then (a reaction on every call would cost an allocation).
@@ -160,12 +162,18 @@ function inFlightOn(client: object): CallsInFlight {
   return calls;
 }
 
-/** The call these params are being sent for, whose request has not been sent yet. */
-function callInProgress(params: unknown): CallInProgress | null {
+/** The call these params are being sent for, not over yet. */
+function callNamedBy(params: unknown): CallInProgress | null {
   if (!isRecord(params)) return null;
   const call =
     (params as { [CALL_IN_PROGRESS]?: CallInProgress })[CALL_IN_PROGRESS] ?? callsByHostParams.get(params);
-  return call !== undefined && !call.requestSent ? call : null;
+  return call !== undefined && !call.over ? call : null;
+}
+
+/** The call these params are being sent for, whose request has not been sent yet. */
+function callInProgress(params: unknown): CallInProgress | null {
+  const call = callNamedBy(params);
+  return call !== null && !call.requestSent ? call : null;
 }
 
 const ignore = (): undefined => undefined;
@@ -323,7 +331,9 @@ export class ToolCallTracer {
       const message = isRecord(args[0]) ? args[0] : undefined;
       const method = message?.['method'];
       if (message !== undefined && method === MCP_METHOD_TOOLS_CALL) {
-        const call = callInProgress(message['params']);
+        // Its request sent already: the 2.x callTool sends it again when the server refuses the Mcp-Param headers
+        // it mirrored (-32020, 2026-07-28); still the one call, answered by the request sent last.
+        const call = callNamedBy(message['params']);
         if (call === null) {
           const options = shape.requestOptions(args);
           // Task-augmented (experimental tasks API): this request only creates the task; its result comes later.
@@ -427,9 +437,15 @@ export class ToolCallTracer {
 
   /** A call not recorded (its span could not start), once: the client's request for it must not try again. */
   private sendUntraced(client: object, original: AnyFunction, args: unknown[], params: unknown): unknown {
-    const untraced: CallInProgress = { client, span: null, requestSent: false, request: undefined };
+    const untraced: CallInProgress = {
+      client,
+      span: null,
+      requestSent: false,
+      over: false,
+      request: undefined,
+    };
     if (isRecord(params)) callsByHostParams.set(params, untraced);
-    const over = () => (untraced.requestSent = true);
+    const over = () => (untraced.requestSent = untraced.over = true);
     try {
       return whenSettled(original.apply(client, args), over);
     } catch (error) {
@@ -472,7 +488,7 @@ export class ToolCallTracer {
     );
     warnIfNoTracerProvider(span, 'A tools/call');
     const spanContext = trace.setSpan(parent, span);
-    const progress: CallInProgress = { client, span, requestSent: false, request: undefined };
+    const progress: CallInProgress = { client, span, requestSent: false, over: false, request: undefined };
     const sentParams = tracedParams(params, span, spanContext, progress);
     if (sentParams === params) callsByHostParams.set(params, progress);
     return {
@@ -553,7 +569,7 @@ export class ToolCallTracer {
 
   /** Runs whatever happened before: the span always ends. */
   private finish(call: StartedCall, outcome: unknown, failed: boolean, ended: HrTime = preciseTime()) {
-    call.progress.requestSent = true;
+    call.progress.requestSent = call.progress.over = true;
     call.inFlight.delete(call);
     // The params copy names this call, and a host may keep what references it (an error's stack can reach the
     // request message): the request's promise would keep the span alive through its context.
