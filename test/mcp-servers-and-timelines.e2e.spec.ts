@@ -226,6 +226,33 @@ describe('get_trace_timeline', () => {
     await refusedAlike('get_trace_timeline', { traceId: id, span: 'SPAN' }, `traces/${id}?span=SPAN`);
   });
 
+  it('of two bad arguments, refuses the one REST refuses', async () => {
+    const id = traceId;
+    expect(
+      await refusedAlike(
+        'get_trace_timeline',
+        { traceId: id, span: 'SPAN', after: 'x' },
+        `traces/${id}?span=SPAN&after=x`,
+      ),
+    ).toBe('"after", "before" and "span" each say where the page is: give one of them');
+    expect(
+      await refusedAlike(
+        'get_trace_timeline',
+        { traceId: id, after: 'not-a-cursor', runOffset: -1 },
+        `traces/${id}?after=not-a-cursor&runOffset=-1`,
+      ),
+    ).toMatch(/^"after" must be a cursor/);
+    await refusedAlike('get_trace_timeline', { traceId: 'TRACE-1', limit: 0 }, 'traces/TRACE-1?limit=0');
+    // The bounds REST checks still in the schema, for a client to check before calling.
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === 'get_trace_timeline')?.inputSchema.properties).toMatchObject({
+      traceId: { type: 'string', pattern: '^[0-9a-f]{32}$' },
+      limit: { type: 'integer', minimum: 1, maximum: 1000 },
+      span: { type: 'string', pattern: '^[0-9a-f]{16}$' },
+      runOffset: { type: 'integer', minimum: 0, maximum: 1_000_000_000 },
+    });
+  });
+
   it('answers a trace or an item it does not have with a tool error that says what to do instead', async () => {
     const missing = 'f'.repeat(32);
     expect((await rest(`traces/${missing}`)).status).toBe(404);

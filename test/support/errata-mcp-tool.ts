@@ -35,11 +35,17 @@ export async function expectRefusedAlike(
   ]);
   expect(overRest.status, path).toBe(400);
   const { message } = (await overRest.json()) as { message: string };
-  expect(mcp.error, `${tool} ${JSON.stringify(args)}`).toEqual({
+  const refused = `${tool} ${JSON.stringify(args)}`;
+  expect(mcp.error, refused).toEqual({
     errorCategory: 'validation',
     isRetryable: true,
     code: 'INVALID_ARGUMENTS',
-    description: expect.stringContaining(message) as string,
+    description: expect.any(String) as string,
   });
+  // REST's refusal and no other (of two bad arguments, the one REST refuses wins); the SDK says where, when it refuses.
+  const reason = String(mcp.error!.description)
+    .replace(/^Input validation error: Invalid arguments for tool \S+: /, '')
+    .replace(/ at \S+(?=\. Correct the argument and retry\.$)/, '');
+  expect(reason, refused).toBe(`${message}. Correct the argument and retry.`);
   return message;
 }

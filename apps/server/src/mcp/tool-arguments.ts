@@ -35,6 +35,20 @@ export function wholeNumberArgument(name: string, min: number, max: number) {
   return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
 }
 
+/**
+ * A whole-number argument the REST parser the tool calls checks, in REST's order among the others: bounds checked by
+ * the input schema would be refused first, and of two bad arguments the wrong one named. The bounds stay in its JSON
+ * Schema, for a client to check before calling.
+ */
+export function parsedWholeNumberArgument(name: string, min: number, max: number) {
+  return z
+    .number({ error: wholeNumberRefusal(name, min, max) })
+    .meta({ type: 'integer', minimum: min, maximum: max });
+}
+
+/** A text argument of the form `pattern` that the REST parser the tool calls checks (as `parsedWholeNumberArgument`). */
+export const parsedPatternArgument = (pattern: RegExp) => z.string().meta({ pattern: pattern.source });
+
 /** An argument naming one of `choices`: the list in its JSON Schema, and one refusal in REST's words. */
 export function oneOfArgument<Choice extends string>(name: string, choices: readonly Choice[]) {
   return z.enum(choices as readonly [Choice, ...Choice[]], {

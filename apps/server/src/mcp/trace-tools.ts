@@ -2,15 +2,14 @@ import { TIMELINE_PAGE_DEFAULT, TIMELINE_PAGE_MAX, TIMELINE_RUNS_PAGE } from '@e
 import { z } from 'zod';
 import {
   parseTimelinePage,
+  parseTraceId,
   RUN_OFFSET_MAX,
   SPAN_ID,
   SPAN_ID_FORM,
-  spanIdRefusal,
   TRACE_ID,
   TRACE_ID_FORM,
-  traceIdRefusal,
 } from '../http/timeline-page-query';
-import { asQuery, strict, wholeNumberArgument } from './tool-arguments';
+import { asQuery, parsedPatternArgument, parsedWholeNumberArgument, strict } from './tool-arguments';
 import { ENVELOPE, READ_ONLY, type ToolCall, type ToolContext } from './tool-envelope';
 
 interface TimelineArgs {
@@ -36,18 +35,17 @@ export function registerTraceTools({ server, services, principal, read }: ToolCo
         'next page, page.before as before the one before (null at either end); run pages through one run ' +
         `(a runId of runs); runs lists ${TIMELINE_RUNS_PAGE} runs at most (runCount: how many), runOffset others.`,
       inputSchema: strict({
-        traceId: z
-          .string()
-          .regex(TRACE_ID, { error: (issue) => traceIdRefusal(String(issue.input)) })
-          .describe(`a trace id (${TRACE_ID_FORM}): a sample's traceId`),
-        limit: wholeNumberArgument('limit', 1, TIMELINE_PAGE_MAX)
+        traceId: parsedPatternArgument(TRACE_ID).describe(
+          `a trace id (${TRACE_ID_FORM}): a sample's traceId`,
+        ),
+        limit: parsedWholeNumberArgument('limit', 1, TIMELINE_PAGE_MAX)
           .optional()
           .describe(`items per page, 1–${TIMELINE_PAGE_MAX}, default ${TIMELINE_PAGE_DEFAULT}`),
         run: z
           .string()
           .optional()
           .describe("only this run's items (a runId of runs); page.total counts them"),
-        runOffset: wholeNumberArgument('runOffset', 0, RUN_OFFSET_MAX)
+        runOffset: parsedWholeNumberArgument('runOffset', 0, RUN_OFFSET_MAX)
           .optional()
           .describe(
             `list the runs from this position (runOffset of an answer, plus ${TIMELINE_RUNS_PAGE} for the next ` +
@@ -65,9 +63,7 @@ export function registerTraceTools({ server, services, principal, read }: ToolCo
           .describe(
             'the items just before this cursor (page.before of the page after); one of after, before, span',
           ),
-        span: z
-          .string()
-          .regex(SPAN_ID, { error: (issue) => spanIdRefusal(String(issue.input)) })
+        span: parsedPatternArgument(SPAN_ID)
           .optional()
           .describe(
             `the page holding the item with this span id (${SPAN_ID_FORM}): a sample's spanId; one of after, ` +
@@ -77,9 +73,14 @@ export function registerTraceTools({ server, services, principal, read }: ToolCo
       outputSchema: ENVELOPE,
       annotations: READ_ONLY,
     },
+    // Checked as REST checks them, in its order (the id, then the page): of two bad arguments, the same one is named.
     ({ traceId, ...page }: TimelineArgs, call: ToolCall) =>
       read(call, () =>
-        services.timelines.timeline(principal.projectId, traceId, parseTimelinePage(asQuery(page))),
+        services.timelines.timeline(
+          principal.projectId,
+          parseTraceId(traceId),
+          parseTimelinePage(asQuery(page)),
+        ),
       ),
   );
 }
