@@ -8,7 +8,8 @@ ALTER TABLE span_edge ADD COLUMN global_position bigint GENERATED ALWAYS AS IDEN
 CREATE INDEX span_edge_transaction_id_global_position_idx ON span_edge (transaction_id, global_position);
 
 -- What each call, retry, unrecovered chain, escalation, finding and subagent report of a trace adds to the
--- reports (libs/domain report-contributions.ts). Replaced whole for every trace the projector re-derives.
+-- reports (libs/domain report-contributions.ts). A trace the projector re-derives has only the rows that changed
+-- replaced (apps/server projections/contribution-changes.ts); the others stay, and stay in the rollups, as they are.
 -- kind: 'call' (part = call | retry | chain | escalation), 'finding' (part = the rule), 'report' (part = report).
 -- measures: the non-zero measures, {"calls": 1, "failures": 1, ...}.
 CREATE TABLE contribution (
@@ -37,7 +38,8 @@ CREATE INDEX contribution_project_id_start_time_idx ON contribution (project_id,
 CREATE INDEX contribution_offence_idx ON contribution (project_id, (coalesce(server, '')), tool, part, start_ns, span_id)
   WHERE kind = 'finding';
 
--- Rollup rows are updated in place by every batch that touches their bucket (old contributions out, new in). Half-full
+-- Rollup rows are updated in place by every batch that changes a contribution in their bucket (its old row out, its
+-- new one in). Half-full
 -- pages keep those updates HOT: the row stays on its page and no index entry is added, so a bucket's rows stay
 -- together and the tables do not bloat between vacuums.
 
