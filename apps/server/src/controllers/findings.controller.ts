@@ -1,12 +1,4 @@
-import {
-  BadRequestException,
-  Controller,
-  Get,
-  Param,
-  Query,
-  UseGuards,
-  UseInterceptors,
-} from '@nestjs/common';
+import { Controller, Get, Param, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import { DEFAULT_SCORECARD_TOOLS, FINDING_RULES, MAX_SCORECARD_TOOLS } from '@errata/domain';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
@@ -14,7 +6,7 @@ import { ReadAdmitted } from '../http/read-admission.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { ApiGroupPage, ApiReadKey, ApiReportFilters, ApiWindow, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
-import { DEFAULT_LIMIT, FINDING_ID, FINDING_ID_FORM, MAX_LIMIT, parsePage } from '../http/findings-page';
+import { DEFAULT_LIMIT, FINDING_ID_FORM, MAX_LIMIT, parseFindingId, parsePage } from '../http/findings-page';
 import {
   MAX_NAME_SEARCH,
   MAX_NAMES,
@@ -123,8 +115,6 @@ export class FindingsController {
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
   ) {
-    if (!FINDING_ID.test(id))
-      throw new BadRequestException(`"${id}" is not a finding id (${FINDING_ID_FORM})`);
-    return this.findings.get(principal.projectId, id, parseReportFilter(query));
+    return this.findings.get(principal.projectId, parseFindingId(id), parseReportFilter(query));
   }
 }

@@ -16,7 +16,7 @@ import type { Request } from 'express';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ReadAdmitted } from '../http/read-admission.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
-import { FINDING_ID, FINDING_ID_FORM, MAX_LIMIT, parseLimitOffset } from '../http/findings-page';
+import { MAX_LIMIT, parseFindingId, parseLimitOffset } from '../http/findings-page';
 import { ApiAdminKey, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
 import { givenText, optionalText, readJsonObject, requiredText } from '../http/json-body';
@@ -151,7 +151,7 @@ export class OwnersController {
   @ApiOk('FixDetail')
   @ApiErrors(400, 401, 403, 404)
   getFix(@CurrentPrincipal() principal: Principal, @Param('findingId') findingId: string) {
-    return this.fixes.get(principal.projectId, findingIdOf(findingId));
+    return this.fixes.get(principal.projectId, parseFindingId(findingId));
   }
 
   // A read place, as the reads': an id with no fix is looked up in the findings over the project's whole history.
@@ -165,7 +165,7 @@ export class OwnersController {
     @Param('id') id: string,
     @Req() request: Request,
   ) {
-    const findingId = findingIdOf(id);
+    const findingId = parseFindingId(id);
     // Who acknowledged is the channel (api, cli, mcp): a body naming someone would be recorded as "api" without a word.
     await readJsonObject(request, []);
     return this.fixes.acknowledge(principal.projectId, findingId, 'api');
@@ -216,9 +216,4 @@ export class OwnersController {
     await readJsonObject(request, []);
     return this.deliveries.redeliver(principal.projectId, id);
   }
-}
-
-function findingIdOf(id: string): string {
-  if (!FINDING_ID.test(id)) throw new BadRequestException(`"${id}" is not a finding id (${FINDING_ID_FORM})`);
-  return id;
 }

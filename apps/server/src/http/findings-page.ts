@@ -10,6 +10,12 @@ export const MAX_LIMIT = 500;
 export const FINDING_ID = /^[0-9a-f]{20}$/;
 export const FINDING_ID_FORM = '20 lowercase hex digits';
 
+/** A finding's id as given in an address or a tool's arguments, answering 400 when it is none. */
+export function parseFindingId(id: string): string {
+  if (!FINDING_ID.test(id)) throw new BadRequestException(`"${id}" is not a finding id (${FINDING_ID_FORM})`);
+  return id;
+}
+
 /** Parses `rule`, `limit` and `offset` of a findings list, answering 400 with what was wrong. */
 export function parsePage(rule: unknown, limit: unknown, offset: unknown): FindingsPage {
   refuseRepeated(rule, 'rule');

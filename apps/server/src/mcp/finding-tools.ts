@@ -1,6 +1,5 @@
 import { DEFAULT_SCORECARD_TOOLS, FINDING_RULES, MAX_SCORECARD_TOOLS } from '@errata/domain';
-import { z } from 'zod';
-import { FINDING_ID, FINDING_ID_FORM, parsePage } from '../http/findings-page';
+import { FINDING_ID, FINDING_ID_FORM, parseFindingId, parsePage } from '../http/findings-page';
 import { parseReportFilter, parseScorecardQuery } from '../http/report-query';
 import { AdminKeyRequired } from './tool-errors';
 import {
@@ -8,6 +7,7 @@ import {
   FILTERS,
   oneOfArgument,
   pageArguments,
+  patternArgument,
   strict,
   wholeNumberArgument,
   type Filters,
@@ -15,11 +15,10 @@ import {
 } from './tool-arguments';
 import { ENVELOPE, envelope, READ_ONLY, type ToolCall, type ToolContext } from './tool-envelope';
 
-/** A finding's id, with the pattern in the schema: a client can check it before calling. */
-const FINDING_ID_ARGUMENT = z
-  .string()
-  .regex(FINDING_ID, `a finding id is ${FINDING_ID_FORM} (list_findings gives them)`)
-  .describe(`an id from list_findings (${FINDING_ID_FORM})`);
+/** A finding's id (`parseFindingId`), with the pattern in the schema: a client can check it before calling. */
+const FINDING_ID_ARGUMENT = patternArgument(FINDING_ID).describe(
+  `an id from list_findings (${FINDING_ID_FORM})`,
+);
 
 type ScorecardArgs = Filters & GroupPageArgs & { toolLimit?: number; toolOffset?: number };
 
@@ -98,7 +97,7 @@ export function registerFindingTools({ server, services, principal, read }: Tool
       read(call, async () => {
         const { suggestedContract, samples, ...finding } = await services.findings.get(
           projectId,
-          findingId,
+          parseFindingId(findingId),
           parseReportFilter(asQuery(filters)),
         );
         return { finding: { ...finding, samples }, suggestedContract };
@@ -121,10 +120,11 @@ export function registerFindingTools({ server, services, principal, read }: Tool
       },
     },
     // A read place, as REST's POST findings/:id/acknowledge takes: an id with no fix is looked up in the findings over
-    // the project's whole history, a report as long as any. A read key is refused before it waits for one.
+    // the project's whole history, a report as long as any. A read key is refused before it waits for one, and before
+    // its finding id is looked at, as REST's guard answers 403 first.
     ({ findingId }: { findingId: string }, call: ToolCall) =>
       principal.scope === 'admin'
-        ? read(call, () => services.fixes.acknowledge(projectId, findingId, 'mcp'))
+        ? read(call, () => services.fixes.acknowledge(projectId, parseFindingId(findingId), 'mcp'))
         : envelope(() => Promise.reject(new AdminKeyRequired('acknowledge_fix needs an admin key'))),
   );
 }

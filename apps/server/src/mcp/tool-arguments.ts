@@ -26,35 +26,30 @@ export const FILTERS = {
 };
 export type Filters = { [K in keyof typeof FILTERS]?: string };
 
-/**
- * A whole-number argument from `min` to `max`: the bounds in its JSON Schema, for a client to check before calling,
- * and one refusal in REST's words (`wholeNumber`) for whichever of them it breaks.
+/*
+ * The arguments below are checked by the REST parsers each tool calls, in REST's order (a window before a page, a
+ * position given once before its form, …): checked by the input schema, which the SDK applies before the tool runs,
+ * they would be refused first, and of two bad arguments the tool would name another than REST. Their bounds, choices
+ * and patterns stay in their JSON Schema, for a client to check before calling; the schema refuses only another JSON
+ * type, in REST's words.
  */
-export function wholeNumberArgument(name: string, min: number, max: number) {
-  const error = wholeNumberRefusal(name, min, max);
-  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
-}
 
-/**
- * A whole-number argument the REST parser the tool calls checks, in REST's order among the others: bounds checked by
- * the input schema would be refused first, and of two bad arguments the wrong one named. The bounds stay in its JSON
- * Schema, for a client to check before calling.
- */
-export function parsedWholeNumberArgument(name: string, min: number, max: number) {
+/** A whole-number argument from `min` to `max` (REST's `wholeNumber`). */
+export function wholeNumberArgument(name: string, min: number, max: number) {
   return z
     .number({ error: wholeNumberRefusal(name, min, max) })
     .meta({ type: 'integer', minimum: min, maximum: max });
 }
 
-/** A text argument of the form `pattern` that the REST parser the tool calls checks (as `parsedWholeNumberArgument`). */
-export const parsedPatternArgument = (pattern: RegExp) => z.string().meta({ pattern: pattern.source });
-
-/** An argument naming one of `choices`: the list in its JSON Schema, and one refusal in REST's words. */
-export function oneOfArgument<Choice extends string>(name: string, choices: readonly Choice[]) {
-  return z.enum(choices as readonly [Choice, ...Choice[]], {
-    error: (issue) => oneOfRefusal(name, choices, issue.input),
-  });
+/** An argument naming one of `choices`. */
+export function oneOfArgument(name: string, choices: readonly string[]) {
+  return z
+    .string({ error: (issue) => oneOfRefusal(name, choices, issue.input) })
+    .meta({ enum: [...choices] });
 }
+
+/** A text argument of the form `pattern` (an id). */
+export const patternArgument = (pattern: RegExp) => z.string().meta({ pattern: pattern.source });
 
 /** A list's page, as REST's `limit` and `offset` take it (`parseLimitOffset`): `limit` of the list's `items`. */
 export const pageArguments = (items: string) => ({

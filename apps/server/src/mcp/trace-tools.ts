@@ -9,7 +9,7 @@ import {
   TRACE_ID,
   TRACE_ID_FORM,
 } from '../http/timeline-page-query';
-import { asQuery, parsedPatternArgument, parsedWholeNumberArgument, strict } from './tool-arguments';
+import { asQuery, patternArgument, strict, wholeNumberArgument } from './tool-arguments';
 import { ENVELOPE, READ_ONLY, type ToolCall, type ToolContext } from './tool-envelope';
 
 interface TimelineArgs {
@@ -35,17 +35,15 @@ export function registerTraceTools({ server, services, principal, read }: ToolCo
         'next page, page.before as before the one before (null at either end); run pages through one run ' +
         `(a runId of runs); runs lists ${TIMELINE_RUNS_PAGE} runs at most (runCount: how many), runOffset others.`,
       inputSchema: strict({
-        traceId: parsedPatternArgument(TRACE_ID).describe(
-          `a trace id (${TRACE_ID_FORM}): a sample's traceId`,
-        ),
-        limit: parsedWholeNumberArgument('limit', 1, TIMELINE_PAGE_MAX)
+        traceId: patternArgument(TRACE_ID).describe(`a trace id (${TRACE_ID_FORM}): a sample's traceId`),
+        limit: wholeNumberArgument('limit', 1, TIMELINE_PAGE_MAX)
           .optional()
           .describe(`items per page, 1–${TIMELINE_PAGE_MAX}, default ${TIMELINE_PAGE_DEFAULT}`),
         run: z
           .string()
           .optional()
           .describe("only this run's items (a runId of runs); page.total counts them"),
-        runOffset: parsedWholeNumberArgument('runOffset', 0, RUN_OFFSET_MAX)
+        runOffset: wholeNumberArgument('runOffset', 0, RUN_OFFSET_MAX)
           .optional()
           .describe(
             `list the runs from this position (runOffset of an answer, plus ${TIMELINE_RUNS_PAGE} for the next ` +
@@ -63,7 +61,7 @@ export function registerTraceTools({ server, services, principal, read }: ToolCo
           .describe(
             'the items just before this cursor (page.before of the page after); one of after, before, span',
           ),
-        span: parsedPatternArgument(SPAN_ID)
+        span: patternArgument(SPAN_ID)
           .optional()
           .describe(
             `the page holding the item with this span id (${SPAN_ID_FORM}): a sample's spanId; one of after, ` +
