@@ -237,6 +237,28 @@ describe('the Errata MCP endpoint', () => {
       await expectRefusedAlike(endpoints, tool, args, path);
   });
 
+  it('refuses an argument a tool does not take as REST refuses a query parameter, naming those it takes', async () => {
+    const overRest = (await rest('reports/escalations?groupBy=tool')) as { message: string };
+    expect(overRest.message).toBe(
+      'unknown query parameter "groupBy"; this endpoint takes from, to, server, tool, agent',
+    );
+    expect((await call('get_escalation_rates', { groupBy: 'tool' })).error).toEqual({
+      errorCategory: 'validation',
+      isRetryable: true,
+      code: 'INVALID_ARGUMENTS',
+      description:
+        'Input validation error: Invalid arguments for tool get_escalation_rates: unknown argument "groupBy"; ' +
+        'this tool takes from, to, server, tool, agent. Correct the argument and retry.',
+    });
+    const { description } = (await call('get_retry_waste', { sever: 'acme', Limit: 1 })).error as {
+      description: string;
+    };
+    // One at a time, as REST: the first of them.
+    expect(description).toContain(
+      'unknown argument "sever"; this tool takes from, to, server, tool, agent, groupBy, limit, offset. Correct',
+    );
+  });
+
   it('refuses acknowledge_fix with a read key before it looks at the finding id, as REST answers 403 first', async () => {
     const overRest = await fetch(`${server.url}/api/v1/findings/SUP-1042/acknowledge`, {
       method: 'POST',

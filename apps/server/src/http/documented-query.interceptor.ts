@@ -9,6 +9,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import type { Observable } from 'rxjs';
 import { QUERY_PARAMETERS } from './openapi';
+import { unknownParameterRefusal } from './text-parameter';
 
 /**
  * Refuses a query parameter the route does not take (`QueryParameter`): a misspelt `groupby`, `sever` or `Limit`
@@ -23,10 +24,7 @@ export class DocumentedQueryOnly implements NestInterceptor {
     const { query } = context.switchToHttp().getRequest<Request>();
     const unknown = Object.keys(query).find((name) => !taken.includes(name));
     if (unknown !== undefined) {
-      throw new BadRequestException(
-        `unknown query parameter "${unknown}"; ` +
-          (taken.length === 0 ? 'this endpoint takes none' : `this endpoint takes ${taken.join(', ')}`),
-      );
+      throw new BadRequestException(unknownParameterRefusal(unknown, taken));
     }
     return next.handle();
   }

@@ -17,6 +17,21 @@ export function refuseRepeated(value: unknown, name: string): void {
   if (Array.isArray(value)) throw new BadRequestException(`"${name}" must be given once`);
 }
 
+/**
+ * How a parameter a route does not take is refused (the first such, with those it takes): REST says it of a query
+ * parameter and an endpoint, MCP of an argument and a tool.
+ */
+export function unknownParameterRefusal(
+  unknown: string,
+  taken: readonly string[],
+  [parameter, taker]: readonly [string, string] = ['query parameter', 'endpoint'],
+): string {
+  return (
+    `unknown ${parameter} "${unknown}"; ` +
+    (taken.length === 0 ? `this ${taker} takes none` : `this ${taker} takes ${taken.join(', ')}`)
+  );
+}
+
 /** How a parameter that names none of its choices is refused: REST and MCP say the same. */
 export const oneOfRefusal = (name: string, choices: readonly string[], given: unknown) =>
   `"${name}" must be one of ${choices.join(', ')}; got ${JSON.stringify(given)}`;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_LIMIT, MAX_LIMIT, wholeNumberRefusal } from '../http/findings-page';
-import { oneOfRefusal } from '../http/text-parameter';
+import { oneOfRefusal, unknownParameterRefusal } from '../http/text-parameter';
 
 /** The report filters (DOMAIN.md §8), as every report tool takes them. */
 export const FILTERS = {
@@ -68,9 +68,16 @@ export type GroupPageArgs = { limit?: number; offset?: number };
 
 /**
  * A tool's arguments, refusing any it does not take (`additionalProperties: false` in its JSON Schema): a misspelt
- * filter would otherwise be dropped, and the answer would cover what the caller meant to leave out.
+ * filter would otherwise be dropped, and the answer would cover what the caller meant to leave out. Refused as REST
+ * refuses a query parameter its route does not take (`DocumentedQueryOnly`).
  */
-export const strict = <Shape extends z.ZodRawShape>(shape: Shape) => z.object(shape).strict();
+export const strict = <Shape extends z.ZodRawShape>(shape: Shape) =>
+  z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? unknownParameterRefusal(issue.keys[0]!, Object.keys(shape), ['argument', 'tool'])
+        : undefined,
+  });
 
 /** The query-string shape the REST parsers read: only the given arguments. */
 export const asQuery = (args: Record<string, unknown>): Record<string, unknown> =>
