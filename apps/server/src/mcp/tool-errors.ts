@@ -173,8 +173,8 @@ const MCP_ERROR_PREFIX = /^MCP error -?\d+:\s*/;
  * contract every other failure keeps.
  */
 export function sdkToolError(message: string): ToolError {
-  // One line per zod issue: a value that breaks two checks alike (an integer past the safe range and past the
-  // bound) would otherwise be told twice.
+  // One line per zod issue, each told once: zod can raise one reason twice for a value (an integer past the safe
+  // range and past a bound did, when the input schemas checked bounds; REST's parsers check them now).
   const said = message.replace(MCP_ERROR_PREFIX, '');
   const header = ISSUES_HEADER.exec(said)?.[0] ?? '';
   const reason = header + distinct(said.slice(header.length).split('\n')).join('\n');
