@@ -17,6 +17,7 @@ import {
   DEFAULT_RETRY_WINDOW_MS,
   endedBefore,
   type CallFact,
+  type RetryAnalysis,
   type RetryCategory,
   type RetryChain,
 } from './retries';
@@ -216,16 +217,18 @@ export function escalationsFromSums(rows: readonly CallSums[]): Omit<EscalationR
 
 /**
  * Attributes every escalation to the failed or misclassified call of its run that ended last at or before it,
- * within the retry window, and says whether it was avoidable.
+ * within the retry window, and says whether it was avoidable. `analysis` is `analyzeRetries` of the same calls with
+ * the same options, when the caller has it already (it does not depend on the misclassification flags).
  */
 export function attributeEscalations(
   calls: readonly EscalationCall[],
   escalations: readonly EscalationFact[],
   options: { readonly windowMs?: number } = {},
+  analysis: RetryAnalysis = analyzeRetries(calls, options),
 ): EscalationAttribution[] {
   const windowNs = BigInt(Math.max(0, Math.round(options.windowMs ?? DEFAULT_RETRY_WINDOW_MS))) * 1_000_000n;
   const ordered = [...calls].sort(compareCalls);
-  const { retries, chains } = analyzeRetries(ordered, options);
+  const { retries, chains } = analysis;
   const chainOf = new Map<string, RetryChain>();
   for (const chain of chains) for (const key of chain.calls) chainOf.set(key, chain);
   const corrected = new Set(

@@ -130,11 +130,12 @@ export function retriedCategory(call: CallFact): RetryCategory {
 export function analyzeRetries(calls: readonly CallFact[], options: RetryOptions = {}): RetryAnalysis {
   const windowNs = BigInt(Math.max(0, Math.round(options.windowMs ?? DEFAULT_RETRY_WINDOW_MS))) * 1_000_000n;
   const ordered = dedupe([...calls].sort(compareCalls));
-  const position = new Map(ordered.map((call, i) => [call.key, i]));
+  const position = new Map<string, number>();
+  for (let i = 0; i < ordered.length; i++) position.set(ordered[i]!.key, i);
 
   const retryOf = new Array<number | null>(ordered.length).fill(null);
   const via = new Array<'hint' | 'inferred'>(ordered.length).fill('inferred');
-  const groups = new Map<string, CallGroup>();
+  const groups = new CallGroups();
   ordered.forEach((call, i) => {
     if (call.retryOf !== null) {
       const target = position.get(call.retryOf);
@@ -144,9 +145,7 @@ export function analyzeRetries(calls: readonly CallFact[], options: RetryOptions
       }
     }
     // A hinted call joins its group all the same: it can be retried, and when ok it ends inference.
-    const groupKey = JSON.stringify([call.runId, call.server, call.tool]);
-    let group = groups.get(groupKey);
-    if (group === undefined) groups.set(groupKey, (group = { indexes: [], maxDurationNs: 0n }));
+    const group = groups.of(call);
     if (call.retryOf === null) retryOf[i] = inferPrevious(ordered, group, call, windowNs);
     group.indexes.push(i);
     const duration = call.endNs - call.startNs;
@@ -225,6 +224,25 @@ interface CallGroup {
   /** Indexes into the ordered calls of one run, server and tool. */
   readonly indexes: number[];
   maxDurationNs: bigint;
+}
+
+/**
+ * The groups of calls by run, server (null its own value) and tool. Nested maps, not one map keyed by a string built
+ * from the three: a long trace is derived again at every batch, and building and hashing that string for every call
+ * was the derivation's largest cost.
+ */
+class CallGroups {
+  private readonly byRun = new Map<string, Map<string | null, Map<string, CallGroup>>>();
+
+  of(call: CallFact): CallGroup {
+    let byServer = this.byRun.get(call.runId);
+    if (byServer === undefined) this.byRun.set(call.runId, (byServer = new Map()));
+    let byTool = byServer.get(call.server);
+    if (byTool === undefined) byServer.set(call.server, (byTool = new Map()));
+    let group = byTool.get(call.tool);
+    if (group === undefined) byTool.set(call.tool, (group = { indexes: [], maxDurationNs: 0n }));
+    return group;
+  }
 }
 
 /** The most recent qualifying A for B in B's group (calls before B in order), or null. */

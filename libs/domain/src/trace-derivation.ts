@@ -122,14 +122,15 @@ export function deriveTraceFacts(
     viewOf.size === 0 ? facts.delegatedRuns : delegatedToKept(facts.delegatedRuns, viewOf);
   const escalations = firstOfEachKey([...facts.escalations].sort(compareStarts));
   const reports = firstOfEachKey([...facts.reports].sort(compareStarts));
-  const { retries, chains } = analyzeRetries(calls, options);
+  const analysis = analyzeRetries(calls, options);
+  const { retries, chains } = analysis;
   const hidden = subagentHiddenFailures(calls, chains, delegatedRuns);
   // A hidden subagent failure is misclassified like any failure-as-empty call: an escalation after it is its own.
   const escalationCalls =
     hidden.size === 0
       ? calls
       : calls.map((call) => (hidden.has(call.key) ? { ...call, failureAsEmpty: true } : call));
-  const attributions = attributeEscalations(escalationCalls, escalations, options);
+  const attributions = attributeEscalations(escalationCalls, escalations, options, analysis);
 
   const retryOf = new Map(retries.map((link) => [link.key, link]));
   const caused = new Map<
@@ -314,9 +315,12 @@ function withoutSecondViews(calls: readonly FindingCall[]): {
   // Whether each call is a view, decided up its same-tool ancestors without recursion (a chain can be long); a cycle of
   // parents (ids are the producer's) is cut where the walk meets itself: that call counts as no view.
   const isView = new Map<string, boolean>();
+  // One walk's buffers, emptied for each call: most walks are one call long, and a long trace has many calls.
+  const chain: FindingCall[] = [];
+  const onChain = new Set<string>();
   for (const call of calls) {
-    const chain: FindingCall[] = [];
-    const onChain = new Set<string>();
+    chain.length = 0;
+    onChain.clear();
     let current: FindingCall | undefined = call;
     while (current !== undefined && !isView.has(current.key) && !onChain.has(current.key)) {
       chain.push(current);

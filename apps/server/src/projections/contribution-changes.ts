@@ -20,21 +20,31 @@ export function contributionChanges(
   stored: readonly StoredContribution[],
   derived: readonly ContributionRow[],
 ): ContributionChanges {
-  const storedByKey = new Map<string, StoredContribution>();
-  for (const row of stored) storedByKey.set(keyOf(row), row);
+  // By span id, then a scan of that span's few rows: a key string built and hashed for every row of both sides cost
+  // more than the comparison itself.
+  const storedBySpan = new Map<string, number[]>();
+  stored.forEach((row, i) => {
+    const rows = storedBySpan.get(row.spanId);
+    if (rows === undefined) storedBySpan.set(row.spanId, [i]);
+    else rows.push(i);
+  });
+  const matched = new Array<boolean>(stored.length).fill(false);
   const fresh: ContributionRow[] = [];
   for (const row of derived) {
-    const key = keyOf(row);
-    const was = storedByKey.get(key);
-    if (was !== undefined && sameContent(was, row)) storedByKey.delete(key);
+    const i = storedBySpan.get(row.spanId)?.find((s) => !matched[s] && sameKey(stored[s]!, row));
+    if (i !== undefined && sameContent(stored[i]!, row)) matched[i] = true;
     else fresh.push(row);
   }
   // What is left was not derived again as it is.
-  return { gone: [...storedByKey.values()], fresh };
+  return { gone: stored.filter((_, i) => !matched[i]), fresh };
 }
 
-const keyOf = (row: ContributionKey): string =>
-  `${row.projectId}:${row.traceId}:${row.spanId}:${row.kind}:${row.part}`;
+const sameKey = (a: ContributionKey, b: ContributionKey): boolean =>
+  a.projectId === b.projectId &&
+  a.traceId === b.traceId &&
+  a.spanId === b.spanId &&
+  a.kind === b.kind &&
+  a.part === b.part;
 
 /** Field by field: this runs for every row of a long trace at every batch, where building strings cost seconds. */
 function sameContent(a: StoredContribution, b: ContributionRow): boolean {

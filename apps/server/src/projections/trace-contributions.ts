@@ -300,6 +300,10 @@ function contributionRow(
 /** Only the measures a contribution adds to: most of a contribution's counts are zero. */
 function nonZero(measures: Readonly<Record<string, number | undefined>>): Record<string, number> {
   const kept: Record<string, number> = {};
-  for (const [measure, value] of Object.entries(measures)) if (value) kept[measure] = value;
+  // `for…in`, not `Object.entries`: this runs for every row of a long trace at every batch.
+  for (const measure in measures) {
+    const value = measures[measure];
+    if (value) kept[measure] = value;
+  }
   return kept;
 }
