@@ -302,6 +302,8 @@ function withoutSecondViews(calls: readonly FindingCall[]): {
   calls: FindingCall[];
   viewOf: Map<string, string>;
 } {
+  // Only a call its server recorded can be a view: a trace without one (most) needs no walk.
+  if (!calls.some((call) => call.serverSide)) return { calls: [...calls], viewOf: new Map() };
   const byKey = new Map(calls.map((call) => [call.key, call]));
   // The same server too, where both say theirs.
   const sameToolParent = (call: FindingCall): FindingCall | undefined => {
