@@ -101,10 +101,13 @@ export function resolveRuns(nodes: readonly RunNode[]): Map<string, RunRef> {
  */
 function nearestAgents(spans: ReadonlyMap<string, RunNode>): Map<string, string | null> {
   const nearest = new Map<string, string | null>();
+  // One walk's buffers, emptied for each start: a long trace has many spans, most of them one step from an answer.
+  const path: string[] = [];
+  const onPath = new Set<string>();
   for (const start of spans.keys()) {
     if (nearest.has(start)) continue;
-    const path: string[] = [];
-    const onPath = new Set<string>();
+    path.length = 0;
+    onPath.clear();
     let current: string | null = start;
     let found: string | null = null;
     while (current !== null) {
