@@ -1,14 +1,11 @@
 // The long-trace benchmark's spans: one agent session kept in ONE trace for hours (turn after turn of tool calls,
 // some failing and retried, some subagent runs reporting back, some escalations), and the baseline: the same turns,
 // each a short trace of its own, as the reports benchmark's corpus makes them.
-import { pick, int, random, hex } from '../ingest/random.mjs';
-import { agentSpan, agentTrace, instant, runCalls, spanId, toolCalls, traceId } from '../reports/corpus.mjs';
+import { int, hex } from '../ingest/random.mjs';
+import { agentTrace, agentTurn, spanId, toolCalls, traceId } from '../reports/corpus.mjs';
 
+/** The servers of the session's coordinator. */
 const SERVERS = ['github', 'slack', 'postgres-mcp'];
-const SUBAGENTS = [
-  { name: 'web-researcher', servers: ['brave-search'] },
-  { name: 'repo-explorer', servers: ['github', 'filesystem'] },
-];
 
 /**
  * A session: its trace and coordinator run (whose own span an exporter sends only once the session ends, so never
@@ -17,39 +14,6 @@ const SUBAGENTS = [
 export function longSession(startMs) {
   const run = { traceId: traceId(), spanId: spanId(), sessionId: hex(8), conversationId: hex(6) };
   return { run, clock: { ms: startMs } };
-}
-
-/** One turn of the session, in export order: the coordinator's calls, at times a subagent run, an escalation. */
-export function sessionTurn({ run, clock }) {
-  const { spans, unrecovered } = runCalls(run, SERVERS, int(3, 10), clock);
-  if (random() < 0.2) {
-    const subagent = pick(SUBAGENTS);
-    const sub = { ...run, spanId: spanId() };
-    const subStart = clock.ms;
-    const work = runCalls(sub, subagent.servers, int(2, 6), clock);
-    spans.push(...work.spans);
-    const total = int(2, 8);
-    const status = work.unrecovered ? pick(['partial', 'failed', 'complete']) : 'complete';
-    spans.push(
-      instant(sub, 'errata.subagent_report', clock.ms, {
-        'errata.subagent.status': status,
-        'errata.subagent.completed': status === 'complete' ? total : int(0, total - 1),
-        'errata.subagent.total': total,
-      }),
-    );
-    clock.ms += int(10, 200);
-    spans.push(agentSpan(sub, run.spanId, subagent.name, 'subagent', subStart, clock.ms));
-  }
-  if (unrecovered && random() < 0.3) {
-    spans.push(
-      instant(run, 'errata.escalation', clock.ms, {
-        'errata.escalation.target': pick(['human', 'user']),
-        'errata.escalation.reason': 'could not finish the task after a tool failure',
-      }),
-    );
-  }
-  clock.ms += int(10, 500);
-  return spans;
 }
 
 /**
@@ -64,7 +28,7 @@ export function spanSource(shape, startMs) {
   let buffered = [];
   let calls = 0;
   const turn = () => {
-    if (shape === 'long') return sessionTurn(session);
+    if (shape === 'long') return agentTurn(session.run, SERVERS, session.clock);
     const spans = agentTrace(clock.ms);
     clock.ms = Number(BigInt(spans.at(-1).endTimeUnixNano) / 1_000_000n) + int(10, 500);
     return spans;

@@ -192,7 +192,17 @@ export function agentTrace(startMs) {
   const coordinator = pick(COORDINATORS);
   const run = { traceId: traceId(), spanId: spanId(), sessionId: hex(8), conversationId: hex(6) };
   const clock = { ms: startMs };
-  const { spans, unrecovered } = runCalls(run, coordinator.servers, int(3, 10), clock);
+  const spans = agentTurn(run, coordinator.servers, clock);
+  spans.push(agentSpan(run, null, coordinator.name, 'coordinator', startMs, clock.ms));
+  return spans;
+}
+
+/**
+ * One turn of a coordinator run on `servers`, from `clock` on (advanced past it), in export order: its calls, at times
+ * a subagent run with its report, at times an escalation after an unrecovered failure. Not the run's own span.
+ */
+export function agentTurn(run, servers, clock) {
+  const { spans, unrecovered } = runCalls(run, servers, int(3, 10), clock);
   if (random() < 0.2) {
     const subagent = pick(SUBAGENTS);
     const sub = { ...run, spanId: spanId() };
@@ -231,7 +241,6 @@ export function agentTrace(startMs) {
     );
   }
   clock.ms += int(10, 500);
-  spans.push(agentSpan(run, null, coordinator.name, 'coordinator', startMs, clock.ms));
   return spans;
 }
 
