@@ -27,6 +27,7 @@ import { measureSize } from './long-trace/measure.mjs';
 import { spanSource } from './long-trace/session.mjs';
 import { CALLS, DATABASE_PREFIX, JSON_OUT, RUNS } from './long-trace/settings.mjs';
 import { READ_KEY } from './reports/settings.mjs';
+import { median } from './shared/median.mjs';
 
 const databases = new Set();
 
@@ -40,13 +41,6 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     void cleanup().finally(() => process.exit(130));
   });
 }
-
-const median = (values) => {
-  const sorted = values.filter((v) => v !== null).sort((a, b) => a - b);
-  if (sorted.length === 0) return null;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 /** One shape in a database and server of its own, grown through every size. */
 async function measureShape(shape) {

@@ -9,6 +9,7 @@ import { ROOT } from '../ingest/settings.mjs';
 import { exportRequest } from '../reports/corpus.mjs';
 import { getReport, postTraces } from '../reports/http.mjs';
 import { BATCH_SPANS, GROW_SPANS, PAGES, PROBES, PROJECTION_TIMEOUT_MS, STREAM } from './settings.mjs';
+import { median } from '../shared/median.mjs';
 
 const require = createRequire(import.meta.url);
 const pg = require('pg');
@@ -60,12 +61,6 @@ async function counters(client) {
   const { rows } = await client.query(COUNTERS_SQL);
   return { read: Number(rows[0].read), written: Number(rows[0].written) };
 }
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 export async function measureSize(port, database, source, calls) {
   const client = new pg.Client({ connectionString: urlFor(database) });
