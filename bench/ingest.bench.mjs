@@ -26,7 +26,9 @@ import { performance } from 'node:perf_hooks';
 import { copyChunks, copyRun, eventLines } from './ingest/copy-ceiling.mjs';
 import { ingestRun } from './ingest/ingest-run.mjs';
 import { benchDatabases, dropDatabase, withClient } from './ingest/postgres.mjs';
-import { fmt, headerLine, problems, report } from './ingest/report.mjs';
+import { headerLine, problems, report } from './ingest/report.mjs';
+import { fmt } from './shared/format.mjs';
+import { onInterrupt } from './shared/interrupt.mjs';
 import { liveServers, stopServer } from './ingest/server.mjs';
 import { COPY_RUNS, REQUESTS, RUNS, SPANS_PER_REQUEST, WARMUP_REQUESTS } from './ingest/settings.mjs';
 import { generateBodies } from './ingest/workload.mjs';
@@ -42,14 +44,7 @@ function cleanup() {
   return cleaningUp;
 }
 
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: stopping servers and dropping bench databases…`);
-    const force = setTimeout(() => process.exit(130), 30_000);
-    force.unref();
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+onInterrupt('stopping servers and dropping bench databases', cleanup, { forceExitAfterMs: 30_000 });
 
 async function main() {
   const { rows } = await withClient(null, (c) => c.query('SHOW server_version'));

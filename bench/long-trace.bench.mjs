@@ -27,6 +27,7 @@ import { measureSize } from './long-trace/measure.mjs';
 import { spanSource } from './long-trace/session.mjs';
 import { CALLS, DATABASE_PREFIX, JSON_OUT, RUNS } from './long-trace/settings.mjs';
 import { READ_KEY } from './reports/settings.mjs';
+import { onInterrupt } from './shared/interrupt.mjs';
 import { median } from './shared/median.mjs';
 
 const databases = new Set();
@@ -35,12 +36,7 @@ async function cleanup() {
   for (const server of liveServers) await stopServer(server).catch(() => {});
   for (const name of databases) await dropDatabase(name).catch(() => {});
 }
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: stopping the server and dropping the bench databases…`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+onInterrupt('stopping the server and dropping the bench databases', cleanup);
 
 /** One shape in a database and server of its own, grown through every size. */
 async function measureShape(shape) {

@@ -25,17 +25,13 @@ import { measureLag } from './reports/lag.mjs';
 import { measureLatency } from './reports/latency.mjs';
 import { loadCorpus, waitForProjection } from './reports/load.mjs';
 import { EVENTS, JSON_OUT, KEEP_DATABASE, LAG_RATE, LAG_SECONDS, READ_KEY } from './reports/settings.mjs';
+import { onInterrupt } from './shared/interrupt.mjs';
 
 async function cleanup() {
   for (const server of liveServers) await stopServer(server).catch(() => {});
   for (const name of benchDatabases) await dropDatabase(name).catch(() => {});
 }
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: stopping the server and dropping the bench database…`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+onInterrupt('stopping the server and dropping the bench database', cleanup);
 
 async function database() {
   if (KEEP_DATABASE === null) return createDatabase();

@@ -30,17 +30,15 @@
 import { mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { fmt, headerLine, report, runLine } from './sdk/report.mjs';
+import { headerLine, report, runLine } from './sdk/report.mjs';
 import { liveChildren, runChild } from './sdk/runner.mjs';
 import { PROFILE_DIR, ROUNDS, VARIANTS } from './sdk/settings.mjs';
+import { fmt } from './shared/format.mjs';
+import { onInterrupt } from './shared/interrupt.mjs';
 
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: stopping the benchmark's child processes…`);
-    for (const child of liveChildren) child.kill('SIGKILL');
-    process.exit(130);
-  });
-}
+onInterrupt("stopping the benchmark's child processes", () => {
+  for (const child of liveChildren) child.kill('SIGKILL');
+});
 
 async function main() {
   const cpuCount = cpus().length;

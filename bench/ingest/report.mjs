@@ -13,18 +13,13 @@ import {
   SPANS_PER_REQUEST,
   WARMUP_REQUESTS,
 } from './settings.mjs';
+import { fmt } from '../shared/format.mjs';
+import { median } from '../shared/median.mjs';
 
-export const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 export const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
-export const fmt = (n, digits = 0) =>
-  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /** Things that went wrong without invalidating a run; any of them makes the invocation exit 1. */
 export const problems = [];

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { intEnv } from '../shared/env.mjs';
+import { median } from '../shared/median.mjs';
 import { YIELD_EVERY } from './settings.mjs';
 import { setUpTracing } from './tracing.mjs';
 import { callParams, connectPair } from './workload.mjs';
@@ -54,7 +55,6 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 const baseline = cpuPerCall.get('uninstrumented');
 console.log(`${ROUNDS} rounds × ${CALLS} calls per client; CPU µs per call, median over the rounds`);
 for (const [label, values] of cpuPerCall) {

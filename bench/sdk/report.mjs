@@ -15,18 +15,13 @@ import {
   errataBuild,
 } from './settings.mjs';
 import { VARIANTS as DEFINITIONS } from './variants.mjs';
+import { fmt } from '../shared/format.mjs';
+import { median } from '../shared/median.mjs';
 
 export const TARGET_ADDED_US = 25;
 /** A run during which other processes used more than this share of the machine's CPU is marked as noisy. */
 export const NOISY_SHARE = 0.25;
 
-export const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-export const fmt = (n, digits = 0) =>
-  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const signed = (n, digits) => `${n < 0 ? '−' : '+'}${fmt(Math.abs(n), digits)}`;
 
 const cpuPerCall = (run) => run.cpuUs / run.calls;
@@ -122,12 +117,12 @@ export function summarize(runs, cpuCount) {
       addedMin: Math.min(...added),
       addedMax: Math.max(...added),
       addedOfMedians: median(cpu) - median(baseline.map(cpuPerCall)),
-      quietAddedMedian: quietAdded.length ? median(quietAdded) : null,
+      quietAddedMedian: median(quietAdded),
       quietRounds: quietAdded.length,
       noisyRuns: list.filter((run) => (otherShare(run, cpuCount) ?? 0) > NOISY_SHARE).length,
       maxRssMb: Math.max(...list.map((run) => run.maxRssMb)),
-      allocatedMedian: allocated.length ? median(allocated) : null,
-      allocatedAddedMedian: allocatedAdded.length ? median(allocatedAdded) : null,
+      allocatedMedian: median(allocated),
+      allocatedAddedMedian: median(allocatedAdded),
       attributes: attributes.length ? attributes[0] : null,
       attributeKeys: list[0]?.spans?.attributeKeys ?? [],
       samples: list[0]?.spans?.samples ?? null,
