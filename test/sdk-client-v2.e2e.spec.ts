@@ -19,6 +19,8 @@ import {
   StreamableHTTPClientTransport as HttpTransportV2,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioTransportV2 } from '@modelcontextprotocol/client/stdio';
+import { Client as ClientV2First } from 'mcp-client-v2.0';
+import { StdioClientTransport as StdioTransportV2First } from 'mcp-client-v2.0/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -90,76 +92,99 @@ function toolCallOf(span: ReadableSpan): Record<string, unknown> {
   return call;
 }
 
-describe('server-everything over stdio, a 1.x client and a v2 client side by side', () => {
-  let v1: StdioServer;
-  let v2: ClientV2;
-  beforeAll(async () => {
-    v1 = await connectStdio('everything', ['stdio'], {}, (client) => void instrumentMcpClient(client));
-    // Instrumented before connecting, as for 1.x: both clients then send the same request ids.
-    v2 = instrumentMcpClient(new ClientV2({ name: 'errata-sdk-test', version: '1.0.0' }));
-    await v2.connect(
-      new StdioTransportV2({
-        command: process.execPath,
-        args: [NPM_SERVER_ENTRIES.everything, 'stdio'],
-        stderr: 'ignore',
-      }),
-    );
-  });
-  afterAll(async () => {
-    await v1?.close();
-    await v2?.close();
-  });
+/**
+ * The v2 releases the stdio calls are made with: the one the other tests use, and 2.0.0 (an npm alias in
+ * devDependencies), the first the SDK's `^2.0.0` range takes. Its client is typed as the newer one's: it has the
+ * methods these tests call.
+ */
+const V2_RELEASES = [
+  { release: '2.4.0', V2Client: ClientV2, V2Stdio: StdioTransportV2 },
+  {
+    release: '2.0.0',
+    V2Client: ClientV2First as unknown as typeof ClientV2,
+    V2Stdio: StdioTransportV2First as unknown as typeof StdioTransportV2,
+  },
+];
 
-  it('success: the same span, with the request id, protocol version and server', async () => {
-    const [first, second] = await spansOfBoth(v1.client, v2, { name: 'echo', arguments: { message: 'hi' } });
-    expectSameSpan(first, second);
-    expect(second.attributes).toMatchObject({
-      'jsonrpc.request.id': expect.stringMatching(/^\d+$/),
-      'mcp.protocol.version': '2025-11-25',
-      'errata.server.name': 'mcp-servers/everything',
-      'network.transport': 'pipe',
-      'errata.result.is_error': false,
+describe.each(V2_RELEASES)(
+  'server-everything over stdio, a 1.x client and a v2 $release client side by side',
+  ({ V2Client, V2Stdio }) => {
+    let v1: StdioServer;
+    let v2: ClientV2;
+    beforeAll(async () => {
+      v1 = await connectStdio('everything', ['stdio'], {}, (client) => void instrumentMcpClient(client));
+      // Instrumented before connecting, as for 1.x: both clients then send the same request ids.
+      v2 = instrumentMcpClient(new V2Client({ name: 'errata-sdk-test', version: '1.0.0' }));
+      await v2.connect(
+        new V2Stdio({
+          command: process.execPath,
+          args: [NPM_SERVER_ENTRIES.everything, 'stdio'],
+          stderr: 'ignore',
+        }),
+      );
     });
-  });
-
-  it('tool error: get-sum with a string where a number belongs', async () => {
-    const [first, second] = await spansOfBoth(v1.client, v2, {
-      name: 'get-sum',
-      arguments: { a: 'one', b: 2 },
+    afterAll(async () => {
+      await v1?.close();
+      await v2?.close();
     });
-    expectSameSpan(first, second);
-    expect(second.attributes).toMatchObject({ 'error.type': 'tool_error', 'errata.result.is_error': true });
-  });
 
-  it('protocol error: arguments that are not an object, answered with JSON-RPC -32603 (a ProtocolError in v2)', async () => {
-    const [first, second] = await spansOfBoth(v1.client, v2, { name: 'echo', arguments: 'not an object' });
-    expectSameSpan(first, second);
-    expect(second.attributes).toMatchObject({ 'error.type': '-32603', 'rpc.response.status_code': '-32603' });
-    expect(toolCallOf(second)['outcome']).toBe('protocol_error');
-  });
+    it('success: the same span, with the request id, protocol version and server', async () => {
+      const [first, second] = await spansOfBoth(v1.client, v2, {
+        name: 'echo',
+        arguments: { message: 'hi' },
+      });
+      expectSameSpan(first, second);
+      expect(second.attributes).toMatchObject({
+        'jsonrpc.request.id': expect.stringMatching(/^\d+$/),
+        'mcp.protocol.version': '2025-11-25',
+        'errata.server.name': 'mcp-servers/everything',
+        'network.transport': 'pipe',
+        'errata.result.is_error': false,
+      });
+    });
 
-  it("timeout: the client's own (an SdkError REQUEST_TIMEOUT in v2, -32001 in 1.x)", async () => {
-    const params = { name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } };
-    const [first, second] = await spansOfBoth(v1.client, v2, params, { timeout: 200 });
-    expect(second.attributes).toEqual(first.attributes);
-    expect(second.attributes['error.type']).toBe('timeout');
-  });
+    it('tool error: get-sum with a string where a number belongs', async () => {
+      const [first, second] = await spansOfBoth(v1.client, v2, {
+        name: 'get-sum',
+        arguments: { a: 'one', b: 2 },
+      });
+      expectSameSpan(first, second);
+      expect(second.attributes).toMatchObject({ 'error.type': 'tool_error', 'errata.result.is_error': true });
+    });
 
-  it("cancelled by the host's signal, given in v2's callTool(params, options): AbortError as for 1.x", async () => {
-    const params = { name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } };
-    const abortedSoon = () => {
-      const controller = new AbortController();
-      setTimeout(() => controller.abort(), 100);
-      return controller.signal;
-    };
-    const { span: first } = await spanOf(() =>
-      v1.client.callTool(params, undefined, { signal: abortedSoon() }),
-    );
-    const { span: second } = await spanOf(() => v2.callTool(params, { signal: abortedSoon() }));
-    expectSameSpan(first, second);
-    expect(second.attributes['error.type']).toBe('AbortError');
-  });
-});
+    it('protocol error: arguments that are not an object, answered with JSON-RPC -32603 (a ProtocolError in v2)', async () => {
+      const [first, second] = await spansOfBoth(v1.client, v2, { name: 'echo', arguments: 'not an object' });
+      expectSameSpan(first, second);
+      expect(second.attributes).toMatchObject({
+        'error.type': '-32603',
+        'rpc.response.status_code': '-32603',
+      });
+      expect(toolCallOf(second)['outcome']).toBe('protocol_error');
+    });
+
+    it("timeout: the client's own (an SdkError REQUEST_TIMEOUT in v2, -32001 in 1.x)", async () => {
+      const params = { name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } };
+      const [first, second] = await spansOfBoth(v1.client, v2, params, { timeout: 200 });
+      expect(second.attributes).toEqual(first.attributes);
+      expect(second.attributes['error.type']).toBe('timeout');
+    });
+
+    it("cancelled by the host's signal, given in v2's callTool(params, options): AbortError as for 1.x", async () => {
+      const params = { name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } };
+      const abortedSoon = () => {
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), 100);
+        return controller.signal;
+      };
+      const { span: first } = await spanOf(() =>
+        v1.client.callTool(params, undefined, { signal: abortedSoon() }),
+      );
+      const { span: second } = await spanOf(() => v2.callTool(params, { signal: abortedSoon() }));
+      expectSameSpan(first, second);
+      expect(second.attributes['error.type']).toBe('AbortError');
+    });
+  },
+);
 
 describe('a closed connection', () => {
   it('the server process dies during a call: an SdkError CONNECTION_CLOSED in v2, the transport error -32000 as for 1.x', async () => {
