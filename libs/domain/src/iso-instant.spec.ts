@@ -42,6 +42,22 @@ describe('parseIsoInstant', () => {
     );
   });
 
+  it('takes an offset in hours alone, as ISO 8601 allows, and refuses one the clock does not have', () => {
+    expect(parseIsoInstant('2026-11-30T10:00:00+05')).toEqual(new Date(Date.UTC(2026, 10, 30, 5)));
+    expect(parseIsoInstant('2026-11-30T10:00-03')).toEqual(new Date(Date.UTC(2026, 10, 30, 13)));
+    expect(parseIsoInstant('2026-11-30T10:00:00.5+00')).toEqual(
+      new Date(Date.UTC(2026, 10, 30, 10, 0, 0, 500)),
+    );
+    for (const value of [
+      '2026-11-30T10:00:00+25',
+      '2026-11-30T10:00:00+5',
+      '2026-11-30T10:00:00+05:75',
+      '2026-11-30+05',
+    ]) {
+      expect(parseIsoInstant(value), value).toBeNull();
+    }
+  });
+
   it('reads a date-time without an offset as UTC, like a date alone, whatever the local time zone', () => {
     expect(parseIsoInstant('2026-12-01T08:30')).toEqual(new Date(Date.UTC(2026, 11, 1, 8, 30)));
     expect(parseIsoInstant('2026-12-01T08:30:15.5')).toEqual(new Date(Date.UTC(2026, 11, 1, 8, 30, 15, 500)));
@@ -56,6 +72,7 @@ describe('parseQueryInstant', () => {
     expect(parseQueryInstant('2026-11-30T10:00 0530')).toEqual(instant);
     expect(parseQueryInstant('2026-11-30T10:00:00+05:30')).toEqual(instant);
     expect(parseQueryInstant('2026-11-30T10:00:00.250 05:30')).toEqual(new Date(instant.getTime() + 250));
+    expect(parseQueryInstant('2026-11-30T09:30 05')).toEqual(instant);
   });
 
   it('takes a space nowhere else', () => {

@@ -43,7 +43,7 @@ const textParameter = (name: string, description: string, required = false) =>
 export function ApiWindow(options: { readonly fromRequired?: boolean } = {}): MethodDecorator {
   // No `format: date-time`: a date alone (UTC midnight) and a date-time without an offset (UTC) are taken too.
   const instant =
-    'ISO-8601: a date (2026-11-30) or a date-time (2026-11-30T12:00:00Z, 2026-11-30T17:30:00+05:30), UTC without an offset, to the millisecond at most; an offset’s `+` may be left unescaped, though a query string reads it as a space';
+    'ISO-8601: a date (2026-11-30) or a date-time (2026-11-30T12:00:00Z, 2026-11-30T17:30:00+05:30), UTC without an offset (which may be in hours alone, +05), to the millisecond at most; an offset’s `+` may be left unescaped, though a query string reads it as a space';
   const series = options.fromRequired === true;
   return applyDecorators(
     textParameter(
