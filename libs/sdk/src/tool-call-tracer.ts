@@ -6,8 +6,6 @@
 import {
   context,
   diag,
-  isSpanContextValid,
-  propagation,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -17,9 +15,9 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { argsFingerprint, isRecord, storedText } from '@errata/domain';
-import { connectionAttributes, connectionKey, rememberProtocolVersion } from './mcp-connection';
+import { CallsInFlight, contextOfServerRequest, inFlightOn, type InFlightCall } from './calls-in-flight';
+import { connectionAttributes, rememberProtocolVersion } from './mcp-connection';
 import { MCP_SDK_V1, type McpClientShape } from './mcp-client-shape';
 import {
   ATTR_ERRATA_ARGS_HASH,
@@ -46,6 +44,7 @@ import { safeDiag } from './safe-diag';
 import { preciseTime } from './precise-time';
 import { warnIfNoTracerProvider } from './tracer';
 import { clientCaptureConfig, textLimitBytes } from './capture-config';
+import { copyOf, tracedParams } from './traced-params';
 import type { ToolCallCaptureConfig } from './types';
 
 // Spans start and end on the high-resolution clock (`preciseTime()`). OpenTelemetry JS would stamp the start with
@@ -84,83 +83,6 @@ interface CallInProgress {
 const CALL_IN_PROGRESS = Symbol('@errata/sdk tools/call in progress');
 /** Calls sent with the host's own params object (uninstrumented ones), which is never written to. */
 const callsByHostParams = new WeakMap<object, CallInProgress>();
-
-/**
- * The recorded calls of one connection not ended yet, oldest first, for the requests its server sends meanwhile: a
- * list linked through the calls themselves. A Set allocated a new table each time its only entry was deleted, that
- * is on every call.
- */
-class CallsInFlight {
-  size = 0;
-  private first: StartedCall | null = null;
-  private last: StartedCall | null = null;
-
-  add(call: StartedCall): void {
-    if (call.inFlightList !== null) return;
-    call.inFlightList = this;
-    call.previousInFlight = this.last;
-    call.nextInFlight = null;
-    if (this.last === null) this.first = call;
-    else this.last.nextInFlight = call;
-    this.last = call;
-    this.size++;
-  }
-
-  delete(call: StartedCall): void {
-    if (call.inFlightList !== this) return;
-    const { previousInFlight: previous, nextInFlight: next } = call;
-    if (previous === null) this.first = next;
-    else previous.nextInFlight = next;
-    if (next === null) this.last = previous;
-    else next.previousInFlight = previous;
-    call.inFlightList = null;
-    call.previousInFlight = null;
-    call.nextInFlight = null;
-    this.size--;
-  }
-
-  *[Symbol.iterator](): IterableIterator<StartedCall> {
-    for (let call = this.first; call !== null; call = call.nextInFlight) yield call;
-  }
-}
-
-/** The calls in flight of each connection (`connectionKey`). */
-const callsInFlight = new WeakMap<object, CallsInFlight>();
-
-/**
- * The context to handle a request from the server in (sampling, elicitation, roots): that of the client's call it
- * comes in the middle of. Over stdio the SDK hands it over in the context `connect()` ran in, so a tool call or an
- * escalation made by the handler would belong to no run, or to the run that connected. A request whose
- * `_meta.traceparent` (a server that passes the trace context on) names a call's trace: the call it names, else the
- * only call of that trace, else, when the calls of that trace were made in one context (their run), that context.
- * Otherwise the only call in flight. Anything else is unknowable, and the context is left as it is.
- */
-function contextOfServerRequest(client: object, request: unknown): Context | undefined {
-  const calls = callsInFlight.get(connectionKey(client));
-  if (calls === undefined || calls.size === 0) return undefined;
-  const params = isRecord(request) ? request['params'] : undefined;
-  const meta = isRecord(params) ? params['_meta'] : undefined;
-  const traceparent = isRecord(meta) ? meta['traceparent'] : undefined;
-  if (typeof traceparent === 'string') {
-    const [, traceId, spanId] = traceparent.split('-');
-    const ofTrace = [...calls].filter((call) => call.span.spanContext().traceId === traceId);
-    const named = ofTrace.find((call) => call.span.spanContext().spanId === spanId);
-    if (named !== undefined) return named.context;
-    if (ofTrace.length === 1) return ofTrace[0]?.context;
-    if (ofTrace.length > 1) {
-      const parents = new Set(ofTrace.map((call) => trace.getSpanContext(call.parent)?.spanId));
-      return parents.size === 1 ? ofTrace[0]?.parent : undefined;
-    }
-  }
-  return calls.size === 1 ? [...calls][0]?.context : undefined;
-}
-
-function inFlightOn(client: object): CallsInFlight {
-  const key = connectionKey(client);
-  let calls = callsInFlight.get(key);
-  if (calls === undefined) callsInFlight.set(key, (calls = new CallsInFlight()));
-  return calls;
-}
 
 /** The call these params are being sent for, not over yet. */
 function callNamedBy(params: unknown): CallInProgress | null {
@@ -210,14 +132,10 @@ function isResumption(client: object, options: unknown): boolean {
 const sendsThroughErrata = (client: object): boolean =>
   isErrataWrapper((client as Record<string, unknown>)['request']);
 
-interface StartedCall {
+interface StartedCall extends InFlightCall {
   readonly progress: CallInProgress;
   /** The capture settings of the call's client, read once when it starts. */
   readonly config: ToolCallCaptureConfig;
-  readonly span: Span;
-  /** The context the call was made in, and the call's own (the first with its span). */
-  readonly parent: Context;
-  readonly context: Context;
   readonly params: Record<string, unknown>;
   readonly toolName: string;
   readonly attempt: number | null;
@@ -225,21 +143,7 @@ interface StartedCall {
   readonly signal: AbortSignal | undefined;
   /** The calls in flight on the call's connection, this one among them until it ends. */
   readonly inFlight: CallsInFlight;
-  /** Its place in `inFlight` (CallsInFlight's own): the list it is in, and its neighbours there. */
-  inFlightList: CallsInFlight | null;
-  previousInFlight: StartedCall | null;
-  nextInFlight: StartedCall | null;
 }
-
-/** What NodeTracerProvider.register() installs, for when no host registered a propagator. */
-const fallbackPropagator = new CompositePropagator({
-  propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
-});
-const carrierSetter = {
-  set(carrier: Record<string, unknown>, key: string, value: string) {
-    carrier[key] = value;
-  },
-};
 
 /** Where a failure inside the instrumentation goes: to `diag`, never to the host. */
 function reportFailure(what: string, error: unknown): void {
@@ -489,8 +393,10 @@ export class ToolCallTracer {
     warnIfNoTracerProvider(span, 'A tools/call');
     const spanContext = trace.setSpan(parent, span);
     const progress: CallInProgress = { client, span, requestSent: false, over: false, request: undefined };
-    const sentParams = tracedParams(params, span, spanContext, progress);
+    const sentParams = tracedParams(params, span, spanContext);
+    // The copy names the call it is sent for; the host's own object is never written to.
     if (sentParams === params) callsByHostParams.set(params, progress);
+    else (sentParams as { [CALL_IN_PROGRESS]?: CallInProgress })[CALL_IN_PROGRESS] = progress;
     return {
       progress,
       config,
@@ -587,44 +493,4 @@ export class ToolCallTracer {
       reportFailure('ending a tools/call span', error);
     }
   }
-}
-
-/**
- * A copy of the params whose `_meta` carries the span's W3C trace context (and whatever the host's propagator
- * adds, such as baggage), merged with the `_meta` already there: the SDK keeps `progressToken` and task keys in it.
- * The copy also names the call it is sent for (CALL_IN_PROGRESS). Without a valid span, or with a `_meta` that is
- * not an object: the params themselves.
- */
-function tracedParams(
-  params: Record<string, unknown>,
-  span: Span,
-  spanContext: Context,
-  call: CallInProgress,
-): Record<string, unknown> {
-  if (!isSpanContextValid(span.spanContext())) return params;
-  const existing = params['_meta'];
-  // A `_meta` that is not an object is the host's to send as it is: the server's answer to it is theirs to get.
-  if (existing !== undefined && !isRecord(existing)) return params;
-  const meta = existing === undefined ? {} : copyOf(existing);
-  // A tracestate goes with the traceparent it came with; the one written here replaces the host's.
-  if ('tracestate' in meta && span.spanContext().traceState === undefined) delete meta['tracestate'];
-  const before = meta['traceparent'];
-  propagation.inject(spanContext, meta, carrierSetter);
-  // The host's propagator (W3C by default in the OpenTelemetry SDK) usually wrote this span's traceparent already;
-  // without one (Errata registers none, so as not to take the host's place), the fallback writes it.
-  if (meta['traceparent'] === before) fallbackPropagator.inject(spanContext, meta, carrierSetter);
-  const sent = copyOf(params);
-  sent['_meta'] = meta;
-  (sent as { [CALL_IN_PROGRESS]?: CallInProgress })[CALL_IN_PROGRESS] = call;
-  return sent;
-}
-
-/**
- * A shallow copy, as `{ ...record }` makes, to add keys to. Not `{ ...record, key: value }`: on Node 20 a spread
- * followed by more keys takes V8's slow path, about 1.5 µs per object against 0.25 µs for this, on every call.
- * An own `__proto__` key (params parsed from JSON can have one) would set the copy's prototype under
- * Object.assign, and so be lost in sending: such a record is spread.
- */
-function copyOf(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.hasOwn(record, '__proto__') ? { ...record } : Object.assign({}, record);
 }
