@@ -47,12 +47,28 @@ function serializeObject(value: object): string | undefined {
     return JSON.stringify(value);
   const record = value as Record<string, unknown>;
   let out = '{';
-  for (const key of Object.keys(record).sort()) {
+  for (const key of sortedKeys(record)) {
     const serialized = serialize(record[key]);
     if (serialized === undefined) continue;
     out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${serialized}`;
   }
   return `${out}}`;
+}
+
+/**
+ * The object's keys in UTF-16 code-unit order, as `Array.prototype.sort` orders them. Arguments have a few keys, and
+ * `sort` allocates a work copy even for those: they are sorted in place, by insertion, up to a dozen.
+ */
+function sortedKeys(record: object): string[] {
+  const keys = Object.keys(record);
+  if (keys.length > 12) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    for (; j >= 0 && keys[j]! > key; j--) keys[j + 1] = keys[j]!;
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 export interface ArgsFingerprint {

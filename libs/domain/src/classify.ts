@@ -14,6 +14,7 @@ import {
   declaredRetryable,
   firstDeclared,
   humanStrings,
+  firstInMetadata,
   metadataObjects,
   resultPayloads,
   type Payload,
@@ -512,26 +513,28 @@ function messageStrings(payload: Payload): string[] {
  * subagent whose own calls failed) needs the run and is left to projections.
  */
 export function failureAsEmptyEvidence(payloads: readonly Payload[]): string | null {
+  // Read in place, without listing objects or texts: this runs on every successful call in the SDK.
   for (const payload of payloads) {
-    for (const object of metadataObjects(payload.json)) {
-      const signal = failureSignal(object);
-      if (signal !== null) return signal;
-    }
+    const signal = firstInMetadata(payload.json, failureSignal);
+    if (signal !== null) return signal;
   }
-  // messageStrings' texts in its order, read in place: this runs on every successful call in the SDK.
+  // messageStrings' texts in its order.
   for (const payload of payloads) {
-    if (payload.json === undefined) {
-      const rule = failureTextRule(payload.raw);
-      if (rule !== null) return rule;
-      continue;
-    }
-    for (const object of metadataObjects(payload.json)) {
-      for (const key of MESSAGE_KEYS) {
-        const value = object[key];
-        const rule = typeof value === 'string' ? failureTextRule(value) : null;
-        if (rule !== null) return rule;
-      }
-    }
+    const rule =
+      payload.json === undefined
+        ? failureTextRule(payload.raw)
+        : firstInMetadata(payload.json, messageFailureRule);
+    if (rule !== null) return rule;
+  }
+  return null;
+}
+
+/** The failure text rule a message of the object (MESSAGE_KEYS, in order) matches first. */
+function messageFailureRule(object: Record<string, unknown>): string | null {
+  for (const key of MESSAGE_KEYS) {
+    const value = object[key];
+    const rule = typeof value === 'string' ? failureTextRule(value) : null;
+    if (rule !== null) return rule;
   }
   return null;
 }

@@ -35,17 +35,28 @@ export function resultPayloads(structured: string | null, text: string | null): 
 /** Objects that may carry declared metadata, most specific container last. */
 export function metadataObjects(json: unknown): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  collectMetadataObjects(json, 2, out);
+  firstInMetadata(json, (object) => void out.push(object));
   return out;
 }
 
-function collectMetadataObjects(value: unknown, depth: number, out: Record<string, unknown>[]): void {
-  if (!isRecord(value)) return;
-  out.push(value);
-  if (depth === 0) return;
-  collectMetadataObjects(value['error'], depth - 1, out);
-  collectMetadataObjects(value['_meta'], depth - 1, out);
-  collectMetadataObjects(value['structuredContent'], depth - 1, out);
+/**
+ * What `read` finds first in the objects that may carry declared metadata (`metadataObjects`, in its order), without
+ * listing them: the SDK looks for failure signals this way on every successful call.
+ */
+export function firstInMetadata<T>(
+  json: unknown,
+  read: (object: Record<string, unknown>) => T | null | undefined,
+  depth = 2,
+): T | null {
+  if (!isRecord(json)) return null;
+  const found = read(json);
+  if (found !== null && found !== undefined) return found;
+  if (depth === 0) return null;
+  return (
+    firstInMetadata(json['error'], read, depth - 1) ??
+    firstInMetadata(json['_meta'], read, depth - 1) ??
+    firstInMetadata(json['structuredContent'], read, depth - 1)
+  );
 }
 
 const SLASH = 0x2f;
@@ -168,21 +179,31 @@ export function declaredHttpStatuses(payload: Payload): number[] {
   return values.map((v) => toInt(v)).filter((n): n is number => n !== null && n >= 100 && n <= 599);
 }
 
+/** The first delay, key order first, then object order; the objects' values are read in place (per failed call). */
 export function declaredRetryAfterMs(payload: Payload): number | null {
-  const objects = payload.json === undefined ? [] : metadataObjects(payload.json);
+  const objects = payload.json === undefined ? null : metadataObjects(payload.json);
   for (const [key, factor] of RETRY_AFTER_KEYS) {
-    const values =
-      payload.json === undefined
-        ? scanValues(payload.raw, [key], '(\\d+(?:\\.\\d+)?)')
-        : valuesOf(objects, [key]);
-    for (const value of values) {
-      const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
-      const ms = Math.round(n * factor);
-      // Sent and stored as an integer: a value past that range says nothing a retry could wait for.
-      if (n >= 0 && Number.isSafeInteger(ms)) return ms;
+    if (objects === null) {
+      for (const value of scanValues(payload.raw, [key], '(\\d+(?:\\.\\d+)?)')) {
+        const ms = delayMs(value, factor);
+        if (ms !== null) return ms;
+      }
+      continue;
+    }
+    for (const object of objects) {
+      const ms = delayMs(lookup(object, key), factor);
+      if (ms !== null) return ms;
     }
   }
   return null;
+}
+
+/** A declared delay in milliseconds (`factor` per unit of its key), or null for what is none. */
+function delayMs(value: unknown, factor: number): number | null {
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
+  const ms = Math.round(n * factor);
+  // Sent and stored as an integer: a value past that range says nothing a retry could wait for.
+  return n >= 0 && Number.isSafeInteger(ms) ? ms : null;
 }
 
 /** Every string value of a JSON payload (keys excluded), or the raw text when it is not JSON. */
