@@ -6,7 +6,13 @@
  * The message leaves the process as every text does: redacted, cut to the text limit.
  */
 import type { Attributes } from '@opentelemetry/api';
-import { isRecord, JSONRPC_CONNECTION_CLOSED, JSONRPC_REQUEST_TIMEOUT, storedText } from '@errata/domain';
+import {
+  isRecord,
+  JSONRPC_CONNECTION_CLOSED,
+  JSONRPC_REQUEST_TIMEOUT,
+  MAX_NAME_BYTES,
+  storedText,
+} from '@errata/domain';
 import { ATTR_ERROR_TYPE, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_RPC_RESPONSE_STATUS_CODE } from './semconv';
 
 export interface ToolErrorAttributes {
@@ -76,6 +82,12 @@ function exceptionType(error: Record<string, unknown>): string {
   return (name === 'Error' ? errorClassName(error) : null) ?? name ?? '_OTHER';
 }
 
+/**
+ * A code or name the host's code chose, as Errata stores a name: redacted and cut to MAX_NAME_BYTES. It leaves the
+ * process as `error.type`, and nothing bounds what a library puts there.
+ */
+const hostName = (value: string): string => storedText(value, MAX_NAME_BYTES) ?? '_OTHER';
+
 function messageOf(error: unknown): string {
   if (isRecord(error) && typeof error['message'] === 'string') return error['message'];
   return String(error);
@@ -98,7 +110,7 @@ export interface ToolErrorOptions {
 /** A cancelled call is named by its signal's reason (`AbortError`, `TimeoutError` for `AbortSignal.timeout`). */
 function cancellationType(reason: unknown): string {
   const name = isRecord(reason) ? reason['name'] : undefined;
-  return typeof name === 'string' && name !== '' && name !== 'Error' ? name : 'AbortError';
+  return typeof name === 'string' && name !== '' && name !== 'Error' ? hostName(name) : 'AbortError';
 }
 
 /** An HTTP transport's error: named by its class; not the status as error.type, which would read as a JSON-RPC code. */
@@ -157,6 +169,6 @@ export function toolErrorAttributes(error: unknown, options: ToolErrorOptions): 
   if (httpError !== undefined && code !== null) {
     return { attributes: httpErrorAttributes(httpError.type, code), message: stored(message) };
   }
-  const type = isRecord(error) ? exceptionType(error) : '_OTHER';
+  const type = isRecord(error) ? hostName(exceptionType(error)) : '_OTHER';
   return { attributes: { [ATTR_ERROR_TYPE]: type }, message: stored(message) };
 }
