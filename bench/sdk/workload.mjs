@@ -43,6 +43,22 @@ const mirrored = (payload) => ({
   structuredContent: payload,
 });
 
+/** `lookup_order`'s result: one order, or seed 000's transient error for ids #9xxxx (a shard that times out). */
+export const lookupResult = (orderId) =>
+  orderId.startsWith('#9')
+    ? { isError: true, content: [{ type: 'text', text: JSON.stringify(TIMEOUT_ERROR) }] }
+    : mirrored(order(orderId));
+
+/** `search_orders`'s result: a page of up to three of the customer's orders. */
+export function searchResult({ customerId, status, limit }) {
+  const base = Number(customerId.slice(4));
+  const orders = Array.from({ length: Math.min(limit, 3) }, (_, i) => {
+    const { orderId, total } = order(`#${10000 + ((base + i * 31) % 80000)}`);
+    return { orderId, status, total };
+  });
+  return mirrored({ orders, total: orders.length, nextCursor: null });
+}
+
 /**
  * The server: `lookup_order` (one order; ids #9xxxx live on a shard whose database times out, answered with the
  * seed's transient error) and `search_orders` (a page of three orders). Successful results are structuredContent
@@ -71,10 +87,7 @@ function createServer() {
       inputSchema: { orderId: z.string().regex(/^#\d{5}$/) },
       outputSchema: orderShape,
     },
-    async ({ orderId }) =>
-      orderId.startsWith('#9')
-        ? { isError: true, content: [{ type: 'text', text: JSON.stringify(TIMEOUT_ERROR) }] }
-        : mirrored(order(orderId)),
+    async ({ orderId }) => lookupResult(orderId),
   );
   server.registerTool(
     'search_orders',
@@ -91,14 +104,7 @@ function createServer() {
         nextCursor: z.string().nullable(),
       },
     },
-    async ({ customerId, status, limit }) => {
-      const base = Number(customerId.slice(4));
-      const orders = Array.from({ length: Math.min(limit, 3) }, (_, i) => {
-        const { orderId, total } = order(`#${10000 + ((base + i * 31) % 80000)}`);
-        return { orderId, status, total };
-      });
-      return mirrored({ orders, total: orders.length, nextCursor: null });
-    },
+    async (args) => searchResult(args),
   );
   return server;
 }
