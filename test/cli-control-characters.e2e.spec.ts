@@ -90,6 +90,7 @@ describe('the CLI prints stored names with their control characters escaped', ()
       owners: await cli('owners', 'list', '--project', project),
       fixes: await cli('fixes', 'list', '--project', project),
       acknowledged: await cli('fixes', 'acknowledge', '--project', project, '--finding', FINDING),
+      acknowledgedAgain: await cli('fixes', 'acknowledge', '--project', project, '--finding', FINDING),
       keys: await cli('keys', 'list', '--project', project),
       projects: await cli('projects', 'list'),
     };
@@ -108,6 +109,12 @@ describe('the CLI prints stored names with their control characters escaped', ()
     expect(runs.acknowledged.stdout).toBe(
       `acknowledged the fix for ${FINDING} (untyped-error on ${server}/${tool})\n`,
     );
+    // Once is enough: the second says who acknowledged it and when, and records nothing
+    const again = runs.acknowledgedAgain.stdout;
+    expect(again.split(', by cli at ')[0]).toBe(
+      `the fix for ${FINDING} (untyped-error on ${server}/${tool}) was acknowledged already`,
+    );
+    expect(again).toMatch(/, by cli at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z: nothing recorded\n$/);
     expect(runs.added.stdout).toContain(`of server "${server}"`);
     expect(runs.keys.stdout).toContain('lab\\u001b]0;T\\u0007el');
     expect(runs.projects.stdout).toContain('p\\u001b[2Jroject\n');

@@ -818,6 +818,10 @@ describe('fix lifecycle from traffic', () => {
     });
     const acknowledged = await api('POST', `findings/${findingId}/acknowledge`);
     expect(acknowledged.body).toMatchObject({ state: 'acknowledged', acknowledgedBy: 'api' });
+    // Said again (a retried request, a second click): the same fix, the first acknowledgement's time; one event (below)
+    const again = await api('POST', `findings/${findingId}/acknowledge`);
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(acknowledged.body);
 
     await traffic('orders-e', '1.1.0', 4); // below ERRATA_FIX_MIN_CALLS: not yet
     expect((await fixes.runOnce()).filter((e) => e.data.findingId === findingId)).toEqual([]);

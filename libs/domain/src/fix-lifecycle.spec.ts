@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   compareVersions,
+  decideAcknowledgement,
   decideFromTraffic,
   decideOnDelivery,
   evolveFix,
@@ -140,6 +141,43 @@ describe('fix lifecycle', () => {
         data: { version: '1.3.0', offences: 4 },
       });
     }
+  });
+
+  describe('when the owner acknowledges the fix', () => {
+    const acknowledgement = { by: 'api', at: '2026-11-30T11:00:00.000Z' };
+    const acknowledged: FixEvent = { type: 'FixAcknowledged', data: { findingId: 'f1', by: 'cli', at: AT } };
+    const delivered: FixEvent = { type: 'FixDelivered', data: { findingId: 'f1', ownerId: 'o1', at: AT } };
+
+    it('given suggested or delivered, then FixAcknowledged with who and when', () => {
+      for (const fix of [given(suggested), given(suggested, delivered)]) {
+        expect(decideAcknowledgement(fix, acknowledgement)).toEqual({
+          type: 'FixAcknowledged',
+          data: { findingId: 'f1', ...acknowledgement },
+        });
+      }
+    });
+
+    it('given acknowledged already, verified since or not, then nothing: the first acknowledgement stands', () => {
+      const verified: FixEvent = {
+        type: 'FixVerified',
+        data: { findingId: 'f1', version: '1.3.0', calls: 20, at: AT },
+      };
+      expect(decideAcknowledgement(given(suggested, delivered, acknowledged), acknowledgement)).toBeNull();
+      expect(decideAcknowledgement(given(suggested, acknowledged, verified), acknowledgement)).toBeNull();
+    });
+
+    it('given acknowledged, then regressed, then FixAcknowledged again: the regression re-opened the fix', () => {
+      const regressed: FixEvent = {
+        type: 'FixRegressed',
+        data: { findingId: 'f1', version: '1.3.0', offences: 1, at: AT },
+      };
+      const verified: FixEvent = {
+        type: 'FixVerified',
+        data: { findingId: 'f1', version: '1.3.0', calls: 20, at: AT },
+      };
+      const fix = given(suggested, delivered, acknowledged, verified, regressed, delivered);
+      expect(decideAcknowledgement(fix, acknowledgement)).toMatchObject({ type: 'FixAcknowledged' });
+    });
   });
 
   describe("when the owner's endpoint takes a message", () => {

@@ -2,7 +2,8 @@
  * A finding's fix as events (DOMAIN.md §7): suggested → delivered (to the owner's endpoint) → acknowledged (by the
  * owner) → verified (a newer server version stopped violating the rule) or regressed (it came back, which re-opens
  * the fix). Pure: `evolveFix` folds events into the fix, `decideFromTraffic` reads later traffic per server version,
- * `decideOnDelivery` what a message the owner's endpoint took means for the fix.
+ * `decideOnDelivery` what a message the owner's endpoint took means for the fix, `decideAcknowledgement` what the
+ * owner saying so does.
  */
 import type { FindingRule } from './rules';
 
@@ -176,6 +177,19 @@ export function decideOnDelivery(
     .at(-1);
   if (latestOpening === undefined || !sameNews(latestOpening, delivered)) return null;
   return { type: 'FixDelivered', data: { findingId: delivered.data.findingId, ...receipt } };
+}
+
+/**
+ * An acknowledgement of the fix as it stands: FixAcknowledged, or nothing when the owner has acknowledged it since it
+ * was last opened (a regression clears the acknowledgement). Saying so twice is one acknowledgement: the first's who
+ * and when stand, and the log does not grow with every repeated click or retried request.
+ */
+export function decideAcknowledgement(
+  fix: Fix,
+  acknowledgement: { readonly by: string; readonly at: string },
+): FixEvent | null {
+  if (fix.acknowledgedAt !== null) return null;
+  return { type: 'FixAcknowledged', data: { findingId: fix.findingId, ...acknowledgement } };
 }
 
 /** One fix has one suggestion, and at most one verification and one regression per version. */

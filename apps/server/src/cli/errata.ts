@@ -409,8 +409,8 @@ async function run(
       if (!FINDING_ID.test(findingId))
         throw new UsageError(`--finding must be a finding id (${FINDING_ID_FORM})`);
       const fixes = new FixRepository(database);
-      const fix = await fixes.acknowledge(project.id, findingId, 'cli');
-      if (fix === null) {
+      const acknowledged = await fixes.acknowledge(project.id, findingId, 'cli');
+      if (acknowledged === null) {
         const findings = new FindingsService(
           new RollupQueryRepository(database),
           fixes,
@@ -425,7 +425,13 @@ async function run(
             : `no finding ${findingId} in project "${project.name}" (GET /api/v1/findings lists the ids there are)`,
         );
       }
-      out(`acknowledged the fix for ${findingId} (${fix.rule} on ${fix.server ?? '(subagent)'}/${fix.tool})`);
+      const { fix, recorded } = acknowledged;
+      const what = `the fix for ${findingId} (${fix.rule} on ${fix.server ?? '(subagent)'}/${fix.tool})`;
+      out(
+        recorded
+          ? `acknowledged ${what}`
+          : `${what} was acknowledged already, by ${fix.acknowledgedBy} at ${fix.acknowledgedAt}: nothing recorded`,
+      );
       return;
     }
     default:

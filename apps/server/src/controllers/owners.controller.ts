@@ -158,7 +158,11 @@ export class OwnersController {
   @Post('findings/:id/acknowledge')
   @UseInterceptors(ReadAdmitted)
   @ApiOperation({ summary: "Record that the server's owner acknowledged the fix" })
-  @ApiOk('Fix', { status: 201, description: 'Acknowledged.' })
+  @ApiOk('Fix', {
+    status: 201,
+    description:
+      'Acknowledged, now or already (a repeated acknowledgement records nothing: the first one stands).',
+  })
   @ApiErrors(400, 401, 403, 404, 413)
   async acknowledge(
     @CurrentPrincipal() principal: Principal,

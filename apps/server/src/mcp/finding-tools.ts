@@ -112,10 +112,11 @@ export function registerFindingTools({ server, services, principal, read }: Tool
       inputSchema: strict({ findingId: FINDING_ID_ARGUMENT }),
       outputSchema: ENVELOPE,
       // It records an acknowledgement (an event): nothing is deleted or overwritten, which MCP assumes unless told.
+      // Once is enough: a repeated call records nothing more.
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,
-        idempotentHint: false,
+        idempotentHint: true,
         openWorldHint: false,
       },
     },

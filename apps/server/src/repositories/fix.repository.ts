@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { evolveFix, type Fix, type FixEvent } from '@errata/domain';
+import { decideAcknowledgement, evolveFix, type Fix, type FixEvent } from '@errata/domain';
 import { sql, type Kysely } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
@@ -75,13 +75,22 @@ export class FixRepository {
     await sql`SELECT pg_advisory_unlock(${FIX_ROUND_LOCK[0]}, ${FIX_ROUND_LOCK[1]})`.execute(session);
   }
 
-  /** Appends FixAcknowledged; null when the finding has no fix. */
-  async acknowledge(projectId: number, findingId: string, by: string): Promise<Fix | null> {
+  /**
+   * Appends FixAcknowledged, unless the fix is acknowledged already (`recorded: false`, the fix as it stands). Null
+   * when the finding has no fix.
+   */
+  async acknowledge(
+    projectId: number,
+    findingId: string,
+    by: string,
+  ): Promise<{ fix: Fix; recorded: boolean } | null> {
     return this.db.transaction().execute(async (trx) => {
       await this.lock(trx, projectId, findingId);
-      if ((await this.get(trx, projectId, findingId)) === null) return null;
-      const at = new Date().toISOString();
-      return this.append(trx, projectId, [{ type: 'FixAcknowledged', data: { findingId, by, at } }]);
+      const fix = await this.get(trx, projectId, findingId);
+      if (fix === null) return null;
+      const acknowledged = decideAcknowledgement(fix, { by, at: new Date().toISOString() });
+      if (acknowledged === null) return { fix, recorded: false };
+      return { fix: (await this.append(trx, projectId, [acknowledged]))!, recorded: true };
     });
   }
 

@@ -117,9 +117,10 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     return appended;
   }
 
+  /** The fix, acknowledged: now, or already (the first acknowledgement's who and when stand). */
   async acknowledge(projectId: number, findingId: string, by: string): Promise<Fix> {
-    const fix = await this.fixes.acknowledge(projectId, findingId, by);
-    if (fix !== null) return fix;
+    const acknowledged = await this.fixes.acknowledge(projectId, findingId, by);
+    if (acknowledged !== null) return acknowledged.fix;
     // An id that names no finding at all is the caller's mistake (list the findings), not a missing owner.
     if (!(await this.findings.exists(projectId, findingId))) throw new FindingNotFound(findingId);
     throw new FixNotFound(findingId);
