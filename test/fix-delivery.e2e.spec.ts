@@ -374,6 +374,40 @@ describe('fix delivery', () => {
     await receiver.close();
   });
 
+  it('given a message still pending (its receiver asked for an hour), refuses to redeliver it: 409, its attempts kept', async () => {
+    const receiver = new Receiver();
+    receiver.answers = [503];
+    receiver.retryAfter = '3600';
+    await registerOwner('orders-p', receiver);
+    await traffic('orders-p', '1.0.0', 3);
+    const findingId = suggestionFor('orders-p', await server.app.get(FixService).runOnce());
+    const pending = await until('the first attempt', async () => {
+      const found = ((await api('GET', 'deliveries?status=pending')).body as Json[]).find(
+        (delivery) => delivery.findingId === findingId && delivery.lastStatus === 503,
+      );
+      return found;
+    });
+    expect(pending).toMatchObject({ lastStatus: 503, nextAttemptAt: expect.any(String) });
+
+    const refused = await api('POST', `deliveries/${pending!.id as string}/redeliver`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toBe(
+      `delivery ${pending!.id as string} is pending: it goes out on its own (1 attempt so far, the next at ` +
+        `${pending!.nextAttemptAt as string}); redeliver it once it is dead, disabled or delivered`,
+    );
+    // Left as it was: the attempt made and the hour its receiver asked for
+    const after = ((await api('GET', 'deliveries?status=pending')).body as Json[]).find(
+      (d) => d.id === pending!.id,
+    );
+    expect(after).toEqual(pending);
+    expect(receiver.received).toHaveLength(1);
+
+    const unknown = await api('POST', `deliveries/00000000-0000-4000-8000-000000000000/redeliver`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.message).toBe('no delivery 00000000-0000-4000-8000-000000000000 in this project');
+    await receiver.close();
+  });
+
   it('given a delivered message redelivered that then dies, does not claim it was delivered', async () => {
     const receiver = new Receiver();
     await registerOwner('orders-k', receiver);

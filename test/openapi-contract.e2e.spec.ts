@@ -599,6 +599,10 @@ describe('answers match the schemas the document declares', () => {
       status: 'pending',
       nextAttemptAt: expect.any(String),
     });
+    // Pending now: redelivering it again would throw its attempts away
+    expect(
+      (await call('post', redeliver, { path: `/api/v1/deliveries/${disabled!.id}/redeliver` })).status,
+    ).toBe(409);
     const ownerPath = (id: string, action = '') => ({ path: `${owners}/${id}${action}` });
     const rotate = '/api/v1/owners/{id}/rotate-secret';
     expect(

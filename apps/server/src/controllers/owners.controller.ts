@@ -211,7 +211,7 @@ export class OwnersController {
     summary: 'Send a dead-lettered, disabled or delivered message again, with the same webhook-id',
   })
   @ApiOk('Delivery', { status: 201, description: 'Queued again.' })
-  @ApiErrors(400, 401, 403, 404, 413)
+  @ApiErrors(400, 401, 403, 404, 409, 413)
   async redeliver(
     @CurrentPrincipal() principal: Principal,
     @Param('id', UUID_ID) id: string,

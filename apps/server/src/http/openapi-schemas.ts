@@ -750,6 +750,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'No `Authorization: Bearer` key, or an unknown or revoked one.',
   403: 'A key of another scope (read endpoints need a read or admin key; fix delivery an admin key).',
   404: 'No such resource in the project.',
+  409: 'The resource is not in a state that allows it (a redelivery of a message still pending); the message says why.',
   413: 'The body is over its limit.',
   503: 'Too many reads in flight and waiting (ERRATA_MAX_CONCURRENT_READS; Retry-After: 1), or the database cannot answer just now (unreachable or restarting, out of disk or memory, a statement timed out); retry after Retry-After seconds.',
 };

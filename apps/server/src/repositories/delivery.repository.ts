@@ -226,24 +226,37 @@ export class DeliveryRepository {
   /**
    * A dead-lettered, disabled or delivered message goes out again now, with the same webhook-id. A new cycle of
    * attempts: what the previous one ended with goes, or a redelivery that then dies would claim it was delivered.
+   * A pending one is left as it is (`redelivered: false`); `delivery` is undefined when the project has no such one.
    */
   async redeliver(projectId: number, id: string) {
-    return this.db
-      .updateTable('webhook_delivery')
-      .set({
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: sql`now()`,
-        lease_until: null,
-        delivered_at: null,
-        last_status: null,
-        last_error: null,
-      })
-      .where('project_id', '=', projectId)
-      .where('id', '=', id)
-      .where('status', 'in', ['dead', 'disabled', 'delivered'])
-      .returning(LISTED)
-      .executeTakeFirst();
+    return this.db.transaction().execute(async (trx) => {
+      const current = await trx
+        .selectFrom('webhook_delivery')
+        .select(LISTED)
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst();
+      // A pending message goes out on its own: a new cycle would throw away the attempts it has made.
+      if (current === undefined || current.status === 'pending')
+        return { delivery: current, redelivered: false };
+      const delivery = await trx
+        .updateTable('webhook_delivery')
+        .set({
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: sql`now()`,
+          lease_until: null,
+          delivered_at: null,
+          last_status: null,
+          last_error: null,
+        })
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .returning(LISTED)
+        .executeTakeFirstOrThrow();
+      return { delivery, redelivered: true };
+    });
   }
 }
 

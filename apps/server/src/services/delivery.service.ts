@@ -1,4 +1,5 @@
 import {
+  ConflictException,
   Inject,
   Injectable,
   Logger,
@@ -25,6 +26,8 @@ const RESPONSE_CAP_BYTES = 64 * 1024;
 export function backoffMs(attempt: number, baseMs: number, random = Math.random): number {
   return Math.round(Math.min(DAY_MS, baseMs * 4 ** Math.max(0, attempt - 1)) * (0.5 + random()));
 }
+
+const attemptsMade = (attempts: number): string => `${attempts} attempt${attempts === 1 ? '' : 's'}`;
 
 /**
  * `Retry-After` as seconds or an HTTP date, in ms from now, at most a day (the longest backoff: a receiver cannot park
@@ -95,8 +98,14 @@ export class DeliveryService implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   async redeliver(projectId: number, id: string) {
-    const delivery = await this.deliveries.redeliver(projectId, id);
-    if (delivery === undefined) throw new NotFoundException(`no dead, disabled or delivered delivery ${id}`);
+    const { delivery, redelivered } = await this.deliveries.redeliver(projectId, id);
+    if (delivery === undefined) throw new NotFoundException(`no delivery ${id} in this project`);
+    if (!redelivered) {
+      throw new ConflictException(
+        `delivery ${id} is pending: it goes out on its own (${attemptsMade(delivery.attempts)} so far, the next at ` +
+          `${delivery.nextAttemptAt}); redeliver it once it is dead, disabled or delivered`,
+      );
+    }
     this.poller.wake();
     return delivery;
   }
