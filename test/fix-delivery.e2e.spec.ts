@@ -10,6 +10,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { FixEvent } from '@errata/domain';
 import { instrumentMcpClient } from '@errata/sdk';
+import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerTestTracing, type TestTracing } from '../libs/sdk/src/tracing.spec-helper';
@@ -378,9 +379,9 @@ describe('fix delivery', () => {
     const receiver = new Receiver();
     receiver.answers = [503];
     receiver.retryAfter = '3600';
-    await registerOwner('orders-p', receiver);
-    await traffic('orders-p', '1.0.0', 3);
-    const findingId = suggestionFor('orders-p', await server.app.get(FixService).runOnce());
+    await registerOwner('orders-pending', receiver);
+    await traffic('orders-pending', '1.0.0', 3);
+    const findingId = suggestionFor('orders-pending', await server.app.get(FixService).runOnce());
     const pending = await until('the first attempt', async () => {
       const found = ((await api('GET', 'deliveries?status=pending')).body as Json[]).find(
         (delivery) => delivery.findingId === findingId && delivery.lastStatus === 503,
@@ -405,6 +406,39 @@ describe('fix delivery', () => {
     const unknown = await api('POST', `deliveries/00000000-0000-4000-8000-000000000000/redeliver`);
     expect(unknown.status).toBe(404);
     expect(unknown.body.message).toBe('no delivery 00000000-0000-4000-8000-000000000000 in this project');
+    await receiver.close();
+  });
+
+  it('given a claim by an instance that died before sending, sends the message once the lease lapses, same webhook-id', async () => {
+    const receiver = new Receiver();
+    receiver.answers = [503];
+    receiver.retryAfter = '3600';
+    await registerOwner('orders-lease', receiver);
+    await traffic('orders-lease', '1.0.0', 3);
+    const findingId = suggestionFor('orders-lease', await server.app.get(FixService).runOnce());
+    const parked = await until('the first attempt', async () =>
+      ((await api('GET', 'deliveries?status=pending')).body as Json[]).find(
+        (delivery) => delivery.findingId === findingId && delivery.lastStatus === 503,
+      ),
+    );
+    // When another instance claims it, due now, as claimDue does (an attempt, a lease), and dies without sending
+    const {
+      rows: [claim],
+    } = await sql<{ leaseUntil: Date }>`
+      UPDATE webhook_delivery SET next_attempt_at = now(), attempts = attempts + 1,
+             lease_until = now() + interval '1 second'
+       WHERE id = ${parked!.id as string} RETURNING lease_until AS "leaseUntil"`.execute(server.db);
+    // Then no instance sends it while the lease holds, and the next one to look after it lapses does
+    const resent = await until('the message sent again', async () => receiver.received[1]);
+    expect(resent.at).toBeGreaterThanOrEqual(claim!.leaseUntil.getTime());
+    expect(resent.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
+    expect(resent.verified).toBe(true);
+    const delivered = await until('the delivery recorded', async () =>
+      ((await api('GET', 'deliveries?status=delivered')).body as Json[]).find((d) => d.id === parked!.id),
+    );
+    // The dead instance's claim counts as an attempt: a claim that crashes its instance every time ends dead-lettered
+    expect(delivered).toMatchObject({ attempts: 3, lastStatus: 200 });
+    expect(receiver.received).toHaveLength(2);
     await receiver.close();
   });
 
