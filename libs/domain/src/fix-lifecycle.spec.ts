@@ -166,6 +166,16 @@ describe('fix lifecycle', () => {
       expect(decideAcknowledgement(given(suggested, acknowledged, verified), acknowledgement)).toBeNull();
     });
 
+    it('given acknowledged before the message was recorded as delivered, the delivery does not undo it', () => {
+      const later = { ...delivered, data: { ...delivered.data, at: '2026-11-30T12:00:00.000Z' } } as FixEvent;
+      expect(given(suggested, acknowledged, later)).toMatchObject({
+        state: 'acknowledged',
+        acknowledgedBy: 'cli',
+        acknowledgedAt: AT,
+        deliveredAt: '2026-11-30T12:00:00.000Z',
+      });
+    });
+
     it('given acknowledged, then regressed, then FixAcknowledged again: the regression re-opened the fix', () => {
       const regressed: FixEvent = {
         type: 'FixRegressed',
