@@ -55,6 +55,20 @@ describe('findingsReport', () => {
     ]);
   });
 
+  it('lists the server versions seen offending oldest first, as semantic versioning orders them (as fixes do)', () => {
+    const versions = ['1.10.0', '1.9.0', '2.0.0', '2.0.0-rc.10', '2.0.0-rc.9'];
+    const calls = versions.map((serverVersion, i) =>
+      call(`v${i}`, i * 100, 'tool_error', 'unknown', untyped, { serverVersion }),
+    );
+    expect(findingsReport(calls, [], []).findings[0]!.serverVersions).toEqual([
+      '1.9.0',
+      '1.10.0',
+      '2.0.0-rc.9',
+      '2.0.0-rc.10',
+      '2.0.0',
+    ]);
+  });
+
   it('adds the subagent case of failure-as-empty and reports missing propagation context per subagent', () => {
     const calls = [
       call('delegate', 0, 'ok_empty', 'empty', [], { tool: 'research', runId: 'coordinator' }),

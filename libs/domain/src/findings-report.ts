@@ -7,6 +7,7 @@
 import * as crypto from 'node:crypto';
 import type { CallFinding } from './call-findings';
 import type { EscalationFact } from './escalation-report';
+import { compareVersions } from './fix-lifecycle';
 import type { MisclassificationCall } from './misclassified-report';
 import {
   contributionsInMemory,
@@ -174,7 +175,7 @@ export function findingsFromSums(
       rate: count / (denominator > 0 ? denominator : count),
       firstSeen: isoFromNs(timeline.earliest[0]!.startNs),
       lastSeen: isoFromNs(timeline.latest.startNs),
-      serverVersions: [...versions].sort(),
+      serverVersions: [...versions].sort(compareVersions),
       evidence: Object.fromEntries(
         [...evidence.entries()]
           .filter(([, n]) => n > 0)

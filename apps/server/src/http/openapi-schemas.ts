@@ -103,7 +103,10 @@ const findingProperties = {
   ),
   firstSeen: dateTime('Start of the first offence in the window.'),
   lastSeen: dateTime('Start of the last offence in the window.'),
-  serverVersions: array(string(), 'Server versions seen offending, sorted.'),
+  serverVersions: array(
+    string(),
+    'Server versions seen offending, oldest first (as semantic versioning orders them).',
+  ),
   evidence: map(integer(), 'Evidence values and how often each was seen, most frequent first.'),
   retriesCaused: integer('Retries of offending calls.'),
   wastedRetries: integer('Wasted retries of offending calls.'),
