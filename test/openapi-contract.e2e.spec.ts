@@ -545,6 +545,19 @@ describe('answers match the schemas the document declares', () => {
     ).toBe(201);
     const acknowledged = await call('get', '/api/v1/fixes/{findingId}', fixPath(findingId));
     expect(acknowledged.body).toMatchObject({ state: 'acknowledged', acknowledgedBy: 'api' });
+    // Fixes by finding id, a page of them, of one state
+    const listFixes = async (query: string) =>
+      (await call('get', '/api/v1/fixes', { path: `/api/v1/fixes${query}` })).body as { state: string }[];
+    const allFixes = await listFixes('');
+    expect(allFixes.length).toBeGreaterThanOrEqual(3);
+    expect(await listFixes('?limit=1&offset=1')).toEqual(allFixes.slice(1, 2));
+    expect(await listFixes('?state=acknowledged')).toEqual(
+      allFixes.filter((f) => f.state === 'acknowledged'),
+    );
+    expect(await listFixes('?state=acknowledged')).toHaveLength(1);
+    const badState = await call('get', '/api/v1/fixes', { path: '/api/v1/fixes?state=done' });
+    expect(badState.status).toBe(400);
+    expect(badState.body.message).toMatch(/^"state" must be one of suggested, delivered, acknowledged/);
     await ordersTraffic('orders', '1.0.1', 1, true); // still violating after the suggestion: a bad version too
     await ordersTraffic('orders', '1.1.0', 2);
     expect((await fixes.runOnce()).map((event) => event.type)).toContain('FixVerified');

@@ -59,7 +59,9 @@ export function isFixNews(event: FixEvent): event is FixNews {
   return event.type === 'FixSuggested' || event.type === 'FixVerified' || event.type === 'FixRegressed';
 }
 
-export type FixState = 'suggested' | 'delivered' | 'acknowledged' | 'verified' | 'regressed';
+/** Where a fix stands, in lifecycle order. */
+export const FIX_STATES = ['suggested', 'delivered', 'acknowledged', 'verified', 'regressed'] as const;
+export type FixState = (typeof FIX_STATES)[number];
 
 export interface Fix {
   readonly findingId: string;

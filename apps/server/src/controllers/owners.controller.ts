@@ -12,6 +12,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { FIX_STATES, type FixState } from '@errata/domain';
 import type { Request } from 'express';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ReadAdmitted } from '../http/read-admission.interceptor';
@@ -138,12 +139,36 @@ export class OwnersController {
 
   @Get('fixes')
   @ApiOperation({
-    summary: 'Every fix and where it stands: suggested, delivered, acknowledged, verified or regressed',
+    summary: 'The fixes and where each stands: suggested, delivered, acknowledged, verified or regressed',
   })
-  @ApiOk('Fix', { array: true })
+  @QueryParameter({ name: 'state', required: false, enum: FIX_STATES })
+  @QueryParameter({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: MAX_LIMIT },
+  })
+  @QueryParameter({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } })
+  @ApiOk('Fix', {
+    array: true,
+    description:
+      'By finding id: `limit` of them (at most 500) after the first `offset`; `state` only, when given.',
+  })
   @ApiErrors(400, 401, 403)
-  listFixes(@CurrentPrincipal() principal: Principal) {
-    return this.fixes.list(principal.projectId);
+  listFixes(
+    @CurrentPrincipal() principal: Principal,
+    @Query('state') state?: string,
+    @Query('limit') limit?: string,
+    @Query('offset') offset?: string,
+  ) {
+    refuseRepeated(state, 'state');
+    if (state !== undefined && !(FIX_STATES as readonly string[]).includes(state)) {
+      throw new BadRequestException(oneOfRefusal('state', FIX_STATES, state));
+    }
+    return this.fixes.list(
+      principal.projectId,
+      (state as FixState | undefined) ?? null,
+      parseLimitOffset(limit, offset, MAX_LIMIT),
+    );
   }
 
   @Get('fixes/:findingId')

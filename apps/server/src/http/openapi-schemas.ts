@@ -11,6 +11,7 @@ import {
   COVERAGE_BUCKETS,
   ESCALATION_CATEGORIES,
   FINDING_RULES,
+  FIX_STATES,
   PROPAGATION_ELEMENTS,
   RETRY_LABELS,
   RETRY_WASTE_SAMPLES,
@@ -66,7 +67,6 @@ const ESCALATION_TARGETS = ['human', 'user', 'coordinator'];
 const AVOIDABLE_REASONS = ['explained_business', 'unretried_transient', 'uncorrected_validation'];
 const MISCLASSIFICATION_DIRECTIONS = ['emptyAsError', 'failureAsEmpty'];
 const GRADES = ['A', 'B', 'C', 'D', 'F'];
-const FIX_STATES = ['suggested', 'delivered', 'acknowledged', 'verified', 'regressed'];
 const WEBHOOK_TYPES = ['errata.fix.suggested', 'errata.fix.verified', 'errata.fix.regressed'];
 
 const rulesVersion = integer('Version of the derivation rules the figures were computed under.');

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { decideAcknowledgement, evolveFix, type Fix, type FixEvent } from '@errata/domain';
+import { decideAcknowledgement, evolveFix, type Fix, type FixEvent, type FixState } from '@errata/domain';
 import { sql, type Kysely } from 'kysely';
 import { DATABASE, type Database } from '../database/database';
 import type { DB } from '../database/schema';
@@ -109,12 +109,19 @@ export class FixRepository {
     return this.get(this.db, projectId, findingId);
   }
 
-  async list(projectId: number): Promise<Fix[]> {
+  /** By finding id; those in `state` only, when given; a page of them, when given. */
+  async list(
+    projectId: number,
+    filter: { state?: FixState | null; page?: { limit: number; offset: number } } = {},
+  ): Promise<Fix[]> {
+    const { state = null, page } = filter;
     const rows = await this.db
       .selectFrom('fix')
       .select('body')
       .where('project_id', '=', projectId)
+      .$if(state !== null, (qb) => qb.where('state', '=', state!))
       .orderBy('finding_id')
+      .$if(page !== undefined, (qb) => qb.limit(page!.limit).offset(page!.offset))
       .execute();
     return rows.map((row) => row.body as Fix);
   }

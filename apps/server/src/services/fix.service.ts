@@ -12,6 +12,7 @@ import {
   type Finding,
   type Fix,
   type FixEvent,
+  type FixState,
 } from '@errata/domain';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -126,8 +127,8 @@ export class FixService implements OnApplicationBootstrap, BeforeApplicationShut
     throw new FixNotFound(findingId);
   }
 
-  async list(projectId: number) {
-    return this.fixes.list(projectId);
+  async list(projectId: number, state: FixState | null, page: { limit: number; offset: number }) {
+    return this.fixes.list(projectId, { state, page });
   }
 
   /** The fix and its events, from one snapshot. */
