@@ -68,45 +68,56 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
 
 /**
  * One version of an MCP server whose `search_orders` fails: 1.0.0 with a bare message (an untyped error), 1.1.0
- * with the error envelope Errata suggests.
+ * with the error envelope Errata suggests; or, `succeeding`, finds an order.
  */
-function ordersServer(name: string, version: string, untyped = version === '1.0.0'): McpServer {
+function ordersServer(
+  name: string,
+  version: string,
+  untyped = version === '1.0.0',
+  succeeding = false,
+): McpServer {
   const server = new McpServer({ name, version });
   server.registerTool('search_orders', { description: 'search orders' }, () =>
-    untyped
-      ? { isError: true, content: [{ type: 'text' as const, text: 'upstream request failed' }] }
-      : {
-          isError: true,
-          content: [
-            {
-              type: 'text' as const,
-              text: '{"errorCategory":"transient","isRetryable":true,"code":"UPSTREAM_UNAVAILABLE","description":"retry later"}',
+    succeeding
+      ? { content: [{ type: 'text' as const, text: '{"orders":[{"id":"A-1001","status":"shipped"}]}' }] }
+      : untyped
+        ? { isError: true, content: [{ type: 'text' as const, text: 'upstream request failed' }] }
+        : {
+            isError: true,
+            content: [
+              {
+                type: 'text' as const,
+                text: '{"errorCategory":"transient","isRetryable":true,"code":"UPSTREAM_UNAVAILABLE","description":"retry later"}',
+              },
+            ],
+            structuredContent: {
+              errorCategory: 'transient',
+              isRetryable: true,
+              code: 'UPSTREAM_UNAVAILABLE',
+              description: 'retry later',
             },
-          ],
-          structuredContent: {
-            errorCategory: 'transient',
-            isRetryable: true,
-            code: 'UPSTREAM_UNAVAILABLE',
-            description: 'retry later',
           },
-        },
   );
   return server;
 }
 
 /**
- * `calls` instrumented calls to a real MCP server version (untyped errors: 1.0.0's, unless said), sent to Errata
- * through OTLP and projected (unless said).
+ * `calls` instrumented calls to a real MCP server version (untyped errors: 1.0.0's, unless said; none, `succeeding`),
+ * sent to Errata through OTLP and projected (unless said).
  */
 async function traffic(
   name: string,
   version: string,
   calls: number,
-  { untyped, project = true }: { untyped?: boolean; project?: boolean } = {},
+  {
+    untyped,
+    succeeding = false,
+    project = true,
+  }: { untyped?: boolean; succeeding?: boolean; project?: boolean } = {},
 ): Promise<void> {
   tracing.reset();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const mcp = ordersServer(name, version, untyped);
+  const mcp = ordersServer(name, version, untyped, succeeding);
   await mcp.connect(serverSide);
   const client = instrumentMcpClient(new Client({ name: 'fix-test-agent', version: '1.0.0' }));
   await client.connect(clientSide);
@@ -666,6 +677,24 @@ function suggestionFor(serverName: string, events: readonly FixEvent[]): string 
 }
 
 describe('fix lifecycle from traffic', () => {
+  it('given a newer version that only ever succeeded, does not verify the fix until one of its failures is typed', async () => {
+    const receiver = new Receiver();
+    await registerOwner('orders-quiet', receiver);
+    await traffic('orders-quiet', '1.0.0', 3);
+    const fixes = server.app.get(FixService);
+    const findingId = suggestionFor('orders-quiet', await fixes.runOnce());
+    // Given 1.1.0 called well over ERRATA_FIX_MIN_CALLS times, never failing: nothing said of how it reports failures
+    await traffic('orders-quiet', '1.1.0', 8, { succeeding: true });
+    expect((await fixes.runOnce()).filter((e) => e.data.findingId === findingId)).toEqual([]);
+    // When it fails once, with the envelope Errata suggested
+    await traffic('orders-quiet', '1.1.0', 1);
+    // Then verified, by all its calls
+    expect((await fixes.runOnce()).filter((e) => e.data.findingId === findingId)).toMatchObject([
+      { type: 'FixVerified', data: { version: '1.1.0', calls: 9 } },
+    ]);
+    await receiver.close();
+  });
+
   it('given a clean newer version called only before the suggestion, verifies the fix only from calls after it', async () => {
     const receiver = new Receiver();
     await traffic('orders-g', '1.1.0', 6); // clean, but before anyone suggested anything

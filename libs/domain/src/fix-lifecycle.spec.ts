@@ -61,8 +61,8 @@ describe('fix lifecycle', () => {
       decideFromTraffic(
         fix,
         [
-          { version: '1.2.0', calls: 100, offences: 30 },
-          { version: '1.3.0', calls: 25, offences: 0 },
+          { version: '1.2.0', calls: 100, failures: 100, offences: 30 },
+          { version: '1.3.0', calls: 25, failures: 25, offences: 0 },
         ],
         options,
       ),
@@ -75,9 +75,9 @@ describe('fix lifecycle', () => {
   it('given a version that violated the rule after the suggestion, then a clean newer one, verified naming it a bad version', () => {
     const fix = given(suggested);
     const traffic = [
-      { version: '1.4.0', calls: 50, offences: 2 },
-      { version: '1.3.0', calls: 50, offences: 0 }, // clean, but older than 1.4.0
-      { version: '1.5.0', calls: 20, offences: 0 },
+      { version: '1.4.0', calls: 50, failures: 50, offences: 2 },
+      { version: '1.3.0', calls: 50, failures: 50, offences: 0 }, // clean, but older than 1.4.0
+      { version: '1.5.0', calls: 20, failures: 20, offences: 0 },
     ];
     const verified = decideFromTraffic(fix, traffic, options);
     expect(verified).toMatchObject({
@@ -92,15 +92,48 @@ describe('fix lifecycle', () => {
 
   it('given too few calls of the new version, or an older clean version, then nothing is decided', () => {
     const fix = given(suggested);
-    expect(decideFromTraffic(fix, [{ version: '1.3.0', calls: 19, offences: 0 }], options)).toBeNull();
-    expect(decideFromTraffic(fix, [{ version: '1.1.0', calls: 500, offences: 0 }], options)).toBeNull();
+    expect(
+      decideFromTraffic(fix, [{ version: '1.3.0', calls: 19, failures: 19, offences: 0 }], options),
+    ).toBeNull();
+    expect(
+      decideFromTraffic(fix, [{ version: '1.1.0', calls: 500, failures: 500, offences: 0 }], options),
+    ).toBeNull();
+  });
+
+  it('given a newer version that never had a chance to break the rule, then not verified, however many its calls', () => {
+    // untyped-error is about how failures are reported: a version that never failed says nothing of it
+    expect(
+      decideFromTraffic(
+        given(suggested),
+        [{ version: '1.3.0', calls: 500, failures: 0, offences: 0 }],
+        options,
+      ),
+    ).toBeNull();
+    expect(
+      decideFromTraffic(
+        given(suggested),
+        [{ version: '1.3.0', calls: 500, failures: 1, offences: 0 }],
+        options,
+      ),
+    ).toMatchObject({ type: 'FixVerified', data: { version: '1.3.0', calls: 500 } });
+    // failure-as-empty is about failures reported as successes: a version that only failed says nothing of it
+    const asEmpty = given({
+      ...suggested,
+      data: { ...suggested.data, rule: 'failure-as-empty' },
+    } as FixEvent);
+    expect(
+      decideFromTraffic(asEmpty, [{ version: '1.3.0', calls: 40, failures: 40, offences: 0 }], options),
+    ).toBeNull();
+    expect(
+      decideFromTraffic(asEmpty, [{ version: '1.3.0', calls: 40, failures: 39, offences: 0 }], options),
+    ).toMatchObject({ type: 'FixVerified' });
   });
 
   it('given a clean version older than a version still violating, then not verified', () => {
     const fix = given(suggested);
     const traffic = [
-      { version: '1.3.0', calls: 50, offences: 0 },
-      { version: '1.4.0', calls: 50, offences: 2 },
+      { version: '1.3.0', calls: 50, failures: 50, offences: 0 },
+      { version: '1.4.0', calls: 50, failures: 50, offences: 2 },
     ];
     expect(decideFromTraffic(fix, traffic, options)).toBeNull();
   });
@@ -110,8 +143,14 @@ describe('fix lifecycle', () => {
       type: 'FixVerified',
       data: { findingId: 'f1', version: '1.3.0', calls: 25, at: AT },
     });
-    expect(decideFromTraffic(verified, [{ version: '1.2.0', calls: 5, offences: 5 }], options)).toBeNull();
-    const regressed = decideFromTraffic(verified, [{ version: '1.10.0', calls: 5, offences: 1 }], options);
+    expect(
+      decideFromTraffic(verified, [{ version: '1.2.0', calls: 5, failures: 5, offences: 5 }], options),
+    ).toBeNull();
+    const regressed = decideFromTraffic(
+      verified,
+      [{ version: '1.10.0', calls: 5, failures: 5, offences: 1 }],
+      options,
+    );
     expect(regressed).toEqual({
       type: 'FixRegressed',
       data: { findingId: 'f1', version: '1.10.0', offences: 1, at: AT },
@@ -135,8 +174,12 @@ describe('fix lifecycle', () => {
       const fix = given(suggested, verifiedEvent, after);
       expect(fix).toMatchObject({ state: 'verified', verifiedVersion: '1.3.0', verifiedAt: AT });
       expect(after.type === 'FixDelivered' ? fix.deliveredAt : fix.acknowledgedAt).toBe(later);
-      expect(decideFromTraffic(fix, [{ version: '1.3.0', calls: 25, offences: 0 }], options)).toBeNull();
-      expect(decideFromTraffic(fix, [{ version: '1.3.0', calls: 30, offences: 4 }], options)).toMatchObject({
+      expect(
+        decideFromTraffic(fix, [{ version: '1.3.0', calls: 25, failures: 25, offences: 0 }], options),
+      ).toBeNull();
+      expect(
+        decideFromTraffic(fix, [{ version: '1.3.0', calls: 30, failures: 30, offences: 4 }], options),
+      ).toMatchObject({
         type: 'FixRegressed',
         data: { version: '1.3.0', offences: 4 },
       });
@@ -286,8 +329,8 @@ describe('fix lifecycle', () => {
     const decided = decideFromTraffic(
       fix,
       [
-        { version: '2.0.0-rc.9', calls: 40, offences: 12 },
-        { version: '2.0.0-rc.10', calls: 25, offences: 0 },
+        { version: '2.0.0-rc.9', calls: 40, failures: 40, offences: 12 },
+        { version: '2.0.0-rc.10', calls: 25, failures: 25, offences: 0 },
       ],
       options,
     );

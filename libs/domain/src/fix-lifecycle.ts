@@ -200,23 +200,37 @@ function sameNews(a: FixEvent, b: FixEvent): boolean {
   return a.type === b.type && versionOf(a) === versionOf(b);
 }
 
-/** Calls of the finding's tool and offences of its rule, per server version, over the traffic considered. */
+/**
+ * Calls of the finding's tool, those of them that failed, and offences of its rule, per server version, over the
+ * traffic considered.
+ */
 export interface VersionTraffic {
   readonly version: string;
   readonly calls: number;
+  readonly failures: number;
   readonly offences: number;
 }
 
+/**
+ * A version's calls on which the rule could have been broken: its successes for failure-as-empty (a failure
+ * reported as a success), its failures for every other rule (each is about how a failure is reported). A version
+ * that never failed says nothing of how it reports failures, however many calls it had.
+ */
+export function chancesToOffend(rule: FindingRule, traffic: VersionTraffic): number {
+  return rule === 'failure-as-empty' ? traffic.calls - traffic.failures : traffic.failures;
+}
+
 export interface VerificationOptions {
-  /** Calls a clean version needs before it counts as fixed. */
+  /** Calls a clean version needs before it counts as fixed (one of them at least a chance to break the rule). */
   readonly minCalls: number;
   readonly now: string;
 }
 
 /**
  * What later traffic says about a fix. Not verified yet: the newest version that is newer than every version seen
- * violating the rule, with at least `minCalls` calls and no offence, verifies it. Verified: an offence in the
- * verified version or a newer one is a regression.
+ * violating the rule, with at least `minCalls` calls, at least one of them a chance to break the rule
+ * (`chancesToOffend`), and no offence, verifies it. Verified: an offence in the verified version or a newer one is a
+ * regression.
  */
 export function decideFromTraffic(
   fix: Fix,
@@ -247,6 +261,7 @@ export function decideFromTraffic(
       (v) =>
         v.offences === 0 &&
         v.calls >= options.minCalls &&
+        chancesToOffend(fix.rule, v) > 0 &&
         (newestBad === undefined || compareVersions(v.version, newestBad) > 0),
     )
     .sort((a, b) => compareVersions(a.version, b.version))

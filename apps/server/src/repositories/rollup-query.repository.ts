@@ -204,8 +204,8 @@ export class RollupQueryRepository {
   }
 
   /**
-   * Per finding of `since` (index in it → its traffic), the calls of its tool and the offences of its rule per server
-   * version, among the calls that started at its `from` or later; calls of no version are left out. Whole days and
+   * Per finding of `since` (index in it → its traffic), the calls of its tool, their failures and the offences of its
+   * rule per server version, among the calls that started at its `from` or later; calls of no version are left out. Whole days and
    * hours come from the rollups, each finding's partial first hour from the contributions. One statement, so one
    * snapshot, for every finding: a fix round reads its project's traffic at once, where a read per finding made a
    * round over thousands of them take minutes.
@@ -222,18 +222,25 @@ export class RollupQueryRepository {
     });
     const column = (edge: (w: (typeof windows)[number]) => Date | null | undefined) =>
       windows.map((w) => edge(w) ?? null);
-    // Rows of either kind, as one: a call row has no rule and counts calls, a finding row counts offences.
-    const counted = (measure: 'calls' | 'offences', value: RawBuilder<unknown>) => sql`
-      ${measure === 'calls' ? value : sql`0::bigint`} AS calls, ${measure === 'offences' ? value : sql`0::bigint`} AS offences`;
-    const rows = (shape: RollupShape, rule: RawBuilder<unknown>, measure: 'calls' | 'offences') => sql`
-      SELECT server, tool, ${rule} AS rule, server_version, bucket_hours, bucket AS at, ${counted(measure, sql.ref(measure))}
+    // Rows of either kind, as one: a call row has no rule and counts calls and failures, a finding row offences.
+    const MEASURES = ['calls', 'failures', 'offences'] as const;
+    const SUMMED: Record<'calls' | 'offences', readonly string[]> = {
+      calls: ['calls', 'failures'],
+      offences: ['offences'],
+    };
+    const counted = (kind: 'calls' | 'offences', value: (measure: string) => RawBuilder<unknown>) =>
+      sql.join(
+        MEASURES.map((m) => sql`${SUMMED[kind].includes(m) ? value(m) : sql`0::bigint`} AS ${sql.ref(m)}`),
+      );
+    const rows = (shape: RollupShape, rule: RawBuilder<unknown>, kind: 'calls' | 'offences') => sql`
+      SELECT server, tool, ${rule} AS rule, server_version, bucket_hours, bucket AS at, ${counted(kind, (m) => sql.ref(m))}
         FROM ${sql.table(shape.table)}
        WHERE project_id = ${projectId} AND by_agent = false AND bucket >= (SELECT min(least(hour_from, day_from)) FROM g)
          AND server_version IS NOT NULL AND tool IS NOT NULL`;
     // A finding's partial first hour: each such hour's contributions are read once, for every finding it starts.
-    const raw = (shape: RollupShape, rule: RawBuilder<unknown>, measure: 'calls' | 'offences') => sql`
+    const raw = (shape: RollupShape, rule: RawBuilder<unknown>, kind: 'calls' | 'offences') => sql`
       SELECT c.server, c.tool, ${rule} AS rule, c.server_version, 0 AS bucket_hours, c.start_time AS at,
-             ${counted(measure, sql`coalesce((c.measures->>${measure})::bigint, 0)`)}
+             ${counted(kind, (m) => sql`coalesce((c.measures->>${m})::bigint, 0)`)}
         FROM (SELECT DISTINCT raw_to FROM g WHERE raw_to IS NOT NULL) AS h
        CROSS JOIN LATERAL (
                SELECT server, tool, part, server_version, start_time, measures
@@ -241,7 +248,13 @@ export class RollupQueryRepository {
                 WHERE project_id = ${projectId} AND kind = ${shape.kind}
                   AND start_time >= h.raw_to - interval '1 hour' AND start_time < h.raw_to) AS c
        WHERE c.server_version IS NOT NULL AND c.tool IS NOT NULL`;
-    const { rows: sums } = await sql<{ i: string; version: string; calls: string; offences: string }>`
+    const { rows: sums } = await sql<{
+      i: string;
+      version: string;
+      calls: string;
+      failures: string;
+      offences: string;
+    }>`
       WITH g AS (
         SELECT server, tool, rule, raw_from, raw_to, hour_from, hour_to, day_from, i
           FROM unnest(${since.map((f) => f.server)}::text[], ${since.map((f) => f.tool)}::text[],
@@ -255,7 +268,7 @@ export class RollupQueryRepository {
         UNION ALL ${raw(CALL_ROLLUP, sql`NULL::text`, 'calls')}
         UNION ALL ${raw(FINDING_ROLLUP, sql`c.part`, 'offences')})
       SELECT g.i::text AS i, s.server_version AS version, sum(s.calls)::text AS calls,
-             sum(s.offences)::text AS offences
+             sum(s.failures)::text AS failures, sum(s.offences)::text AS offences
         FROM g JOIN s
           -- A null server (one that did not say its name) is a server of its own, apart from one named "".
           ON coalesce(s.server, '') = coalesce(g.server, '') AND s.server IS NOT DISTINCT FROM g.server
@@ -266,7 +279,12 @@ export class RollupQueryRepository {
        GROUP BY g.i, s.server_version`.execute(this.db);
     for (const row of sums) {
       const index = Number(row.i) - 1;
-      const version = { version: row.version, calls: Number(row.calls), offences: Number(row.offences) };
+      const version = {
+        version: row.version,
+        calls: Number(row.calls),
+        failures: Number(row.failures),
+        offences: Number(row.offences),
+      };
       traffic.set(index, [...(traffic.get(index) ?? []), version]);
     }
     return traffic;
