@@ -43,15 +43,17 @@ afterAll(async () => {
 
 /** `count` calls of search_orders on one version of server orders-p, sent through OTLP and projected. */
 async function traffic(version: string, count: number, at: number): Promise<void> {
-  // 1.0.0 fails with a bare message (an untyped error); the fixed version answers
+  // 1.0.0 fails with a bare message (an untyped error); the fixed version with the envelope Errata suggests
   const fixed = version !== '1.0.0';
   const calls = Array.from({ length: count }, (_, i) => ({
     tool: 'search_orders',
     server: 'orders-p',
     startMs: at + i * 10,
     durationMs: 5,
-    isError: !fixed,
-    text: fixed ? undefined : 'upstream request failed',
+    isError: true,
+    text: fixed
+      ? '{"errorCategory":"transient","isRetryable":true,"description":"retry later"}'
+      : 'upstream request failed',
     extra: { 'errata.server.version': version },
   }));
   expect(await sendSpans(server.url, server.ingestKey, new AgentTrace().run('agent', at, calls))).toBe(200);

@@ -43,8 +43,11 @@ async function failingTools(serverName: string, tools: number, first = 0): Promi
   await server.catchUp();
 }
 
-/** A call of `tool` of server cost-t's `version` at each of `times` (ms), failing untyped or answering; projected. */
-async function callsAt(tool: string, version: string, times: readonly number[], failing: boolean) {
+/** The error envelope Errata suggests, as a JSON text: a failure that keeps the untyped-error fix's contract. */
+const TYPED_FAILURE = '{"errorCategory":"transient","isRetryable":true,"description":"retry later"}';
+
+/** A call of `tool` of server cost-t's `version` at each of `times` (ms), failing untyped or typed; projected. */
+async function callsAt(tool: string, version: string, times: readonly number[], untyped: boolean) {
   const trace = new AgentTrace();
   let spans: ReturnType<AgentTrace['run']> = [];
   for (const at of times) {
@@ -53,8 +56,8 @@ async function callsAt(tool: string, version: string, times: readonly number[], 
       server: 'cost-t',
       startMs: at,
       durationMs: 1,
-      isError: failing,
-      text: failing ? 'upstream request failed' : undefined,
+      isError: true,
+      text: untyped ? 'upstream request failed' : TYPED_FAILURE,
       extra: { 'errata.server.version': version },
     };
     spans = trace.run('agent', at, [call]);
@@ -195,7 +198,7 @@ it('counts the traffic after a suggestion made days ago from its partial hour, i
   await sql`UPDATE fix SET body = jsonb_set(body, '{suggestedAt}', to_jsonb(${new Date(from).toISOString()}::text))
              WHERE finding_id = ${findingId}`.execute(server.db);
 
-  // When clean calls of 1.1.0 come just before it, then in its partial hour, in a whole hour, in a whole day and now:
+  // When calls of 1.1.0, failing typed, come just before it, then in its partial hour, a whole hour, a whole day and now:
   // four after the suggestion, one short of verifying it (five would, were the one before counted)
   const now = Date.now();
   await callsAt('late_tool', '1.1.0', [from - 10 * 60_000, from + 10 * 60_000, fromHour + 5 * 60_000], false);
