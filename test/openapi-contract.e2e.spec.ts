@@ -551,6 +551,7 @@ describe('answers match the schemas the document declares', () => {
     const allFixes = await listFixes('');
     expect(allFixes.length).toBeGreaterThanOrEqual(3);
     expect(await listFixes('?limit=1&offset=1')).toEqual(allFixes.slice(1, 2));
+    expect(await listFixes('?state=')).toEqual(allFixes); // empty, as every empty parameter: not given
     expect(await listFixes('?state=acknowledged')).toEqual(
       allFixes.filter((f) => f.state === 'acknowledged'),
     );

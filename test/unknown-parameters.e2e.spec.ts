@@ -54,8 +54,11 @@ describe('REST: a query parameter the endpoint does not take', () => {
     expect(body.message).toBe(
       'unknown query parameter "colour"; this endpoint takes from, to, server, tool, agent',
     );
-    expect((await get('fixes?x=1')).body.message).toBe(
+    expect((await get('owners?x=1')).body.message).toBe(
       'unknown query parameter "x"; this endpoint takes none',
+    );
+    expect((await get('fixes?x=1')).body.message).toBe(
+      'unknown query parameter "x"; this endpoint takes limit, offset, state',
     );
   });
 
@@ -71,7 +74,9 @@ describe('REST: a query parameter the endpoint does not take', () => {
       `findings?${window}&rule=untyped-error&limit=5&offset=0`,
       'findings?rule=&limit=50&offset=0', // the README's example: an empty parameter is one not given
       'deliveries?status=dead',
+      'deliveries?status=&limit=5&offset=0',
       'fixes',
+      'fixes?state=verified&limit=5&offset=0',
       'owners',
     ]) {
       expect((await get(path)).status, path).toBe(200);
@@ -83,6 +88,7 @@ describe('REST: a query parameter the endpoint does not take', () => {
       ['findings?limit=1&limit=2', '"limit" must be given once'],
       ['findings?rule=untyped-error&rule=leaky-error', '"rule" must be given once'],
       ['deliveries?status=dead&status=pending', '"status" must be given once'],
+      ['fixes?state=verified&state=regressed', '"state" must be given once'],
       ['reports/retry-waste?server=a&server=b', '"server" must be given once'],
       // Upper-case hex is no finding id: the answer says which digits are.
       ['findings/ABCDEF0123456789ABCD', 'is not a finding id (20 lowercase hex digits)'],

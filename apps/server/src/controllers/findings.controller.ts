@@ -4,9 +4,16 @@ import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ReadAdmitted } from '../http/read-admission.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
-import { ApiGroupPage, ApiReadKey, ApiReportFilters, ApiWindow, QueryParameter } from '../http/openapi';
+import {
+  ApiGroupPage,
+  ApiListPage,
+  ApiReadKey,
+  ApiReportFilters,
+  ApiWindow,
+  QueryParameter,
+} from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
-import { DEFAULT_LIMIT, FINDING_ID_FORM, MAX_LIMIT, parseFindingId, parsePage } from '../http/findings-page';
+import { DEFAULT_LIMIT, FINDING_ID_FORM, parseFindingId, parsePage } from '../http/findings-page';
 import {
   MAX_NAME_SEARCH,
   MAX_NAMES,
@@ -87,12 +94,7 @@ export class FindingsController {
   @ApiOperation({ summary: 'Error-contract findings per server, tool and rule (DOMAIN.md §7)' })
   @ApiReportFilters()
   @QueryParameter({ name: 'rule', required: false, enum: FINDING_RULES })
-  @QueryParameter({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
-  })
-  @QueryParameter({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } })
+  @ApiListPage(DEFAULT_LIMIT)
   @ApiOk('FindingsPage')
   @ApiErrors(400, 401, 403)
   list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {

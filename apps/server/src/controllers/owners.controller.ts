@@ -12,16 +12,16 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { FIX_STATES, type FixState } from '@errata/domain';
+import { FIX_STATES } from '@errata/domain';
 import type { Request } from 'express';
 import { DocumentedQueryOnly } from '../http/documented-query.interceptor';
 import { ReadAdmitted } from '../http/read-admission.interceptor';
 import { ApiKeyGuard, CurrentPrincipal, RequireScope } from '../http/api-key.guard';
 import { MAX_LIMIT, parseFindingId, parseLimitOffset } from '../http/findings-page';
-import { ApiAdminKey, QueryParameter } from '../http/openapi';
+import { ApiAdminKey, ApiListPage, QueryParameter } from '../http/openapi';
 import { ApiErrors, ApiOk } from '../http/openapi-schemas';
 import { givenText, optionalText, readJsonObject, requiredText } from '../http/json-body';
-import { oneOfRefusal, refuseRepeated } from '../http/text-parameter';
+import { optionalChoice } from '../http/text-parameter';
 import { BadRequestException } from '@nestjs/common';
 import type { Principal } from '../services/api-key.service';
 import { DELIVERY_STATUSES } from '../repositories/delivery.repository';
@@ -142,12 +142,7 @@ export class OwnersController {
     summary: 'The fixes and where each stands: suggested, delivered, acknowledged, verified or regressed',
   })
   @QueryParameter({ name: 'state', required: false, enum: FIX_STATES })
-  @QueryParameter({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: MAX_LIMIT },
-  })
-  @QueryParameter({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } })
+  @ApiListPage(MAX_LIMIT)
   @ApiOk('Fix', {
     array: true,
     description:
@@ -160,13 +155,9 @@ export class OwnersController {
     @Query('limit') limit?: string,
     @Query('offset') offset?: string,
   ) {
-    refuseRepeated(state, 'state');
-    if (state !== undefined && !(FIX_STATES as readonly string[]).includes(state)) {
-      throw new BadRequestException(oneOfRefusal('state', FIX_STATES, state));
-    }
     return this.fixes.list(
       principal.projectId,
-      (state as FixState | undefined) ?? null,
+      optionalChoice(state, 'state', FIX_STATES),
       parseLimitOffset(limit, offset, MAX_LIMIT),
     );
   }
@@ -203,12 +194,7 @@ export class OwnersController {
   @Get('deliveries')
   @ApiOperation({ summary: 'Webhook deliveries, newest first; ?status=dead lists the dead letters' })
   @QueryParameter({ name: 'status', required: false, enum: DELIVERY_STATUSES })
-  @QueryParameter({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: MAX_LIMIT },
-  })
-  @QueryParameter({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } })
+  @ApiListPage(MAX_LIMIT)
   @ApiOk('Delivery', {
     array: true,
     description: 'Newest first: `limit` of them (at most 500) after the first `offset`.',
@@ -220,13 +206,9 @@ export class OwnersController {
     @Query('limit') limit?: string,
     @Query('offset') offset?: string,
   ) {
-    refuseRepeated(status, 'status');
-    if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
-      throw new BadRequestException(oneOfRefusal('status', DELIVERY_STATUSES, status));
-    }
     return this.deliveries.list(
       principal.projectId,
-      status ?? null,
+      optionalChoice(status, 'status', DELIVERY_STATUSES),
       parseLimitOffset(limit, offset, MAX_LIMIT),
     );
   }

@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
-import { FINDING_RULES, type FindingRule } from '@errata/domain';
+import { FINDING_RULES } from '@errata/domain';
 import type { FindingsPage } from '../services/findings.service';
-import { oneOfRefusal, refuseRepeated } from './text-parameter';
+import { optionalChoice, refuseRepeated } from './text-parameter';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 500;
@@ -18,16 +18,8 @@ export function parseFindingId(id: string): string {
 
 /** Parses `rule`, `limit` and `offset` of a findings list, answering 400 with what was wrong. */
 export function parsePage(rule: unknown, limit: unknown, offset: unknown): FindingsPage {
-  refuseRepeated(rule, 'rule');
-  if (rule === '') rule = undefined; // as every other empty parameter: not given
-  if (
-    rule !== undefined &&
-    (typeof rule !== 'string' || !(FINDING_RULES as readonly string[]).includes(rule))
-  ) {
-    throw new BadRequestException(oneOfRefusal('rule', FINDING_RULES, rule));
-  }
   return {
-    rule: (rule as FindingRule | undefined) ?? null,
+    rule: optionalChoice(rule, 'rule', FINDING_RULES),
     ...parseLimitOffset(limit, offset, DEFAULT_LIMIT),
   };
 }

@@ -93,6 +93,18 @@ export function ApiGroupPage(): MethodDecorator {
   );
 }
 
+/** A list's `limit` (1 to MAX_LIMIT, `defaultLimit` when not given) and `offset` (`parseLimitOffset` reads them). */
+export function ApiListPage(defaultLimit: number): MethodDecorator {
+  return applyDecorators(
+    QueryParameter({
+      name: 'limit',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: defaultLimit },
+    }),
+    QueryParameter({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } }),
+  );
+}
+
 /** Read endpoints: a project read (or admin) key as a bearer token. */
 export const ApiReadKey = (): ClassDecorator & MethodDecorator => ApiBearerAuth('read-key');
 

@@ -35,3 +35,20 @@ export function unknownParameterRefusal(
 /** How a parameter that names none of its choices is refused: REST and MCP say the same. */
 export const oneOfRefusal = (name: string, choices: readonly string[], given: unknown) =>
   `"${name}" must be one of ${choices.join(', ')}; got ${JSON.stringify(given)}`;
+
+/**
+ * An optional query parameter that names one of `choices`: null when not given (or given empty, as every empty
+ * parameter); a 400 saying the choices when it names none of them or is given twice.
+ */
+export function optionalChoice<T extends string>(
+  value: unknown,
+  name: string,
+  choices: readonly T[],
+): T | null {
+  refuseRepeated(value, name);
+  if (value === undefined || value === '') return null;
+  if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) {
+    throw new BadRequestException(oneOfRefusal(name, choices, value));
+  }
+  return value as T;
+}
