@@ -613,10 +613,12 @@ describe('answers match the schemas the document declares', () => {
       status: 'pending',
       nextAttemptAt: expect.any(String),
     });
-    // Pending now: redelivering it again would throw its attempts away
-    expect(
-      (await call('post', redeliver, { path: `/api/v1/deliveries/${disabled!.id}/redeliver` })).status,
-    ).toBe(409);
+    // Pending now, waiting for its endpoint: redelivering it again says how it goes out
+    const again = await call('post', redeliver, { path: `/api/v1/deliveries/${disabled!.id}/redeliver` });
+    expect(again.status).toBe(409);
+    expect(again.body.message).toMatch(
+      /is pending: it goes out once its owner's endpoint, disabled at \S+Z, is enabled again \(POST \/api\/v1\/owners\/[0-9a-f-]{36}\/enable\)$/,
+    );
     const ownerPath = (id: string, action = '') => ({ path: `${owners}/${id}${action}` });
     const rotate = '/api/v1/owners/{id}/rotate-secret';
     expect(

@@ -100,14 +100,30 @@ export class DeliveryService implements OnApplicationBootstrap, BeforeApplicatio
   async redeliver(projectId: number, id: string) {
     const { delivery, redelivered } = await this.deliveries.redeliver(projectId, id);
     if (delivery === undefined) throw new NotFoundException(`no delivery ${id} in this project`);
-    if (!redelivered) {
-      throw new ConflictException(
-        `delivery ${id} is pending: it goes out on its own (${attemptsMade(delivery.attempts)} so far, the next at ` +
-          `${delivery.nextAttemptAt}); redeliver it once it is dead, disabled or delivered`,
-      );
-    }
+    if (!redelivered) throw new ConflictException(await this.stillPending(delivery));
     this.poller.wake();
     return delivery;
+  }
+
+  /** Why a pending message is not redelivered: it goes out on its own, or once its owner's endpoint is enabled. */
+  private async stillPending(delivery: {
+    id: string;
+    ownerId: string;
+    attempts: number;
+    nextAttemptAt: string | null;
+  }) {
+    const owner = await this.owners.byId(this.database.db, delivery.ownerId);
+    const pending = `delivery ${delivery.id} is pending`;
+    if (owner !== undefined && owner.disabledAt !== null) {
+      return (
+        `${pending}: it goes out once its owner's endpoint, disabled at ${owner.disabledAt}, is enabled again ` +
+        `(POST /api/v1/owners/${owner.id}/enable)`
+      );
+    }
+    return (
+      `${pending}: it goes out on its own (${attemptsMade(delivery.attempts)} so far, the next at ` +
+      `${delivery.nextAttemptAt}); redeliver it once it is dead, disabled or delivered`
+    );
   }
 
   private async attempt(
