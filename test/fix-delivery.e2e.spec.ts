@@ -129,6 +129,20 @@ async function traffic(
   if (project) await server.catchUp();
 }
 
+/** The delivery of a fix suggested for `serverName`, pending: its receiver answered the first attempt 503, retry in an hour. */
+async function parkedSuggestion(serverName: string, receiver: Receiver): Promise<Json> {
+  receiver.answers = [503];
+  receiver.retryAfter = '3600';
+  await registerOwner(serverName, receiver);
+  await traffic(serverName, '1.0.0', 3);
+  const findingId = suggestionFor(serverName, await server.app.get(FixService).runOnce());
+  return until('the first attempt', async () =>
+    ((await api('GET', 'deliveries?status=pending')).body as Json[]).find(
+      (delivery) => delivery.findingId === findingId && delivery.lastStatus === 503,
+    ),
+  );
+}
+
 async function registerOwner(serverName: string, receiver: Receiver) {
   const url = await receiver.start();
   const registered = await api('POST', 'owners', {
@@ -388,28 +402,18 @@ describe('fix delivery', () => {
 
   it('given a message still pending (its receiver asked for an hour), refuses to redeliver it: 409, its attempts kept', async () => {
     const receiver = new Receiver();
-    receiver.answers = [503];
-    receiver.retryAfter = '3600';
-    await registerOwner('orders-pending', receiver);
-    await traffic('orders-pending', '1.0.0', 3);
-    const findingId = suggestionFor('orders-pending', await server.app.get(FixService).runOnce());
-    const pending = await until('the first attempt', async () => {
-      const found = ((await api('GET', 'deliveries?status=pending')).body as Json[]).find(
-        (delivery) => delivery.findingId === findingId && delivery.lastStatus === 503,
-      );
-      return found;
-    });
+    const pending = await parkedSuggestion('orders-pending', receiver);
     expect(pending).toMatchObject({ lastStatus: 503, nextAttemptAt: expect.any(String) });
 
-    const refused = await api('POST', `deliveries/${pending!.id as string}/redeliver`);
+    const refused = await api('POST', `deliveries/${pending.id as string}/redeliver`);
     expect(refused.status).toBe(409);
     expect(refused.body.message).toBe(
-      `delivery ${pending!.id as string} is pending: it goes out on its own (1 attempt so far, the next at ` +
-        `${pending!.nextAttemptAt as string}); redeliver it once it is dead, disabled or delivered`,
+      `delivery ${pending.id as string} is pending: it goes out on its own (1 attempt so far, the next at ` +
+        `${pending.nextAttemptAt as string}); redeliver it once it is dead, disabled or delivered`,
     );
     // Left as it was: the attempt made and the hour its receiver asked for
     const after = ((await api('GET', 'deliveries?status=pending')).body as Json[]).find(
-      (d) => d.id === pending!.id,
+      (d) => d.id === pending.id,
     );
     expect(after).toEqual(pending);
     expect(receiver.received).toHaveLength(1);
@@ -422,30 +426,21 @@ describe('fix delivery', () => {
 
   it('given a claim by an instance that died before sending, sends the message once the lease lapses, same webhook-id', async () => {
     const receiver = new Receiver();
-    receiver.answers = [503];
-    receiver.retryAfter = '3600';
-    await registerOwner('orders-lease', receiver);
-    await traffic('orders-lease', '1.0.0', 3);
-    const findingId = suggestionFor('orders-lease', await server.app.get(FixService).runOnce());
-    const parked = await until('the first attempt', async () =>
-      ((await api('GET', 'deliveries?status=pending')).body as Json[]).find(
-        (delivery) => delivery.findingId === findingId && delivery.lastStatus === 503,
-      ),
-    );
+    const parked = await parkedSuggestion('orders-lease', receiver);
     // When another instance claims it, due now, as claimDue does (an attempt, a lease), and dies without sending
     const {
       rows: [claim],
     } = await sql<{ leaseUntil: Date }>`
       UPDATE webhook_delivery SET next_attempt_at = now(), attempts = attempts + 1,
              lease_until = now() + interval '1 second'
-       WHERE id = ${parked!.id as string} RETURNING lease_until AS "leaseUntil"`.execute(server.db);
+       WHERE id = ${parked.id as string} RETURNING lease_until AS "leaseUntil"`.execute(server.db);
     // Then no instance sends it while the lease holds, and the next one to look after it lapses does
     const resent = await until('the message sent again', async () => receiver.received[1]);
     expect(resent.at).toBeGreaterThanOrEqual(claim!.leaseUntil.getTime());
     expect(resent.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
     expect(resent.verified).toBe(true);
     const delivered = await until('the delivery recorded', async () =>
-      ((await api('GET', 'deliveries?status=delivered')).body as Json[]).find((d) => d.id === parked!.id),
+      ((await api('GET', 'deliveries?status=delivered')).body as Json[]).find((d) => d.id === parked.id),
     );
     // The dead instance's claim counts as an attempt: a claim that crashes its instance every time ends dead-lettered
     expect(delivered).toMatchObject({ attempts: 3, lastStatus: 200 });
