@@ -12,7 +12,8 @@
 //   BENCH_SDK_ERROR_PERCENT=15     tool calls answered with isError (seed 000's transient error payload)
 //   BENCH_SDK_ALLOC_CALLS=2000     calls after the timed ones under the sampling heap profiler (allocated
 //                                  bytes per call; 0 = skip)
-//   BENCH_SDK_VARIANTS=…           comma-separated subset of none,otel-only,errata,errata-manual,traceloop
+//   BENCH_SDK_VARIANTS=…           comma-separated subset of none,otel-only,bare-span,errata,errata-manual,
+//                                  traceloop
 //                                  (none is always run: the others are measured against it); also the ablations
 //                                  errata-without-{result-analysis,args-hash,connection,trace-context,retry-memory,
 //                                  all-five}: errata with that piece of its per-call work replaced by a constant,

@@ -165,6 +165,22 @@ function table(figures) {
   return [line(header), ...rows.map(line)];
 }
 
+/**
+ * What each instrumentation adds above `bare-span`, the floor of recording a call as a span at all: the cost of
+ * what it reads from the call and records. Null when the floor was not run.
+ */
+function aboveFloor(figures) {
+  const floor = figures.get('bare-span');
+  if (!floor) return null;
+  const above = [...figures.values()]
+    .filter((f) => f.name !== 'none' && f.name !== 'otel-only' && f.name !== 'bare-span')
+    .map((f) => `${f.name} ${signed(f.addedMedian - floor.addedMedian, 1)}`);
+  return (
+    `floor       bare-span (one span per call, nothing read from it) adds ${fmt(floor.addedMedian, 1)} µs; ` +
+    `above it, µs/call: ${above.join(', ')}`
+  );
+}
+
 /** The two targets of issue #3, for the module-patching instrumentation (and the manual one, for information). */
 export function targets(figures) {
   const traceloop = figures.get('traceloop');
@@ -214,6 +230,7 @@ export function report(runs, cpuCount) {
           ? `; allocated bytes added: ${fmt(errata.allocatedAddedMedian / traceloop.allocatedAddedMedian, 2)}`
           : '')
       : null,
+    aboveFloor(figures),
     ...targets(figures).map((t, i) => `${i === 0 ? 'targets     ' : '            '}${t.text}`),
     `noise       ${noisy} of ${runs.length} runs shared the machine (other processes > ${fmt(100 * NOISY_SHARE)}% of its CPU ` +
       `during the timed calls; marked "noisy" above); the medians include them`,

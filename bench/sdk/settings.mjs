@@ -11,7 +11,7 @@ export const CHILD_ENTRY = join(ROOT, 'bench/sdk/child.mjs');
 export const ERRATA_SDK_ENTRY = join(ROOT, 'libs/sdk/dist/index.js');
 
 /** Every variant, in the order each round runs them; `none` is always run, first (the others are compared to it). */
-export const ALL_VARIANTS = ['none', 'otel-only', 'errata', 'errata-manual', 'traceloop'];
+export const ALL_VARIANTS = ['none', 'otel-only', 'bare-span', 'errata', 'errata-manual', 'traceloop'];
 /**
  * What each piece of Errata's per-call work costs: `errata` with that piece replaced by a constant (variants.mjs).
  * Run only when named in BENCH_SDK_VARIANTS; their spans lack what the piece records.

@@ -57,6 +57,40 @@ function errataWithout(pieces, label) {
 }
 
 /**
+ * The floor of any instrumentation that records each call as a span in the active context: start a CLIENT span,
+ * run the call in its context, mark a tool error, end the span. What `errata` and `traceloop` add above this is
+ * what they read and record.
+ */
+function wrapWithBareSpan(Client, api, tracer) {
+  const original = Client.prototype.callTool;
+  Client.prototype.callTool = function callTool(params, ...rest) {
+    const span = tracer.startSpan(`tools/call ${params.name}`, {
+      kind: api.SpanKind.CLIENT,
+      attributes: {
+        'mcp.method.name': 'tools/call',
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': params.name,
+      },
+    });
+    const pending = api.context.with(api.trace.setSpan(api.context.active(), span), () =>
+      original.call(this, params, ...rest),
+    );
+    return pending.then(
+      (result) => {
+        if (result?.isError === true) span.setStatus({ code: api.SpanStatusCode.ERROR });
+        span.end();
+        return result;
+      },
+      (error) => {
+        span.setStatus({ code: api.SpanStatusCode.ERROR });
+        span.end();
+        throw error;
+      },
+    );
+  };
+}
+
+/**
  * name → { label, tracing, instrumentsMcp, isToolSpan, install(tracing) }. `install` runs before any MCP SDK module is required
  * and returns hooks for workload.connectPair: `onClientClass(Client)` (after the client module is loaded; returns
  * how the class got instrumented, or throws if it did not) and `instrumentClient(client)` (each new client).
@@ -80,6 +114,20 @@ const VARIANTS_BASE = {
       api.context.with(api.ROOT_CONTEXT, () => undefined);
       return { onClientClass: () => 'nothing (context manager active)' };
     },
+  },
+
+  'bare-span': {
+    label:
+      'one CLIENT span per callTool, three constant-shaped attributes, nothing read from the call or its result',
+    tracing: true,
+    instrumentsMcp: true,
+    isToolSpan: errataToolSpan,
+    install: ({ api, provider }) => ({
+      onClientClass: (Client) => {
+        wrapWithBareSpan(Client, api, provider.getTracer('bench-bare-span'));
+        return 'Client.prototype.callTool wrapped by the bench (bare-span)';
+      },
+    }),
   },
 
   errata: {
