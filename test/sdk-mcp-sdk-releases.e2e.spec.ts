@@ -1,17 +1,21 @@
 /**
  * @errata/sdk on earlier `@modelcontextprotocol/sdk` 1.x releases than the one the other specs use: its peer range is
  * `^1.0.0`, and agent frameworks pin older releases. Each release (an npm alias in devDependencies) is copied into a
- * temporary app as `node_modules/@modelcontextprotocol/sdk`, where a CommonJS app calls its client against the same
- * release's `Server` in process: patched as it loads by `startErrata` (1.2.0 and later; 1.0 and 1.1 had another
- * file layout) and wrapped by `instrumentMcpClient` (every release).
+ * temporary app as `node_modules/@modelcontextprotocol/sdk`, whose client calls the same release's `Server` in process:
+ * a CommonJS app patched as it loads by `startErrata` (1.2.0 and later; 1.0 and 1.1 had another file layout), the
+ * same calls from an ES module started with `--import @errata/sdk/register` (1.2.0 and later: their `dist/esm`
+ * files, hooked by the loader), and the CommonJS app wrapped by `instrumentMcpClient` (every release).
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeTraceRequest } from '@errata/otlp';
 
 const ROOT = join(__dirname, '..');
 
@@ -23,24 +27,18 @@ const RELEASES = [
   { version: '1.20.2', alias: 'mcp-sdk-v1.20', patched: true },
 ] as const;
 
-const APP = `
-const { InMemorySpanExporter } = require('@opentelemetry/sdk-trace-base');
-const { instrumentMcpClient, startErrata } = require('@errata/sdk');
-const manual = process.env.MODE === 'manual';
-const exporter = new InMemorySpanExporter();
-const errata = startErrata({ exporter, flushOnExit: false, instrumentMcpSdk: !manual });
-const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
-const { Server } = require('@modelcontextprotocol/sdk/server/index.js');
-const { InMemoryTransport } = require('@modelcontextprotocol/sdk/inMemory.js');
-const { CallToolRequestSchema, LATEST_PROTOCOL_VERSION, McpError } = require('@modelcontextprotocol/sdk/types.js');
-
+/**
+ * The calls every app makes, the same in CommonJS and ESM: `play(mcp, wrap)` with the release's modules, returning
+ * the `_meta` each call's server saw and what each call gave the host.
+ */
+const SCENARIO = `
 const timedOut = {
   errorCategory: 'transient',
   isRetryable: true,
   description: 'The order database timed out after 5 seconds.',
 };
-const metaSeen = [];
-(async () => {
+async function play({ Client, Server, InMemoryTransport, CallToolRequestSchema, McpError }, wrap) {
+  const metaSeen = [];
   const server = new Server({ name: 'orders', version: '3.1.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     metaSeen.push(request.params._meta ?? null);
@@ -52,8 +50,7 @@ const metaSeen = [];
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
-  const created = new Client({ name: 'releases-app', version: '1.0.0' }, { capabilities: {} });
-  const client = manual ? instrumentMcpClient(created) : created;
+  const client = wrap(new Client({ name: 'releases-app', version: '1.0.0' }, { capabilities: {} }));
   await client.connect(clientSide);
   const results = [];
   for (const name of ['lookup_order', 'search_orders', 'order_status', 'cancel_order']) {
@@ -64,6 +61,25 @@ const metaSeen = [];
     }
   }
   await client.close();
+  return { metaSeen, results };
+}
+`;
+
+/** CommonJS, `startErrata` with an in-memory exporter: patched as it loads, or MODE=manual: `instrumentMcpClient`. */
+const COMMONJS_APP = `
+const { InMemorySpanExporter } = require('@opentelemetry/sdk-trace-base');
+const { instrumentMcpClient, startErrata } = require('@errata/sdk');
+const manual = process.env.MODE === 'manual';
+const exporter = new InMemorySpanExporter();
+const errata = startErrata({ exporter, flushOnExit: false, instrumentMcpSdk: !manual });
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { Server } = require('@modelcontextprotocol/sdk/server/index.js');
+const { InMemoryTransport } = require('@modelcontextprotocol/sdk/inMemory.js');
+const { CallToolRequestSchema, LATEST_PROTOCOL_VERSION, McpError } = require('@modelcontextprotocol/sdk/types.js');
+${SCENARIO}
+(async () => {
+  const mcp = { Client, Server, InMemoryTransport, CallToolRequestSchema, McpError };
+  const { metaSeen, results } = await play(mcp, (client) => (manual ? instrumentMcpClient(client) : client));
   await errata.forceFlush();
   const spans = exporter.getFinishedSpans().map((span) => ({
     name: span.name,
@@ -81,6 +97,23 @@ const metaSeen = [];
 });
 `;
 
+/**
+ * ESM, started with `node --import @errata/sdk/register`: the loader hook patches the release's dist/esm client as it
+ * is imported; the spans go over OTLP to the test's receiver when the event loop empties.
+ */
+const ESM_APP = `
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { CallToolRequestSchema, LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js';
+${SCENARIO}
+const mcp = { Client, Server, InMemoryTransport, CallToolRequestSchema, McpError };
+const { metaSeen, results } = await play(mcp, (client) => client);
+const clientFile = fileURLToPath(import.meta.resolve('@modelcontextprotocol/sdk/client/index.js'));
+console.log(JSON.stringify({ clientFile, protocolVersion: LATEST_PROTOCOL_VERSION, metaSeen, results }));
+`;
+
 /** What every span carries, whatever its outcome. */
 const common = (tool: string, protocolVersion: string, requestId: number) => ({
   'mcp.method.name': 'tools/call',
@@ -95,9 +128,14 @@ const common = (tool: string, protocolVersion: string, requestId: number) => ({
 });
 
 let dir: string;
+let receiver: HttpServer;
+/** What the ESM app's exporter sent: OTLP/HTTP protobuf request bodies. */
+const bodies: Buffer[] = [];
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'errata-mcp-releases-'));
-  await writeFile(join(dir, 'app.cjs'), APP);
+  // Above each release's directory: @errata/sdk, OpenTelemetry and the copies' hoisted dependencies, for CommonJS
+  // and ESM resolution alike (ESM ignores NODE_PATH).
+  await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   for (const { version, alias } of RELEASES) {
     // A real copy (a symlink resolves to the alias's own path, which no app requires): its package.json, its
     // build and the dependencies npm nested under it (zod 3).
@@ -108,33 +146,65 @@ beforeAll(async () => {
     for (const part of ['dist', 'node_modules']) {
       if (existsSync(join(from, part))) await cp(join(from, part), join(to, part), { recursive: true });
     }
+    await writeFile(join(dir, version, 'app.cjs'), COMMONJS_APP);
+    await writeFile(join(dir, version, 'app.mjs'), ESM_APP);
   }
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') bodies.push(Buffer.concat(chunks));
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 });
-afterAll(() => (dir === undefined ? undefined : rm(dir, { recursive: true, force: true })));
+afterAll(async () => {
+  await new Promise<void>((resolve) =>
+    receiver === undefined ? resolve() : receiver.close(() => resolve()),
+  );
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
 
-async function runApp(version: string, mode: 'patched' | 'manual') {
-  const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'app.cjs')], {
+interface AppRun {
+  clientFile: string;
+  protocolVersion: string;
+  spans: { name: string; kind: number; status: number; traceparent: string; attributes: object }[];
+  metaSeen: ({ traceparent?: string } | null)[];
+  results: object[];
+}
+
+/** `patched` and `manual`: the CommonJS app; `esm`: the ESM app under `--import @errata/sdk/register`. */
+async function runApp(version: string, mode: 'patched' | 'manual' | 'esm'): Promise<AppRun> {
+  const { port } = receiver.address() as AddressInfo;
+  bodies.length = 0;
+  const args = mode === 'esm' ? ['--import', '@errata/sdk/register', 'app.mjs'] : ['app.cjs'];
+  const { stdout } = await promisify(execFile)(process.execPath, args, {
     cwd: join(dir, version),
-    // The release's copy is found from the working directory; @errata/sdk and the copy's hoisted dependencies
-    // come from the repository's node_modules.
     env: {
       ...process.env,
-      NODE_PATH: `${join(dir, version, 'node_modules')}:${join(ROOT, 'node_modules')}`,
       MODE: mode,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_EXPORTER_OTLP_COMPRESSION: 'none',
     },
     timeout: 60_000,
   });
-  return JSON.parse(stdout.trim()) as {
-    clientFile: string;
-    protocolVersion: string;
-    spans: { name: string; kind: number; status: number; traceparent: string; attributes: object }[];
-    metaSeen: ({ traceparent?: string } | null)[];
-    results: object[];
-  };
+  const run = JSON.parse(stdout.trim()) as Omit<AppRun, 'spans'> & Partial<Pick<AppRun, 'spans'>>;
+  if (run.spans !== undefined) return { ...run, spans: run.spans };
+  const exported = bodies.flatMap((body) => decodeTraceRequest(body, 'protobuf').spans);
+  const spans = exported.map((span) => ({
+    name: span.name,
+    // OTLP numbers kinds from SPAN_KIND_UNSPECIFIED = 0, the OpenTelemetry API from INTERNAL = 0.
+    kind: span.kind - 1,
+    status: span.status.code,
+    traceparent: `00-${span.traceId}-${span.spanId}-01`,
+    attributes: span.attributes,
+  }));
+  return { ...run, spans };
 }
 
 describe.each(RELEASES)('@modelcontextprotocol/sdk $version', ({ version, patched }) => {
-  const modes = patched ? (['patched', 'manual'] as const) : (['manual'] as const);
+  const modes = patched ? (['patched', 'esm', 'manual'] as const) : (['manual'] as const);
   it.each(modes)('gets the same spans, %s, as the current release', async (mode) => {
     const { clientFile, protocolVersion, spans, metaSeen, results } = await runApp(version, mode);
     expect(clientFile.startsWith(join(dir, version, 'node_modules/@modelcontextprotocol/sdk/dist/'))).toBe(
