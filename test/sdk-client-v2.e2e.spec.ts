@@ -5,15 +5,12 @@
  * context in `_meta` (the seed fixture server), and module patching in CommonJS and ESM child processes.
  */
 import { execFile } from 'node:child_process';
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { classifyToolCall, type ToolCallData } from '@errata/domain';
 import { instrumentMcpClient } from '@errata/sdk';
-import { decodeTraceRequest } from '@errata/otlp';
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as HttpTransportV2,
@@ -35,6 +32,7 @@ import {
   type StdioServer,
 } from './support/npm-mcp-servers';
 import { startFaultyProxy } from './support/faulty-http-proxy';
+import { startOtlpReceiver } from './support/otlp-receiver';
 import { seedServer } from './support/seed-mcp-server';
 
 const run = promisify(execFile);
@@ -470,36 +468,18 @@ describe('module patching of the v2 client', () => {
   });
 
   describe('ESM: node --import @errata/sdk/register', () => {
-    let receiver: HttpServer;
-    const bodies: Buffer[] = [];
+    let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
     beforeAll(async () => {
-      // An OTLP/HTTP endpoint of the test's own: what the register entry's exporter sends, decoded as Errata does.
-      receiver = createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (chunk: Buffer) => chunks.push(chunk));
-        req.on('end', () => {
-          if (req.url === '/v1/traces') bodies.push(Buffer.concat(chunks));
-          res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-        });
-      });
-      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      receiver = await startOtlpReceiver();
     });
-    afterAll(() => new Promise<void>((resolve) => receiver?.close(() => resolve())));
+    afterAll(() => receiver?.close());
 
     it('patches `import { Client } from "@modelcontextprotocol/client"` and exports its call', async () => {
-      const { port } = receiver.address() as AddressInfo;
       await run(process.execPath, ['--import', '@errata/sdk/register', join(FIXTURES, 'esm-app.mjs')], {
-        env: {
-          ...process.env,
-          EVERYTHING: NPM_SERVER_ENTRIES.everything,
-          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
-          OTEL_EXPORTER_OTLP_COMPRESSION: 'none',
-        },
+        env: { ...process.env, EVERYTHING: NPM_SERVER_ENTRIES.everything, ...receiver.exporterEnv },
         timeout: 60_000,
       });
-      const spans = bodies.flatMap(
-        (body) => decodeTraceRequest(body, 'protobuf', { maxAttributeValueBytes: 1 << 20 }).spans,
-      );
+      const spans = receiver.spans();
       expect(spans.map((span) => span.name)).toEqual(['tools/call echo']);
       expect(spans[0]!.attributes).toMatchObject({
         'jsonrpc.request.id': '1',

@@ -9,13 +9,11 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeTraceRequest } from '@errata/otlp';
+import { startOtlpReceiver } from './support/otlp-receiver';
 
 const ROOT = join(__dirname, '..');
 
@@ -128,9 +126,7 @@ const common = (tool: string, protocolVersion: string, requestId: number) => ({
 });
 
 let dir: string;
-let receiver: HttpServer;
-/** What the ESM app's exporter sent: OTLP/HTTP protobuf request bodies. */
-const bodies: Buffer[] = [];
+let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'errata-mcp-releases-'));
   // Above each release's directory: @errata/sdk, OpenTelemetry and the copies' hoisted dependencies, for CommonJS
@@ -149,20 +145,10 @@ beforeAll(async () => {
     await writeFile(join(dir, version, 'app.cjs'), COMMONJS_APP);
     await writeFile(join(dir, version, 'app.mjs'), ESM_APP);
   }
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      if (req.url === '/v1/traces') bodies.push(Buffer.concat(chunks));
-      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiver = await startOtlpReceiver();
 });
 afterAll(async () => {
-  await new Promise<void>((resolve) =>
-    receiver === undefined ? resolve() : receiver.close(() => resolve()),
-  );
+  await receiver?.close();
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
 
@@ -176,23 +162,16 @@ interface AppRun {
 
 /** `patched` and `manual`: the CommonJS app; `esm`: the ESM app under `--import @errata/sdk/register`. */
 async function runApp(version: string, mode: 'patched' | 'manual' | 'esm'): Promise<AppRun> {
-  const { port } = receiver.address() as AddressInfo;
-  bodies.length = 0;
+  receiver.clear();
   const args = mode === 'esm' ? ['--import', '@errata/sdk/register', 'app.mjs'] : ['app.cjs'];
   const { stdout } = await promisify(execFile)(process.execPath, args, {
     cwd: join(dir, version),
-    env: {
-      ...process.env,
-      MODE: mode,
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
-      OTEL_EXPORTER_OTLP_COMPRESSION: 'none',
-    },
+    env: { ...process.env, MODE: mode, ...receiver.exporterEnv },
     timeout: 60_000,
   });
   const run = JSON.parse(stdout.trim()) as Omit<AppRun, 'spans'> & Partial<Pick<AppRun, 'spans'>>;
   if (run.spans !== undefined) return { ...run, spans: run.spans };
-  const exported = bodies.flatMap((body) => decodeTraceRequest(body, 'protobuf').spans);
-  const spans = exported.map((span) => ({
+  const spans = receiver.spans().map((span) => ({
     name: span.name,
     // OTLP numbers kinds from SPAN_KIND_UNSPECIFIED = 0, the OpenTelemetry API from INTERNAL = 0.
     kind: span.kind - 1,
