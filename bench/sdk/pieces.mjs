@@ -62,14 +62,18 @@ const spanWith = (extra) => (i) => {
   started.end();
 };
 
+const lookups = pool((i) => lookupResult(`#${10000 + i}`));
+
 /** name → one operation on item i of its pool. */
 const PIECES = {
-  'result analysis, lookup': analyse(pool((i) => lookupResult(`#${10000 + i}`))),
+  'result analysis, lookup': analyse(lookups),
   'result analysis, search page': analyse(
     pool((i) => searchResult({ customerId: `cus_${40000 + (i % 977)}`, status: 'paid', limit: 3 })),
   ),
   'result analysis, transient error': analyse(pool((i) => lookupResult(`#9${String(i).padStart(4, '0')}`))),
   'result analysis, bench mix': analyse(calls.map(resultOf)),
+  "a lookup's structured content as JSON (part of its analysis)": (i) =>
+    JSON.stringify(lookups[i % POOL].structuredContent),
   'arguments hash (SHA-256 of canonical JSON)': (i) => argsFingerprint(calls[i % POOL].arguments),
   'trace context into params._meta': (i) => tracedParams(calls[i % POOL], span, spanContext),
   "server's parse of the request, untraced": (i) =>
